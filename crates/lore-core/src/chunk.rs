@@ -1,0 +1,208 @@
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// A source language lore knows how to chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    Rust,
+    Python,
+    TypeScript,
+    Tsx,
+    JavaScript,
+    Go,
+    Java,
+    C,
+    Cpp,
+    Markdown,
+    Text,
+}
+
+impl Language {
+    pub const ALL: [Language; 11] = [
+        Language::Rust,
+        Language::Python,
+        Language::TypeScript,
+        Language::Tsx,
+        Language::JavaScript,
+        Language::Go,
+        Language::Java,
+        Language::C,
+        Language::Cpp,
+        Language::Markdown,
+        Language::Text,
+    ];
+
+    /// The language of a file, from its extension; anything unknown is plain text.
+    pub fn from_path(path: &Path) -> Language {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(|e| e.to_ascii_lowercase())
+            .unwrap_or_default();
+        match ext.as_str() {
+            "rs" => Language::Rust,
+            "py" | "pyi" => Language::Python,
+            "ts" | "mts" | "cts" => Language::TypeScript,
+            "tsx" => Language::Tsx,
+            "js" | "jsx" | "mjs" | "cjs" => Language::JavaScript,
+            "go" => Language::Go,
+            "java" => Language::Java,
+            "c" | "h" => Language::C,
+            "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" | "c++" | "h++" => Language::Cpp,
+            "md" | "markdown" | "mdx" => Language::Markdown,
+            _ => Language::Text,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Language::Rust => "rust",
+            Language::Python => "python",
+            Language::TypeScript => "typescript",
+            Language::Tsx => "tsx",
+            Language::JavaScript => "javascript",
+            Language::Go => "go",
+            Language::Java => "java",
+            Language::C => "c",
+            Language::Cpp => "cpp",
+            Language::Markdown => "markdown",
+            Language::Text => "text",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Language> {
+        Language::ALL.into_iter().find(|l| l.as_str() == s)
+    }
+
+    /// True for languages parsed with a tree-sitter grammar.
+    pub fn is_code(self) -> bool {
+        !matches!(self, Language::Markdown | Language::Text)
+    }
+}
+
+/// What a chunk holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChunkKind {
+    Function,
+    Method,
+    Class,
+    Struct,
+    Enum,
+    Interface,
+    Trait,
+    Impl,
+    Type,
+    Const,
+    /// Module-level code between units: imports, statements, macros.
+    Module,
+    /// A markdown section (heading path in `Chunk::headings`).
+    Section,
+    /// A window of plain text.
+    Text,
+}
+
+impl ChunkKind {
+    pub const ALL: [ChunkKind; 13] = [
+        ChunkKind::Function,
+        ChunkKind::Method,
+        ChunkKind::Class,
+        ChunkKind::Struct,
+        ChunkKind::Enum,
+        ChunkKind::Interface,
+        ChunkKind::Trait,
+        ChunkKind::Impl,
+        ChunkKind::Type,
+        ChunkKind::Const,
+        ChunkKind::Module,
+        ChunkKind::Section,
+        ChunkKind::Text,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChunkKind::Function => "function",
+            ChunkKind::Method => "method",
+            ChunkKind::Class => "class",
+            ChunkKind::Struct => "struct",
+            ChunkKind::Enum => "enum",
+            ChunkKind::Interface => "interface",
+            ChunkKind::Trait => "trait",
+            ChunkKind::Impl => "impl",
+            ChunkKind::Type => "type",
+            ChunkKind::Const => "const",
+            ChunkKind::Module => "module",
+            ChunkKind::Section => "section",
+            ChunkKind::Text => "text",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ChunkKind> {
+        ChunkKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// One searchable piece of a file, with its exact place in the file.
+///
+/// Lines are 1-based and inclusive; bytes are a half-open range into the file's bytes.
+/// `content` is exactly `file[start_byte..end_byte]`; `context` is text that is not part
+/// of that range but helps a reader (and the index) understand it, e.g. the header of
+/// the class a split-off method belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chunk {
+    pub kind: ChunkKind,
+    pub language: Language,
+    /// Name of the unit (function, class, …), if it has one.
+    pub symbol: Option<String>,
+    /// Enclosing unit for members (class for a method, impl/trait for a Rust fn).
+    pub parent: Option<String>,
+    /// The unit's declaration as written, without body.
+    pub signature: Option<String>,
+    /// Doc comment attached to the unit, comment markers stripped.
+    pub doc: Option<String>,
+    /// Markdown heading path, outermost first.
+    pub headings: Vec<String>,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub start_byte: usize,
+    pub end_byte: usize,
+    pub content: String,
+    pub context: Option<String>,
+}
+
+impl Chunk {
+    /// The text given to the embedder and to BM25: context, path-independent.
+    pub fn index_text(&self) -> String {
+        let mut out = String::new();
+        if !self.headings.is_empty() {
+            out.push_str(&self.headings.join(" > "));
+            out.push('\n');
+        }
+        if let Some(ctx) = &self.context {
+            out.push_str(ctx);
+            out.push('\n');
+        }
+        out.push_str(&self.content);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn languages_by_extension() {
+        assert_eq!(Language::from_path(Path::new("a/b.rs")), Language::Rust);
+        assert_eq!(Language::from_path(Path::new("x.TSX")), Language::Tsx);
+        assert_eq!(Language::from_path(Path::new("x.hpp")), Language::Cpp);
+        assert_eq!(Language::from_path(Path::new("README")), Language::Text);
+        for l in Language::ALL {
+            assert_eq!(Language::parse(l.as_str()), Some(l));
+        }
+        for k in ChunkKind::ALL {
+            assert_eq!(ChunkKind::parse(k.as_str()), Some(k));
+        }
+    }
+}

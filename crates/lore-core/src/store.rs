@@ -1,0 +1,59 @@
+use serde::{Deserialize, Serialize};
+
+/// Where a store's files come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StoreKind {
+    /// A folder on this machine, indexed in place.
+    Folder,
+    /// A git repository (URL or local path), shallow-cloned into the data dir.
+    Repo,
+}
+
+impl StoreKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StoreKind::Folder => "folder",
+            StoreKind::Repo => "repo",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<StoreKind> {
+        match s {
+            "folder" => Some(StoreKind::Folder),
+            "repo" => Some(StoreKind::Repo),
+            _ => None,
+        }
+    }
+}
+
+/// Store names: 1–64 chars of `[A-Za-z0-9._-]`, starting with a letter or digit.
+pub fn validate_store_name(name: &str) -> Result<(), String> {
+    let ok_len = !name.is_empty() && name.len() <= 64;
+    let ok_first = name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric());
+    let ok_chars = name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if ok_len && ok_first && ok_chars {
+        Ok(())
+    } else {
+        Err(format!(
+            "invalid store name {name:?}: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_names() {
+        for good in ["react", "my-notes", "a.b_c", "9lives"] {
+            assert!(validate_store_name(good).is_ok(), "{good}");
+        }
+        for bad in ["", "../x", "a/b", "-x", "a b", &"x".repeat(65), ".hidden"] {
+            assert!(validate_store_name(bad).is_err(), "{bad}");
+        }
+    }
+}

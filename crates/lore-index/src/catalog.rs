@@ -1,0 +1,507 @@
+//! The SQLite catalog: stores, the file manifest and chunk metadata (with embeddings).
+//! It is the source of truth; the tantivy index and the vector snapshot are derived from it.
+
+use crate::IndexError;
+use lore_core::{Chunk, ChunkKind, Language, StoreKind};
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS stores (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,
+    source TEXT NOT NULL,
+    root TEXT NOT NULL,
+    branch TEXT,
+    includes TEXT NOT NULL DEFAULT '[]',
+    excludes TEXT NOT NULL DEFAULT '[]',
+    description TEXT,
+    max_file_bytes INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    indexed_at INTEGER,
+    generation INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS files (
+    store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    chunks INTEGER NOT NULL,
+    PRIMARY KEY (store_id, path)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY,
+    store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    language TEXT NOT NULL,
+    symbol TEXT,
+    parent TEXT,
+    signature TEXT,
+    doc TEXT,
+    headings TEXT NOT NULL DEFAULT '[]',
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    start_byte INTEGER NOT NULL,
+    end_byte INTEGER NOT NULL,
+    content TEXT NOT NULL,
+    context TEXT,
+    embedding BLOB
+);
+CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks(store_id, path);
+";
+
+/// A store as recorded in the catalog.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StoreRecord {
+    pub id: i64,
+    pub name: String,
+    pub kind: StoreKind,
+    /// What the user gave: a folder path or a git URL/path.
+    pub source: String,
+    /// The folder that is indexed (the folder itself, or the clone in the data dir).
+    pub root: PathBuf,
+    pub branch: Option<String>,
+    pub includes: Vec<String>,
+    pub excludes: Vec<String>,
+    pub description: Option<String>,
+    pub max_file_bytes: u64,
+    pub created_at: i64,
+    /// Unix seconds of the last completed index run.
+    pub indexed_at: Option<i64>,
+    /// Bumped by every commit that changed the store's chunks.
+    pub generation: i64,
+}
+
+/// What `create_store` needs.
+#[derive(Debug, Clone)]
+pub struct NewStore {
+    pub name: String,
+    pub kind: StoreKind,
+    pub source: String,
+    pub root: PathBuf,
+    pub branch: Option<String>,
+    pub includes: Vec<String>,
+    pub excludes: Vec<String>,
+    pub description: Option<String>,
+    pub max_file_bytes: u64,
+}
+
+/// One indexed file: what it looked like when it was indexed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRecord {
+    pub path: String,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub hash: String,
+    pub chunks: u32,
+}
+
+/// A chunk read back from the catalog.
+#[derive(Debug, Clone)]
+pub struct StoredChunk {
+    pub id: i64,
+    pub store_id: i64,
+    pub path: String,
+    pub chunk: Chunk,
+}
+
+/// Counts for `store info`.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct StoreStats {
+    pub files: u64,
+    pub chunks: u64,
+    pub embedded: u64,
+}
+
+pub struct Catalog {
+    conn: Connection,
+}
+
+fn now_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+fn json_list(v: &[String]) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "[]".into())
+}
+
+fn parse_list(s: &str) -> Vec<String> {
+    serde_json::from_str(s).unwrap_or_default()
+}
+
+fn store_from_row(row: &Row) -> rusqlite::Result<StoreRecord> {
+    let kind: String = row.get("kind")?;
+    let root: String = row.get("root")?;
+    Ok(StoreRecord {
+        id: row.get("id")?,
+        name: row.get("name")?,
+        kind: StoreKind::parse(&kind).unwrap_or(StoreKind::Folder),
+        source: row.get("source")?,
+        root: PathBuf::from(root),
+        branch: row.get("branch")?,
+        includes: parse_list(&row.get::<_, String>("includes")?),
+        excludes: parse_list(&row.get::<_, String>("excludes")?),
+        description: row.get("description")?,
+        max_file_bytes: row.get::<_, i64>("max_file_bytes")? as u64,
+        created_at: row.get("created_at")?,
+        indexed_at: row.get("indexed_at")?,
+        generation: row.get("generation")?,
+    })
+}
+
+const CHUNK_COLUMNS: &str = "id, store_id, path, kind, language, symbol, parent, signature, doc, headings, \
+     start_line, end_line, start_byte, end_byte, content, context";
+
+fn chunk_from_row(row: &Row) -> rusqlite::Result<StoredChunk> {
+    let kind: String = row.get(3)?;
+    let language: String = row.get(4)?;
+    Ok(StoredChunk {
+        id: row.get(0)?,
+        store_id: row.get(1)?,
+        path: row.get(2)?,
+        chunk: Chunk {
+            kind: ChunkKind::parse(&kind).unwrap_or(ChunkKind::Text),
+            language: Language::parse(&language).unwrap_or(Language::Text),
+            symbol: row.get(5)?,
+            parent: row.get(6)?,
+            signature: row.get(7)?,
+            doc: row.get(8)?,
+            headings: parse_list(&row.get::<_, String>(9)?),
+            start_line: row.get(10)?,
+            end_line: row.get(11)?,
+            start_byte: row.get::<_, i64>(12)? as usize,
+            end_byte: row.get::<_, i64>(13)? as usize,
+            content: row.get(14)?,
+            context: row.get(15)?,
+        },
+    })
+}
+
+pub fn embedding_to_blob(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+pub fn blob_to_embedding(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+impl Catalog {
+    pub fn open(path: &Path) -> Result<Catalog, IndexError> {
+        let ctx = |e| IndexError::Catalog(path.display().to_string(), e);
+        let conn = Connection::open(path).map_err(ctx)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(ctx)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(ctx)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(ctx)?;
+        conn.pragma_update(None, "foreign_keys", "ON").map_err(ctx)?;
+        conn.execute_batch(SCHEMA).map_err(ctx)?;
+        Ok(Catalog { conn })
+    }
+
+    fn err(&self) -> impl Fn(rusqlite::Error) -> IndexError + '_ {
+        |e| {
+            IndexError::Catalog(
+                self.conn.path().unwrap_or("lore.db").to_string(),
+                e,
+            )
+        }
+    }
+
+    pub fn create_store(&self, s: &NewStore) -> Result<StoreRecord, IndexError> {
+        if self.store(&s.name)?.is_some() {
+            return Err(IndexError::StoreExists(s.name.clone()));
+        }
+        self.conn
+            .execute(
+                "INSERT INTO stores (name, kind, source, root, branch, includes, excludes, description, max_file_bytes, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                params![
+                    s.name,
+                    s.kind.as_str(),
+                    s.source,
+                    s.root.to_string_lossy(),
+                    s.branch,
+                    json_list(&s.includes),
+                    json_list(&s.excludes),
+                    s.description,
+                    s.max_file_bytes as i64,
+                    now_secs()
+                ],
+            )
+            .map_err(self.err())?;
+        self.store(&s.name)?
+            .ok_or_else(|| IndexError::StoreNotFound(s.name.clone()))
+    }
+
+    pub fn stores(&self) -> Result<Vec<StoreRecord>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT * FROM stores ORDER BY name")
+            .map_err(self.err())?;
+        let rows = stmt
+            .query_map([], store_from_row)
+            .map_err(self.err())?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(self.err())?;
+        Ok(rows)
+    }
+
+    pub fn store(&self, name: &str) -> Result<Option<StoreRecord>, IndexError> {
+        self.conn
+            .query_row("SELECT * FROM stores WHERE name = ?1", [name], store_from_row)
+            .optional()
+            .map_err(self.err())
+    }
+
+    pub fn store_by_id(&self, id: i64) -> Result<Option<StoreRecord>, IndexError> {
+        self.conn
+            .query_row("SELECT * FROM stores WHERE id = ?1", [id], store_from_row)
+            .optional()
+            .map_err(self.err())
+    }
+
+    pub fn remove_store(&mut self, id: i64) -> Result<(), IndexError> {
+        let tx = self.conn.transaction().map_err(|e| IndexError::Catalog("lore.db".into(), e))?;
+        for sql in [
+            "DELETE FROM chunks WHERE store_id = ?1",
+            "DELETE FROM files WHERE store_id = ?1",
+            "DELETE FROM stores WHERE id = ?1",
+        ] {
+            tx.execute(sql, [id])
+                .map_err(|e| IndexError::Catalog("lore.db".into(), e))?;
+        }
+        tx.commit().map_err(|e| IndexError::Catalog("lore.db".into(), e))
+    }
+
+    pub fn stats(&self, store_id: i64) -> Result<StoreStats, IndexError> {
+        let files: i64 = self
+            .conn
+            .query_row("SELECT COUNT(*) FROM files WHERE store_id = ?1", [store_id], |r| r.get(0))
+            .map_err(self.err())?;
+        let (chunks, embedded): (i64, i64) = self
+            .conn
+            .query_row(
+                "SELECT COUNT(*), COUNT(embedding) FROM chunks WHERE store_id = ?1",
+                [store_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(self.err())?;
+        Ok(StoreStats {
+            files: files as u64,
+            chunks: chunks as u64,
+            embedded: embedded as u64,
+        })
+    }
+
+    /// Every indexed file of a store, by relative path.
+    pub fn manifest(&self, store_id: i64) -> Result<HashMap<String, FileRecord>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT path, size, mtime_ns, hash, chunks FROM files WHERE store_id = ?1")
+            .map_err(self.err())?;
+        let rows = stmt
+            .query_map([store_id], |r| {
+                Ok(FileRecord {
+                    path: r.get(0)?,
+                    size: r.get::<_, i64>(1)? as u64,
+                    mtime_ns: r.get(2)?,
+                    hash: r.get(3)?,
+                    chunks: r.get::<_, i64>(4)? as u32,
+                })
+            })
+            .map_err(self.err())?;
+        let mut out = HashMap::new();
+        for row in rows {
+            let f = row.map_err(self.err())?;
+            out.insert(f.path.clone(), f);
+        }
+        Ok(out)
+    }
+
+    /// Chunks by id, in no particular order; ids that no longer exist are absent.
+    pub fn chunks(&self, ids: &[i64]) -> Result<Vec<StoredChunk>, IndexError> {
+        let mut out = Vec::with_capacity(ids.len());
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!("SELECT {CHUNK_COLUMNS} FROM chunks WHERE id = ?1"))
+            .map_err(self.err())?;
+        for id in ids {
+            if let Some(c) = stmt
+                .query_row([id], chunk_from_row)
+                .optional()
+                .map_err(self.err())?
+            {
+                out.push(c);
+            }
+        }
+        Ok(out)
+    }
+
+    /// All chunks of one file, in file order.
+    pub fn file_chunks(&self, store_id: i64, path: &str) -> Result<Vec<StoredChunk>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {CHUNK_COLUMNS} FROM chunks WHERE store_id = ?1 AND path = ?2 ORDER BY start_byte"
+            ))
+            .map_err(self.err())?;
+        let rows = stmt
+            .query_map(params![store_id, path], chunk_from_row)
+            .map_err(self.err())?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(self.err())?;
+        Ok(rows)
+    }
+
+    /// Calls `f(id, embedding)` for every embedded chunk of a store, by ascending id.
+    pub fn for_each_embedding(
+        &self,
+        store_id: i64,
+        mut f: impl FnMut(i64, &[u8]),
+    ) -> Result<(), IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, embedding FROM chunks WHERE store_id = ?1 AND embedding IS NOT NULL ORDER BY id")
+            .map_err(self.err())?;
+        let mut rows = stmt.query([store_id]).map_err(self.err())?;
+        while let Some(row) = rows.next().map_err(self.err())? {
+            let id: i64 = row.get(0).map_err(self.err())?;
+            let blob = row.get_ref(1).map_err(self.err())?;
+            if let rusqlite::types::ValueRef::Blob(b) = blob {
+                f(id, b);
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts a write transaction. Nothing is visible to readers until `commit`.
+    pub fn begin(&mut self) -> Result<CatalogTx<'_>, IndexError> {
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| IndexError::Catalog("lore.db".into(), e))?;
+        Ok(CatalogTx { tx })
+    }
+}
+
+/// A write transaction over the catalog.
+pub struct CatalogTx<'a> {
+    tx: rusqlite::Transaction<'a>,
+}
+
+/// A chunk ready to be written: its stable id, the chunk, and its embedding if any.
+pub struct ChunkRow<'a> {
+    pub id: i64,
+    pub chunk: &'a Chunk,
+    pub embedding: Option<&'a [f32]>,
+}
+
+impl CatalogTx<'_> {
+    fn err(e: rusqlite::Error) -> IndexError {
+        IndexError::Catalog("lore.db".into(), e)
+    }
+
+    /// Replaces a file's manifest entry and all of its chunks.
+    pub fn replace_file(
+        &self,
+        store_id: i64,
+        file: &FileRecord,
+        chunks: &[ChunkRow<'_>],
+    ) -> Result<(), IndexError> {
+        self.remove_file(store_id, &file.path)?;
+        self.tx
+            .prepare_cached(
+                "INSERT INTO files (store_id, path, size, mtime_ns, hash, chunks) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    store_id,
+                    file.path,
+                    file.size as i64,
+                    file.mtime_ns,
+                    file.hash,
+                    file.chunks as i64
+                ])
+            })
+            .map_err(Self::err)?;
+        let mut stmt = self
+            .tx
+            .prepare_cached(&format!(
+                "INSERT OR REPLACE INTO chunks ({CHUNK_COLUMNS}, embedding) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
+            ))
+            .map_err(Self::err)?;
+        for row in chunks {
+            let c = row.chunk;
+            stmt.execute(params![
+                row.id,
+                store_id,
+                file.path,
+                c.kind.as_str(),
+                c.language.as_str(),
+                c.symbol,
+                c.parent,
+                c.signature,
+                c.doc,
+                json_list(&c.headings),
+                c.start_line,
+                c.end_line,
+                c.start_byte as i64,
+                c.end_byte as i64,
+                c.content,
+                c.context,
+                row.embedding.map(embedding_to_blob),
+            ])
+            .map_err(Self::err)?;
+        }
+        Ok(())
+    }
+
+    /// Forgets a file and its chunks.
+    pub fn remove_file(&self, store_id: i64, path: &str) -> Result<(), IndexError> {
+        for sql in [
+            "DELETE FROM chunks WHERE store_id = ?1 AND path = ?2",
+            "DELETE FROM files WHERE store_id = ?1 AND path = ?2",
+        ] {
+            self.tx
+                .prepare_cached(sql)
+                .and_then(|mut s| s.execute(params![store_id, path]))
+                .map_err(Self::err)?;
+        }
+        Ok(())
+    }
+
+    pub fn bump_generation(&self, store_id: i64) -> Result<i64, IndexError> {
+        self.tx
+            .query_row(
+                "UPDATE stores SET generation = generation + 1 WHERE id = ?1 RETURNING generation",
+                [store_id],
+                |r| r.get(0),
+            )
+            .map_err(Self::err)
+    }
+
+    pub fn set_indexed_now(&self, store_id: i64) -> Result<(), IndexError> {
+        self.tx
+            .execute(
+                "UPDATE stores SET indexed_at = ?2 WHERE id = ?1",
+                params![store_id, now_secs()],
+            )
+            .map_err(Self::err)?;
+        Ok(())
+    }
+
+    pub fn commit(self) -> Result<(), IndexError> {
+        self.tx.commit().map_err(Self::err)
+    }
+}

@@ -1,0 +1,213 @@
+//! Exact cosine search over a contiguous row-major matrix of unit vectors.
+//!
+//! The snapshot file is derived from the catalog after each index run (write to a temp file,
+//! then rename), so readers always see a whole file. Layout, little-endian:
+//! `b"LOREVEC1"`, dim: u32, reserved: u32, count: u64, generation: i64,
+//! then `count` ids (i64, ascending), then `count * dim` f32.
+
+use crate::IndexError;
+use std::io::Write;
+use std::path::Path;
+
+const MAGIC: &[u8; 8] = b"LOREVEC1";
+const HEADER: usize = 32;
+
+pub struct VectorSet {
+    dim: usize,
+    generation: i64,
+    ids: Vec<i64>,
+    data: Vec<f32>,
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> IndexError + '_ {
+    move |e| IndexError::Io(path.display().to_string(), e)
+}
+
+/// Dot product with eight independent accumulators so the loop vectorizes.
+#[inline]
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0f32; 8];
+    let (ca, ra) = a.as_chunks::<8>();
+    let (cb, rb) = b.as_chunks::<8>();
+    for (x, y) in ca.iter().zip(cb) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    let tail: f32 = ra.iter().zip(rb).map(|(x, y)| x * y).sum();
+    acc.iter().sum::<f32>() + tail
+}
+
+impl VectorSet {
+    pub fn empty(dim: usize) -> VectorSet {
+        VectorSet {
+            dim,
+            generation: -1,
+            ids: Vec::new(),
+            data: Vec::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+    pub fn generation(&self) -> i64 {
+        self.generation
+    }
+
+    /// Reads a snapshot; `Ok(None)` when the file does not exist.
+    pub fn load(path: &Path) -> Result<Option<VectorSet>, IndexError> {
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io(path)(e)),
+        };
+        let corrupt = || IndexError::Corrupt(path.display().to_string());
+        if bytes.len() < HEADER || &bytes[..8] != MAGIC {
+            return Err(corrupt());
+        }
+        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap_or_default());
+        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap_or_default());
+        let dim = u32_at(8) as usize;
+        let count = u64_at(16) as usize;
+        let generation = u64_at(24) as i64;
+        let expected = count
+            .checked_mul(8 + dim * 4)
+            .and_then(|n| n.checked_add(HEADER))
+            .ok_or_else(corrupt)?;
+        if bytes.len() != expected || dim == 0 {
+            return Err(corrupt());
+        }
+        let ids_end = HEADER + count * 8;
+        let ids = bytes[HEADER..ids_end]
+            .chunks_exact(8)
+            .map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default()))
+            .collect();
+        let data = bytes[ids_end..]
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap_or_default()))
+            .collect();
+        Ok(Some(VectorSet {
+            dim,
+            generation,
+            ids,
+            data,
+        }))
+    }
+
+    /// Writes a snapshot atomically from `(id, vector)` rows given in ascending id order.
+    pub fn write(
+        path: &Path,
+        dim: usize,
+        generation: i64,
+        rows: &[(i64, Vec<f32>)],
+    ) -> Result<(), IndexError> {
+        let tmp = path.with_extension("tmp");
+        let mut buf = Vec::with_capacity(HEADER + rows.len() * (8 + dim * 4));
+        buf.extend_from_slice(MAGIC);
+        buf.extend_from_slice(&(dim as u32).to_le_bytes());
+        buf.extend_from_slice(&0u32.to_le_bytes());
+        buf.extend_from_slice(&(rows.len() as u64).to_le_bytes());
+        buf.extend_from_slice(&generation.to_le_bytes());
+        for (id, _) in rows {
+            buf.extend_from_slice(&id.to_le_bytes());
+        }
+        for (_, v) in rows {
+            if v.len() != dim {
+                return Err(IndexError::Corrupt(format!(
+                    "embedding of dimension {} in a {dim}-d store",
+                    v.len()
+                )));
+            }
+            for x in v {
+                buf.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        let mut f = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+        f.write_all(&buf).map_err(io(&tmp))?;
+        f.sync_all().map_err(io(&tmp))?;
+        std::fs::rename(&tmp, path).map_err(io(path))?;
+        Ok(())
+    }
+
+    fn row(&self, i: usize) -> &[f32] {
+        &self.data[i * self.dim..(i + 1) * self.dim]
+    }
+
+    /// Cosine similarity (vectors are unit length) of one stored chunk with `query`.
+    pub fn score(&self, id: i64, query: &[f32]) -> Option<f32> {
+        let i = self.ids.binary_search(&id).ok()?;
+        Some(dot(self.row(i), query))
+    }
+
+    /// The `k` most similar chunk ids, best first.
+    pub fn search(&self, query: &[f32], k: usize) -> Vec<(i64, f32)> {
+        if query.len() != self.dim || k == 0 || self.ids.is_empty() {
+            return Vec::new();
+        }
+        let mut scored: Vec<(f32, u32)> = self
+            .data
+            .chunks_exact(self.dim)
+            .enumerate()
+            .map(|(i, row)| (dot(row, query), i as u32))
+            .collect();
+        let k = k.min(scored.len());
+        let by_score_desc = |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0);
+        if k < scored.len() {
+            scored.select_nth_unstable_by(k - 1, by_score_desc);
+            scored.truncate(k);
+        }
+        scored.sort_unstable_by(by_score_desc);
+        scored
+            .into_iter()
+            .map(|(s, i)| (self.ids[i as usize], s))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(v: &[f32]) -> Vec<f32> {
+        let n = dot(v, v).sqrt();
+        v.iter().map(|x| x / n).collect()
+    }
+
+    #[test]
+    fn roundtrip_and_search() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vec");
+        let rows: Vec<(i64, Vec<f32>)> = (0..50)
+            .map(|i| (i as i64 * 3, unit(&[i as f32 + 1.0, 10.0, (i % 7) as f32, 1.0, 0.5, 2.0, 3.0, 4.0, 5.0])))
+            .collect();
+        VectorSet::write(&path, 9, 7, &rows).unwrap();
+        let set = VectorSet::load(&path).unwrap().unwrap();
+        assert_eq!(set.len(), 50);
+        assert_eq!(set.generation(), 7);
+        let q = rows[20].1.clone();
+        let top = set.search(&q, 5);
+        assert_eq!(top.len(), 5);
+        assert_eq!(top[0].0, 60);
+        assert!((top[0].1 - 1.0).abs() < 1e-5);
+        assert!(top.windows(2).all(|w| w[0].1 >= w[1].1));
+        // exact: compare with brute force
+        let mut brute: Vec<(i64, f32)> = rows.iter().map(|(id, v)| (*id, dot(v, &q))).collect();
+        brute.sort_by(|a, b| b.1.total_cmp(&a.1));
+        assert_eq!(top.iter().map(|t| t.0).collect::<Vec<_>>(), brute[..5].iter().map(|t| t.0).collect::<Vec<_>>());
+        assert_eq!(set.score(60, &q).map(|s| (s * 1000.0).round()), Some(1000.0));
+        assert_eq!(set.score(61, &q), None);
+    }
+
+    #[test]
+    fn missing_and_corrupt_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vec");
+        assert!(VectorSet::load(&path).unwrap().is_none());
+        std::fs::write(&path, b"LOREVEC1garbage").unwrap();
+        assert!(matches!(VectorSet::load(&path), Err(IndexError::Corrupt(_))));
+    }
+}
