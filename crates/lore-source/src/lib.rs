@@ -1,0 +1,23 @@
+//! Where lore's files come from. Walks folders (gitignore-aware, size-capped, binary-free)
+//! and keeps shallow git clones. Knows nothing of chunks or indexes.
+
+pub mod git;
+mod walk;
+
+pub use walk::{SkipReason, SourceFile, Walk, WalkOptions, mtime_ns, read_text, validate_globs, walk};
+
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    #[error("{0} does not exist or is not a folder")]
+    NotAFolder(String),
+    #[error("bad glob {0:?}: {1}")]
+    BadGlob(String, String),
+    #[error("{0}: {1}")]
+    Io(String, #[source] std::io::Error),
+    #[error("git {action} failed for {target}: {message}")]
+    Git {
+        action: &'static str,
+        target: String,
+        message: String,
+    },
+}
