@@ -271,6 +271,30 @@ impl Catalog {
             .map_err(self.err())
     }
 
+    pub fn set_root(&self, id: i64, root: &Path) -> Result<(), IndexError> {
+        self.conn
+            .execute(
+                "UPDATE stores SET root = ?2 WHERE id = ?1",
+                params![id, root.to_string_lossy()],
+            )
+            .map_err(self.err())?;
+        Ok(())
+    }
+
+    /// Relative path of every chunk of a store, by chunk id.
+    pub fn chunk_paths(&self, store_id: i64) -> Result<HashMap<i64, String>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, path FROM chunks WHERE store_id = ?1")
+            .map_err(self.err())?;
+        let rows = stmt
+            .query_map([store_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(self.err())?
+            .collect::<Result<HashMap<_, _>, _>>()
+            .map_err(self.err())?;
+        Ok(rows)
+    }
+
     pub fn remove_store(&mut self, id: i64) -> Result<(), IndexError> {
         let tx = self.conn.transaction().map_err(|e| IndexError::Catalog("lore.db".into(), e))?;
         for sql in [
@@ -463,6 +487,26 @@ impl CatalogTx<'_> {
                 row.embedding.map(embedding_to_blob),
             ])
             .map_err(Self::err)?;
+        }
+        Ok(())
+    }
+
+    /// Records a new size/mtime for a file whose content did not change.
+    pub fn touch_file(&self, store_id: i64, file: &FileRecord) -> Result<(), IndexError> {
+        self.tx
+            .prepare_cached("UPDATE files SET size = ?3, mtime_ns = ?4 WHERE store_id = ?1 AND path = ?2")
+            .and_then(|mut s| s.execute(params![store_id, file.path, file.size as i64, file.mtime_ns]))
+            .map_err(Self::err)?;
+        Ok(())
+    }
+
+    /// Forgets every file and chunk of a store (before a full rebuild).
+    pub fn clear_store(&self, store_id: i64) -> Result<(), IndexError> {
+        for sql in [
+            "DELETE FROM chunks WHERE store_id = ?1",
+            "DELETE FROM files WHERE store_id = ?1",
+        ] {
+            self.tx.execute(sql, [store_id]).map_err(Self::err)?;
         }
         Ok(())
     }

@@ -129,46 +129,81 @@ impl Fts {
         self.reader.searcher().num_docs()
     }
 
-    /// BM25 top `limit` chunk ids with scores, best first.
+    /// BM25 top `limit` chunk ids with scores, best first, and the query's maximum
+    /// attainable score (every term at saturation in every field it occurs in), which
+    /// gives BM25 scores a scale that means the same across queries.
     pub fn search(
         &self,
         query: &str,
         limit: usize,
         boosts: &FieldBoosts,
-    ) -> Result<Vec<(i64, f32)>, IndexError> {
-        let Some(q) = self.build_query(query, boosts) else {
-            return Ok(Vec::new());
-        };
+    ) -> Result<FtsHits, IndexError> {
+        let err = |e| IndexError::Fts("search".into(), e);
         let searcher = self.reader.searcher();
+        let terms = self.query_terms(query, &searcher);
+        if terms.is_empty() {
+            return Ok(FtsHits::default());
+        }
+        let n = searcher.num_docs() as f32;
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        let mut max_score = 0.0;
+        for t in &terms {
+            for (field, boost) in self.weighted_fields(boosts) {
+                let term = Term::from_field_text(field, t);
+                let df = searcher.doc_freq(&term).map_err(err)? as f32;
+                if boost <= 0.0 || df == 0.0 {
+                    continue;
+                }
+                let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+                max_score += boost * idf * (BM25_K1 + 1.0);
+                let tq = TermQuery::new(term, IndexRecordOption::WithFreqs);
+                clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(tq), boost))));
+            }
+        }
+        if clauses.is_empty() {
+            return Ok(FtsHits::default());
+        }
         let top = searcher
-            .search(&q, &TopDocs::with_limit(limit.max(1)).order_by_score())
-            .map_err(|e| IndexError::Fts("search".into(), e))?;
-        let mut out = Vec::with_capacity(top.len());
+            .search(
+                &BooleanQuery::new(clauses),
+                &TopDocs::with_limit(limit.max(1)).order_by_score(),
+            )
+            .map_err(err)?;
+        let mut hits = Vec::with_capacity(top.len());
         for (score, addr) in top {
             let col = searcher
                 .segment_reader(addr.segment_ord)
                 .fast_fields()
                 .i64("id")
-                .map_err(|e| IndexError::Fts("search".into(), e))?;
+                .map_err(err)?;
             if let Some(id) = col.first(addr.doc_id) {
-                out.push((id, score));
+                hits.push((id, score));
             }
         }
-        Ok(out)
+        Ok(FtsHits { hits, max_score })
     }
 
-    fn build_query(&self, query: &str, boosts: &FieldBoosts) -> Option<Box<dyn Query>> {
+    fn weighted_fields(&self, boosts: &FieldBoosts) -> [(Field, f32); 4] {
+        let f = self.fields;
+        [
+            (f.content, boosts.content),
+            (f.symbol, boosts.symbol),
+            (f.headings, boosts.headings),
+            (f.path, boosts.path),
+        ]
+    }
+
+    /// The distinct analyzed terms of a query; for very long queries (stack traces,
+    /// pasted code) only the rarest `MAX_QUERY_TERMS`, since common terms add latency,
+    /// not ranking signal.
+    fn query_terms(&self, query: &str, searcher: &tantivy::Searcher) -> Vec<String> {
         let mut analyzer: TextAnalyzer = code_analyzer();
         let mut seen = HashSet::new();
         let mut terms: Vec<String> = analyze(&mut analyzer, query)
             .into_iter()
             .filter(|t| seen.insert(t.clone()))
             .collect();
-        if terms.is_empty() {
-            return None;
-        }
         if terms.len() > MAX_QUERY_TERMS {
-            let searcher = self.reader.searcher();
             let df = |t: &String| {
                 searcher
                     .doc_freq(&Term::from_field_text(self.fields.content, t))
@@ -177,34 +212,28 @@ impl Fts {
             terms.sort_by_cached_key(df);
             terms.truncate(MAX_QUERY_TERMS);
         }
-        let f = self.fields;
-        let weighted = [
-            (f.content, boosts.content),
-            (f.symbol, boosts.symbol),
-            (f.headings, boosts.headings),
-            (f.path, boosts.path),
-        ];
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for t in &terms {
-            for (field, boost) in weighted {
-                if boost <= 0.0 {
-                    continue;
-                }
-                let tq = TermQuery::new(
-                    Term::from_field_text(field, t),
-                    IndexRecordOption::WithFreqs,
-                );
-                clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(tq), boost))));
-            }
-        }
-        Some(Box::new(BooleanQuery::new(clauses)))
+        terms
     }
 }
+
+/// BM25 hits of one query.
+#[derive(Debug, Clone, Default)]
+pub struct FtsHits {
+    pub hits: Vec<(i64, f32)>,
+    pub max_score: f32,
+}
+
+/// tantivy's BM25 constant k1.
+const BM25_K1: f32 = 1.2;
 
 impl FtsWriter {
     pub fn delete_file(&mut self, path: &str) {
         self.writer
             .delete_term(Term::from_field_text(self.fields.path_key, path));
+    }
+
+    pub fn delete_all(&mut self) {
+        let _ = self.writer.delete_all_documents();
     }
 
     pub fn add_chunk(&mut self, id: i64, path: &str, chunk: &Chunk) -> Result<(), IndexError> {

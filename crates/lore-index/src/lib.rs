@@ -20,7 +20,7 @@ pub use catalog::{
     Catalog, CatalogTx, ChunkRow, FileRecord, NewStore, StoreRecord, StoreStats, StoredChunk,
     blob_to_embedding,
 };
-pub use fts::{FieldBoosts, Fts, FtsWriter};
+pub use fts::{FieldBoosts, Fts, FtsHits, FtsWriter};
 pub use lock::WriterLock;
 pub use vectors::{VectorSet, dot};
 

@@ -1,0 +1,238 @@
+use std::path::Path;
+
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config};
+use tokenizers::{Tokenizer, TruncationParams};
+
+use crate::error::EmbedError;
+use crate::{CONFIG_FILE, DIM, MAX_TOKENS, MODEL_FILES, TOKENIZER_FILE, WEIGHTS_FILE};
+
+/// Most texts per forward pass.
+pub const DEFAULT_BATCH_SIZE: usize = 64;
+/// Most padded tokens (texts × longest text) per forward pass: 8 full 256-token chunks.
+/// On 2 cores, 8×256 measured best for long chunks (larger batches are slower: their
+/// attention buffers outgrow the allocator's reuse), while short texts gain from being
+/// packed many to a batch (see `examples/throughput.rs`).
+pub const DEFAULT_BATCH_TOKENS: usize = 8 * MAX_TOKENS;
+
+/// all-MiniLM-L6-v2 sentence embedder: BERT on CPU (f32), mean pooling over the attention
+/// mask, L2-normalised, input truncated to 256 tokens. `Send + Sync`: share it behind an `Arc`.
+pub struct Embedder {
+    model: BertModel,
+    tokenizer: Tokenizer,
+    device: Device,
+    batch_size: usize,
+    batch_tokens: usize,
+}
+
+// Compile-time check that the embedder can be shared across threads.
+const _: fn() = || {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Embedder>();
+};
+
+impl Embedder {
+    /// Loads `config.json`, `tokenizer.json` and `model.safetensors` from `model_dir`.
+    pub fn load(model_dir: &Path) -> Result<Embedder, EmbedError> {
+        if !model_dir.is_dir() {
+            return Err(EmbedError::ModelDirMissing {
+                dir: model_dir.to_path_buf(),
+            });
+        }
+        for file in MODEL_FILES {
+            if !model_dir.join(file).is_file() {
+                return Err(EmbedError::ModelFileMissing {
+                    dir: model_dir.to_path_buf(),
+                    file,
+                });
+            }
+        }
+
+        let config_path = model_dir.join(CONFIG_FILE);
+        let config_text = std::fs::read_to_string(&config_path)
+            .map_err(|e| EmbedError::io("cannot read", &config_path, e))?;
+        let config: Config =
+            serde_json::from_str(&config_text).map_err(|e| EmbedError::Config {
+                path: config_path.clone(),
+                message: e.to_string(),
+            })?;
+        if config.hidden_size != DIM {
+            return Err(EmbedError::Config {
+                path: config_path,
+                message: format!("hidden_size is {}, expected {DIM}", config.hidden_size),
+            });
+        }
+
+        let tokenizer_path = model_dir.join(TOKENIZER_FILE);
+        let mut tokenizer =
+            Tokenizer::from_file(&tokenizer_path).map_err(|e| EmbedError::Tokenizer {
+                path: tokenizer_path.clone(),
+                message: e.to_string(),
+            })?;
+        // The file ships with max_length 128 and fixed padding to 128; sentence-transformers
+        // uses 256 and we pad per batch ourselves.
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: MAX_TOKENS,
+                ..Default::default()
+            }))
+            .map_err(|e| EmbedError::Tokenizer {
+                path: tokenizer_path.clone(),
+                message: e.to_string(),
+            })?;
+        tokenizer.with_padding(None);
+
+        let device = Device::Cpu;
+        let weights_path = model_dir.join(WEIGHTS_FILE);
+        let weights = std::fs::read(&weights_path)
+            .map_err(|e| EmbedError::io("cannot read", &weights_path, e))?;
+        let weights_err = |source| EmbedError::Weights {
+            path: weights_path.clone(),
+            source,
+        };
+        let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device)
+            .map_err(weights_err)?;
+        let model = BertModel::load(vb, &config).map_err(weights_err)?;
+
+        Ok(Embedder {
+            model,
+            tokenizer,
+            device,
+            batch_size: DEFAULT_BATCH_SIZE,
+            batch_tokens: DEFAULT_BATCH_TOKENS,
+        })
+    }
+
+    /// Sets the most texts per forward pass (minimum 1).
+    pub fn with_batch_size(mut self, batch_size: usize) -> Embedder {
+        self.batch_size = batch_size.max(1);
+        self
+    }
+
+    /// Sets the most padded tokens (texts × longest text) per forward pass. A single text
+    /// always forms a batch, whatever its length.
+    pub fn with_batch_tokens(mut self, batch_tokens: usize) -> Embedder {
+        self.batch_tokens = batch_tokens.max(1);
+        self
+    }
+
+    /// Most texts per forward pass.
+    pub fn batch_size(&self) -> usize {
+        self.batch_size
+    }
+
+    /// Most padded tokens per forward pass.
+    pub fn batch_tokens(&self) -> usize {
+        self.batch_tokens
+    }
+
+    /// Embeds `texts`, returning one L2-normalised `DIM`-vector per text, in input order.
+    /// Empty and whitespace-only texts are fine (they embed as `[CLS] [SEP]`).
+    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let encodings = self
+            .tokenizer
+            .encode_batch_fast(texts.to_vec(), true)
+            .map_err(|e| EmbedError::Tokenize(e.to_string()))?;
+
+        // Sort by token count so each batch pads to a similar length.
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| encodings[i].len());
+        let lengths: Vec<usize> = order.iter().map(|&i| encodings[i].len()).collect();
+
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+        let mut start = 0;
+        for end in batch_ends(&lengths, self.batch_size, self.batch_tokens) {
+            let batch = &order[start..end];
+            let rows: Vec<&[u32]> = batch.iter().map(|&i| encodings[i].get_ids()).collect();
+            let vectors = self.embed_token_batch(&rows)?;
+            for (&i, v) in batch.iter().zip(vectors) {
+                out[i] = v;
+            }
+            start = end;
+        }
+        Ok(out)
+    }
+
+    /// Embeds a single search query.
+    pub fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        let mut v = self.embed(&[text])?;
+        Ok(v.pop().unwrap_or_default())
+    }
+
+    /// One forward pass over already-tokenised rows (each at most MAX_TOKENS ids, with
+    /// [CLS]/[SEP]), padded to the longest row.
+    fn embed_token_batch(&self, rows: &[&[u32]]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let n = rows.len();
+        let seq_len = rows.iter().map(|r| r.len()).max().unwrap_or(0).max(1);
+        let mut ids = vec![0u32; n * seq_len];
+        let mut mask = vec![0u32; n * seq_len];
+        for (row, tokens) in rows.iter().enumerate() {
+            let start = row * seq_len;
+            ids[start..start + tokens.len()].copy_from_slice(tokens);
+            mask[start..start + tokens.len()].fill(1);
+        }
+        let dev = &self.device;
+        let input_ids = Tensor::from_vec(ids, (n, seq_len), dev)?;
+        let token_type_ids = Tensor::zeros((n, seq_len), DType::U32, dev)?;
+        let attention_mask = Tensor::from_vec(mask, (n, seq_len), dev)?;
+
+        // Run inside candle's CPU thread pool (one worker per core).
+        let pooled = dev.with_context(|| -> candle_core::Result<Tensor> {
+            let hidden = self
+                .model
+                .forward(&input_ids, &token_type_ids, Some(&attention_mask))?;
+            // Mean pooling over real tokens, then L2 normalisation (as sentence-transformers).
+            let mask = attention_mask.to_dtype(DType::F32)?.unsqueeze(2)?; // (n, seq, 1)
+            let summed = hidden.broadcast_mul(&mask)?.sum(1)?; // (n, DIM)
+            let counts = mask.sum(1)?.clamp(1e-9f32, f32::MAX)?; // (n, 1)
+            let mean = summed.broadcast_div(&counts)?;
+            let norm = mean
+                .sqr()?
+                .sum_keepdim(1)?
+                .sqrt()?
+                .clamp(1e-12f32, f32::MAX)?;
+            mean.broadcast_div(&norm)
+        })?;
+        Ok(pooled.to_vec2::<f32>()?)
+    }
+}
+
+/// Splits ascending `lengths` into consecutive batches of at most `max_texts` texts and
+/// `max_tokens` padded tokens (count × longest); returns each batch's exclusive end index.
+fn batch_ends(lengths: &[usize], max_texts: usize, max_tokens: usize) -> Vec<usize> {
+    let mut ends = Vec::new();
+    let mut count = 0;
+    for (i, &len) in lengths.iter().enumerate() {
+        if count > 0 && (count + 1 > max_texts || (count + 1) * len > max_tokens) {
+            ends.push(i);
+            count = 0;
+        }
+        count += 1;
+    }
+    if count > 0 {
+        ends.push(lengths.len());
+    }
+    ends
+}
+
+#[cfg(test)]
+mod tests {
+    use super::batch_ends;
+
+    #[test]
+    fn batches_respect_text_and_token_limits() {
+        assert!(batch_ends(&[], 8, 2048).is_empty());
+        // Short texts pack up to the text limit.
+        assert_eq!(batch_ends(&[10; 100], 64, 2048), vec![64, 100]);
+        // Full-length texts pack up to the token budget.
+        assert_eq!(batch_ends(&[256; 20], 64, 2048), vec![8, 16, 20]);
+        // Mixed: the padded size counts the longest (last, as lengths ascend).
+        assert_eq!(batch_ends(&[2, 2, 100, 300, 300], 64, 400), vec![3, 4, 5]);
+        // One text longer than the budget still forms a batch.
+        assert_eq!(batch_ends(&[500], 64, 256), vec![1]);
+    }
+}

@@ -1,0 +1,59 @@
+use lore_index::IndexError;
+
+/// How an error should end a command (exit codes per design: 1 input, 2 not found, 3 internal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitKind {
+    Input,
+    NotFound,
+    Internal,
+}
+
+impl ExitKind {
+    pub fn code(self) -> i32 {
+        match self {
+            ExitKind::Input => 1,
+            ExitKind::NotFound => 2,
+            ExitKind::Internal => 3,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("{0}")]
+    Input(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    #[error(transparent)]
+    Embed(#[from] lore_embed::EmbedError),
+    #[error(transparent)]
+    Source(#[from] lore_source::SourceError),
+    #[error("{0}: {1}")]
+    Io(String, #[source] std::io::Error),
+}
+
+impl EngineError {
+    pub fn io(what: impl Into<String>, e: std::io::Error) -> EngineError {
+        EngineError::Io(what.into(), e)
+    }
+
+    pub fn kind(&self) -> ExitKind {
+        match self {
+            EngineError::Input(_) => ExitKind::Input,
+            EngineError::NotFound(_) => ExitKind::NotFound,
+            EngineError::Index(IndexError::StoreNotFound(_)) => ExitKind::NotFound,
+            EngineError::Index(IndexError::StoreExists(_) | IndexError::Locked(_)) => ExitKind::Input,
+            EngineError::Source(
+                lore_source::SourceError::NotAFolder(_) | lore_source::SourceError::BadGlob(..),
+            ) => ExitKind::Input,
+            EngineError::Source(lore_source::SourceError::Git { .. }) => ExitKind::Input,
+            EngineError::Embed(
+                lore_embed::EmbedError::ModelDirMissing { .. }
+                | lore_embed::EmbedError::ModelFileMissing { .. },
+            ) => ExitKind::Input,
+            _ => ExitKind::Internal,
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! Fusing the BM25 and vector rankings into one score.
+//!
+//! The default is a convex combination of two scores that each mean the same across
+//! queries: the cosine similarity, and the BM25 score divided by the query's theoretical
+//! maximum (every term matched at saturation in every field). Unlike min–max per query,
+//! neither depends on the other candidates, so `--threshold` means the same for every
+//! query. Weighted reciprocal-rank fusion is kept for comparison (`lore eval`).
+//! Why this default and these numbers: ARCHITECTURE.md, "Fusion".
+
+use serde::Serialize;
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Fusion {
+    /// `alpha * cosine + (1 - alpha) * bm25 / bm25_max`.
+    Convex { alpha: f32 },
+    /// `w_bm25 / (k + rank_bm25) + w_vec / (k + rank_vec)`, scaled so 1.0 = first in both.
+    Rrf { k: f32, w_bm25: f32, w_vec: f32 },
+}
+
+impl Default for Fusion {
+    fn default() -> Self {
+        Fusion::Convex { alpha: 0.8 }
+    }
+}
+
+/// Where a fused candidate came from: 1-based ranks and raw scores per signal.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Signals {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bm25_rank: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bm25_score: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vector_rank: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vector_score: Option<f32>,
+}
+
+/// The candidates of one query: both rankings, best first.
+#[derive(Debug, Clone, Default)]
+pub struct Candidates {
+    pub bm25: Vec<(i64, f32)>,
+    /// The query's maximum attainable BM25 score (> 0 when there are BM25 terms).
+    pub bm25_max: f32,
+    pub vector: Vec<(i64, f32)>,
+    /// Cosine of BM25-only candidates, filled in from the vector store when available.
+    pub extra_cosine: HashMap<i64, f32>,
+}
+
+/// Fuses the candidates; returns (id, score, signals), best first.
+pub fn fuse(c: &Candidates, fusion: Fusion) -> Vec<(i64, f32, Signals)> {
+    let mut signals: HashMap<i64, Signals> = HashMap::new();
+    for (rank, &(id, score)) in c.bm25.iter().enumerate() {
+        let s = signals.entry(id).or_default();
+        s.bm25_rank = Some(rank as u32 + 1);
+        s.bm25_score = Some(score);
+    }
+    for (rank, &(id, score)) in c.vector.iter().enumerate() {
+        let s = signals.entry(id).or_default();
+        s.vector_rank = Some(rank as u32 + 1);
+        s.vector_score = Some(score);
+    }
+    let mut out: Vec<(i64, f32, Signals)> = signals
+        .into_iter()
+        .map(|(id, s)| {
+            let score = match fusion {
+                Fusion::Convex { alpha } => {
+                    let cos = s
+                        .vector_score
+                        .or_else(|| c.extra_cosine.get(&id).copied())
+                        .unwrap_or(0.0)
+                        .max(0.0);
+                    let bm25 = if c.bm25_max > 0.0 {
+                        (s.bm25_score.unwrap_or(0.0) / c.bm25_max).min(1.0)
+                    } else {
+                        0.0
+                    };
+                    alpha * cos + (1.0 - alpha) * bm25
+                }
+                Fusion::Rrf { k, w_bm25, w_vec } => {
+                    let term = |rank: Option<u32>, w: f32| rank.map_or(0.0, |r| w / (k + r as f32));
+                    let max = w_bm25 / (k + 1.0) + w_vec / (k + 1.0);
+                    (term(s.bm25_rank, w_bm25) + term(s.vector_rank, w_vec)) / max
+                }
+            };
+            (id, score, s)
+        })
+        .collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cands() -> Candidates {
+        Candidates {
+            bm25: vec![(1, 10.0), (2, 5.0)],
+            bm25_max: 20.0,
+            vector: vec![(2, 0.9), (3, 0.5)],
+            extra_cosine: HashMap::from([(1, 0.2)]),
+        }
+    }
+
+    #[test]
+    fn convex_uses_absolute_scores() {
+        let out = fuse(&cands(), Fusion::Convex { alpha: 0.5 });
+        let ids: Vec<i64> = out.iter().map(|o| o.0).collect();
+        assert_eq!(ids, [2, 1, 3]);
+        // 2: 0.5*0.9 + 0.5*0.25
+        assert!((out[0].1 - 0.575).abs() < 1e-6);
+        // 1: cosine taken from extra_cosine
+        assert!((out[1].1 - (0.1 + 0.25)).abs() < 1e-6);
+        assert_eq!(out[0].2.bm25_rank, Some(2));
+        assert_eq!(out[0].2.vector_rank, Some(1));
+    }
+
+    #[test]
+    fn rrf_is_one_when_first_everywhere() {
+        let c = Candidates {
+            bm25: vec![(7, 3.0)],
+            vector: vec![(7, 0.3)],
+            ..Default::default()
+        };
+        let out = fuse(&c, Fusion::Rrf { k: 60.0, w_bm25: 1.0, w_vec: 2.0 });
+        assert!((out[0].1 - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn empty_signals_fuse_to_nothing() {
+        assert!(fuse(&Candidates::default(), Fusion::default()).is_empty());
+    }
+}

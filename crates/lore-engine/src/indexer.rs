@@ -1,0 +1,305 @@
+//! Incremental indexing of one store: walk, diff against the manifest, chunk, embed, commit.
+//!
+//! Files are committed in batches (BM25 first, then the catalog), so a crash loses at most
+//! one batch and the next run picks up where this one stopped.
+
+use crate::{Engine, EngineError, Phase, Progress};
+use lore_core::Chunk;
+use lore_embed::Embedder;
+use lore_index::{ChunkRow, FileRecord, Fts, StoreRecord, VectorSet, blob_to_embedding};
+use lore_source::{SkipReason, SourceFile, WalkOptions};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::Instant;
+
+/// What one index run did to one store.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct IndexReport {
+    pub store: String,
+    pub files_seen: usize,
+    pub added: usize,
+    pub changed: usize,
+    pub unchanged: usize,
+    pub deleted: usize,
+    pub chunks_written: usize,
+    pub skipped: Vec<SkippedFile>,
+    pub elapsed_ms: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SkippedFile {
+    pub path: String,
+    pub reason: String,
+}
+
+/// A file read and chunked, waiting for embeddings.
+enum Prepared {
+    Changed { file: FileRecord, chunks: Vec<Chunk>, is_new: bool },
+    /// Same content, new size/mtime.
+    Touched(FileRecord),
+    /// No longer indexable (binary, too large, unreadable).
+    Skipped { path: String, reason: SkipReason, was_indexed: bool },
+}
+
+const EMBED_STEP: usize = 64;
+
+impl Engine {
+    pub(crate) fn index_store(
+        &mut self,
+        store: &StoreRecord,
+        full: bool,
+        embedder: &Embedder,
+        progress: &dyn Progress,
+    ) -> Result<IndexReport, EngineError> {
+        let started = Instant::now();
+        let mut report = IndexReport {
+            store: store.name.clone(),
+            ..Default::default()
+        };
+        let walk = lore_source::walk(
+            &store.root,
+            &WalkOptions {
+                includes: store.includes.clone(),
+                excludes: store.excludes.clone(),
+                max_file_bytes: store.max_file_bytes,
+            },
+        )?;
+        report.files_seen = walk.files.len();
+        let dir = self.data.store_dir(store.id);
+        let fts_dir = dir.join("fts");
+        let fts = match Fts::open(&fts_dir) {
+            Ok(f) => f,
+            Err(_) if full => {
+                // A full rebuild also repairs an index that no longer opens.
+                let _ = std::fs::remove_dir_all(&fts_dir);
+                Fts::open(&fts_dir)?
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let manifest = if full {
+            Default::default()
+        } else {
+            self.catalog.manifest(store.id)?
+        };
+        let seen: HashSet<&str> = walk.files.iter().map(|f| f.rel.as_str()).collect();
+        let deleted: Vec<String> = if full {
+            Vec::new()
+        } else {
+            manifest
+                .keys()
+                .filter(|p| !seen.contains(p.as_str()))
+                .cloned()
+                .collect()
+        };
+        let todo: Vec<&SourceFile> = walk
+            .files
+            .iter()
+            .filter(|f| match manifest.get(&f.rel) {
+                Some(m) => m.size != f.size || m.mtime_ns != f.mtime_ns,
+                None => true,
+            })
+            .collect();
+        report.unchanged = walk.files.len() - todo.len();
+        for (path, reason) in &walk.skipped {
+            report.skipped.push(SkippedFile {
+                path: path.clone(),
+                reason: reason.to_string(),
+            });
+        }
+
+        // Read, hash and chunk every candidate in parallel (cheap next to embedding).
+        progress.start(Phase::Files, todo.len() as u64);
+        let chunk_opts = &self.config.chunk;
+        let max_bytes = store.max_file_bytes;
+        let prepared: Vec<Prepared> = todo
+            .par_iter()
+            .map(|f| {
+                let old = manifest.get(&f.rel);
+                let p = match lore_source::read_text(&f.abs, max_bytes) {
+                    Err(reason) => Prepared::Skipped {
+                        path: f.rel.clone(),
+                        reason,
+                        was_indexed: old.is_some(),
+                    },
+                    Ok((bytes, text)) => {
+                        let hash = lore_index::content_hash(&bytes);
+                        let mut file = FileRecord {
+                            path: f.rel.clone(),
+                            size: f.size,
+                            mtime_ns: f.mtime_ns,
+                            hash,
+                            chunks: 0,
+                        };
+                        match old {
+                            Some(m) if m.hash == file.hash => {
+                                file.chunks = m.chunks;
+                                Prepared::Touched(file)
+                            }
+                            _ => {
+                                let chunks =
+                                    lore_chunk::chunk_file(Path::new(&f.rel), &text, chunk_opts);
+                                file.chunks = chunks.len() as u32;
+                                Prepared::Changed {
+                                    file,
+                                    chunks,
+                                    is_new: old.is_none(),
+                                }
+                            }
+                        }
+                    }
+                };
+                progress.advance(Phase::Files, 1);
+                p
+            })
+            .collect();
+        progress.finish(Phase::Files);
+
+        let total_chunks: usize = prepared
+            .iter()
+            .map(|p| match p {
+                Prepared::Changed { chunks, .. } => chunks.len(),
+                _ => 0,
+            })
+            .sum();
+        progress.start(Phase::Embeddings, total_chunks as u64);
+        let mut writer = fts.writer()?;
+        let mut first = true;
+        let mut changed_any = full || !deleted.is_empty();
+        let batch = self.config.commit_every_files.max(1);
+        let mut batches = prepared.chunks(batch).peekable();
+        // Always run at least one commit, so deletions and full clears land.
+        let empty: &[Prepared] = &[];
+        let mut pending = if batches.peek().is_none() { Some(empty) } else { None };
+        while let Some(group) = pending.take().or_else(|| batches.next()) {
+            // Embed the batch.
+            let mut embedded: Vec<Vec<Vec<f32>>> = Vec::with_capacity(group.len());
+            for p in group {
+                let vectors = match p {
+                    Prepared::Changed { chunks, .. } => {
+                        let texts: Vec<String> = chunks.iter().map(Chunk::index_text).collect();
+                        let mut out = Vec::with_capacity(texts.len());
+                        for step in texts.chunks(EMBED_STEP) {
+                            let refs: Vec<&str> = step.iter().map(String::as_str).collect();
+                            out.extend(embedder.embed(&refs)?);
+                            progress.advance(Phase::Embeddings, step.len() as u64);
+                        }
+                        out
+                    }
+                    _ => Vec::new(),
+                };
+                embedded.push(vectors);
+            }
+            // BM25 first …
+            if first {
+                if full {
+                    writer.delete_all();
+                }
+                for path in &deleted {
+                    writer.delete_file(path);
+                }
+            }
+            for p in group {
+                match p {
+                    Prepared::Changed { file, chunks, .. } => {
+                        writer.delete_file(&file.path);
+                        for c in chunks {
+                            let id = chunk_id(store.id, &file.path, c);
+                            writer.add_chunk(id, &file.path, c)?;
+                        }
+                    }
+                    Prepared::Skipped { path, was_indexed: true, .. } => writer.delete_file(path),
+                    _ => {}
+                }
+            }
+            writer.commit()?;
+            // … then the catalog, in one transaction.
+            let tx = self.catalog.begin()?;
+            if first {
+                if full {
+                    tx.clear_store(store.id)?;
+                }
+                for path in &deleted {
+                    tx.remove_file(store.id, path)?;
+                }
+                report.deleted = deleted.len();
+            }
+            for (p, vectors) in group.iter().zip(&embedded) {
+                match p {
+                    Prepared::Changed { file, chunks, is_new } => {
+                        let rows: Vec<ChunkRow> = chunks
+                            .iter()
+                            .zip(vectors)
+                            .map(|(c, v)| ChunkRow {
+                                id: chunk_id(store.id, &file.path, c),
+                                chunk: c,
+                                embedding: Some(v.as_slice()),
+                            })
+                            .collect();
+                        tx.replace_file(store.id, file, &rows)?;
+                        report.chunks_written += rows.len();
+                        if *is_new {
+                            report.added += 1;
+                        } else {
+                            report.changed += 1;
+                        }
+                        changed_any = true;
+                    }
+                    Prepared::Touched(file) => {
+                        tx.touch_file(store.id, file)?;
+                        report.unchanged += 1;
+                    }
+                    Prepared::Skipped { path, reason, was_indexed } => {
+                        if *was_indexed {
+                            tx.remove_file(store.id, path)?;
+                            changed_any = true;
+                        }
+                        report.skipped.push(SkippedFile {
+                            path: path.clone(),
+                            reason: reason.to_string(),
+                        });
+                    }
+                }
+            }
+            if changed_any {
+                tx.bump_generation(store.id)?;
+            }
+            tx.commit()?;
+            first = false;
+        }
+        writer.finish()?;
+        progress.finish(Phase::Embeddings);
+
+        let tx = self.catalog.begin()?;
+        tx.set_indexed_now(store.id)?;
+        tx.commit()?;
+        self.refresh_vectors(store.id)?;
+        self.forget_readers(store.id);
+        report.elapsed_ms = started.elapsed().as_millis() as u64;
+        Ok(report)
+    }
+
+    /// Rewrites the vector snapshot when it is behind the catalog.
+    fn refresh_vectors(&self, store_id: i64) -> Result<(), EngineError> {
+        let store = self
+            .catalog
+            .store_by_id(store_id)?
+            .ok_or_else(|| EngineError::NotFound(format!("store #{store_id}")))?;
+        let path = self.data.store_dir(store_id).join("vectors.bin");
+        let current = VectorSet::load(&path).ok().flatten().map(|v| v.generation());
+        if current == Some(store.generation) {
+            return Ok(());
+        }
+        let mut rows = Vec::new();
+        self.catalog.for_each_embedding(store_id, |id, blob| {
+            rows.push((id, blob_to_embedding(blob)));
+        })?;
+        VectorSet::write(&path, lore_embed::DIM, store.generation, &rows)?;
+        Ok(())
+    }
+}
+
+fn chunk_id(store_id: i64, path: &str, c: &Chunk) -> i64 {
+    lore_index::chunk_id(store_id, path, c.start_byte, c.end_byte, &c.content)
+}

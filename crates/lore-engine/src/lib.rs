@@ -1,0 +1,129 @@
+//! lore's library API. Every adapter (CLI, MCP, REST) calls [`Engine`] and nothing below it,
+//! so each behaviour and each error is written once.
+
+mod error;
+pub mod fusion;
+mod indexer;
+mod progress;
+mod search;
+mod stores;
+
+pub use error::{EngineError, ExitKind};
+pub use fusion::{Candidates, Fusion, Signals};
+pub use indexer::IndexReport;
+pub use progress::{NoProgress, Phase, Progress};
+pub use search::{Freshness, Mode, Retrieved, SearchHit, SearchRequest, SearchResponse};
+pub use stores::{AddStore, StoreSummary};
+
+pub use lore_index::{FieldBoosts, StoreRecord};
+
+use lore_core::DataDir;
+use lore_embed::Embedder;
+use lore_index::{Catalog, WriterLock};
+use std::sync::{Arc, OnceLock};
+
+/// Settings that shape indexing and search.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    pub chunk: lore_chunk::ChunkOptions,
+    pub max_file_bytes: u64,
+    pub fusion: Fusion,
+    pub boosts: FieldBoosts,
+    /// Candidates taken from each signal before fusion.
+    pub candidates: usize,
+    /// Files per commit while indexing: a crash loses at most this much work.
+    pub commit_every_files: usize,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            chunk: lore_chunk::ChunkOptions::default(),
+            max_file_bytes: 1024 * 1024,
+            fusion: Fusion::default(),
+            boosts: FieldBoosts::default(),
+            candidates: 100,
+            commit_every_files: 200,
+        }
+    }
+}
+
+pub struct Engine {
+    data: DataDir,
+    catalog: Catalog,
+    config: EngineConfig,
+    embedder: OnceLock<Arc<Embedder>>,
+    readers: search::ReaderCache,
+}
+
+impl Engine {
+    /// Opens (creating if needed) the data dir and its catalog.
+    pub fn open(data: DataDir) -> Result<Engine, EngineError> {
+        Self::open_with(data, EngineConfig::default())
+    }
+
+    pub fn open_with(data: DataDir, config: EngineConfig) -> Result<Engine, EngineError> {
+        std::fs::create_dir_all(data.root())
+            .map_err(|e| EngineError::io(data.root().display().to_string(), e))?;
+        let catalog = Catalog::open(&data.db())?;
+        Ok(Engine {
+            data,
+            catalog,
+            config,
+            embedder: OnceLock::new(),
+            readers: Default::default(),
+        })
+    }
+
+    pub fn data_dir(&self) -> &DataDir {
+        &self.data
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    pub fn config_mut(&mut self) -> &mut EngineConfig {
+        &mut self.config
+    }
+
+    fn lock(&self) -> Result<WriterLock, EngineError> {
+        Ok(WriterLock::acquire(&self.data.lock_file())?)
+    }
+
+    pub fn model_dir(&self) -> std::path::PathBuf {
+        lore_embed::default_model_dir(&self.data.models())
+    }
+
+    /// The embedder, loaded on first use. With `fetch_if_missing`, a missing model is
+    /// fetched first (indexing needs it; searching only reports how to get it).
+    pub fn embedder(
+        &self,
+        fetch_if_missing: bool,
+        progress: &dyn Progress,
+    ) -> Result<Arc<Embedder>, EngineError> {
+        if let Some(e) = self.embedder.get() {
+            return Ok(e.clone());
+        }
+        let dir = self.model_dir();
+        let loaded = match Embedder::load(&dir) {
+            Ok(e) => e,
+            Err(
+                lore_embed::EmbedError::ModelDirMissing { .. }
+                | lore_embed::EmbedError::ModelFileMissing { .. },
+            ) if fetch_if_missing => {
+                progress.message(&format!("embedding model not found; fetching it into {}", dir.display()));
+                self.fetch_model(progress)?;
+                Embedder::load(&dir)?
+            }
+            Err(e) => return Err(e.into()),
+        };
+        Ok(self.embedder.get_or_init(|| Arc::new(loaded)).clone())
+    }
+
+    /// Downloads the embedding model into the model dir (see `lore_embed::fetch`).
+    pub fn fetch_model(&self, progress: &dyn Progress) -> Result<std::path::PathBuf, EngineError> {
+        let dir = self.model_dir();
+        Ok(lore_embed::fetch(&dir, &mut |m| progress.message(m))?)
+    }
+}

@@ -1,0 +1,30 @@
+/// The long phases of indexing, each with its own count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Files read and chunked.
+    Files,
+    /// Chunks embedded.
+    Embeddings,
+}
+
+impl Phase {
+    pub fn label(self) -> &'static str {
+        match self {
+            Phase::Files => "files",
+            Phase::Embeddings => "embeddings",
+        }
+    }
+}
+
+/// Receives progress of long work; the CLI draws bars, servers record it in a job.
+pub trait Progress: Sync {
+    fn start(&self, _phase: Phase, _total: u64) {}
+    fn advance(&self, _phase: Phase, _n: u64) {}
+    fn finish(&self, _phase: Phase) {}
+    /// A one-line note (e.g. "fetching model", "cloning").
+    fn message(&self, _msg: &str) {}
+}
+
+/// Progress that goes nowhere.
+pub struct NoProgress;
+impl Progress for NoProgress {}

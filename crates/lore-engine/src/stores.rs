@@ -1,0 +1,194 @@
+//! Store lifecycle: add, list, inspect, remove, sync.
+
+use crate::indexer::IndexReport;
+use crate::{Engine, EngineError, Progress};
+use lore_core::{StoreKind, validate_store_name};
+use lore_index::{NewStore, StoreRecord, StoreStats};
+use lore_source::{WalkOptions, git};
+use serde::Serialize;
+
+/// What `store add` needs.
+#[derive(Debug, Clone, Default)]
+pub struct AddStore {
+    pub name: String,
+    /// A folder path, a git URL, or a local git repo path.
+    pub source: String,
+    /// Inferred from `source` when absent: URLs are repos, paths are folders.
+    pub kind: Option<StoreKind>,
+    pub branch: Option<String>,
+    pub includes: Vec<String>,
+    pub excludes: Vec<String>,
+    pub description: Option<String>,
+    pub max_file_bytes: Option<u64>,
+}
+
+/// A store with its counts.
+#[derive(Debug, Clone, Serialize)]
+pub struct StoreSummary {
+    #[serde(flatten)]
+    pub store: StoreRecord,
+    #[serde(flatten)]
+    pub stats: StoreStats,
+}
+
+impl Engine {
+    pub(crate) fn require_store(&self, name: &str) -> Result<StoreRecord, EngineError> {
+        self.catalog
+            .store(name)?
+            .ok_or_else(|| lore_index::IndexError::StoreNotFound(name.to_string()).into())
+    }
+
+    /// Creates a store and indexes it. Bad input fails before anything is written; a failed
+    /// clone leaves no store behind.
+    pub fn add_store(
+        &mut self,
+        req: &AddStore,
+        progress: &dyn Progress,
+    ) -> Result<(StoreRecord, IndexReport), EngineError> {
+        validate_store_name(&req.name).map_err(EngineError::Input)?;
+        let walk_opts = WalkOptions {
+            includes: req.includes.clone(),
+            excludes: req.excludes.clone(),
+            max_file_bytes: req.max_file_bytes.unwrap_or(self.config.max_file_bytes),
+        };
+        lore_source::validate_globs(&walk_opts)?;
+        if walk_opts.max_file_bytes == 0 {
+            return Err(EngineError::Input("--max-file-size must be above 0".into()));
+        }
+        if self.catalog.store(&req.name)?.is_some() {
+            return Err(lore_index::IndexError::StoreExists(req.name.clone()).into());
+        }
+        let kind = req.kind.unwrap_or(if git::looks_like_url(&req.source) {
+            StoreKind::Repo
+        } else {
+            StoreKind::Folder
+        });
+        let source = match kind {
+            StoreKind::Folder => {
+                if req.branch.is_some() {
+                    return Err(EngineError::Input("--branch applies to repo stores only".into()));
+                }
+                let p = std::fs::canonicalize(&req.source).map_err(|e| {
+                    EngineError::Input(format!("folder {} cannot be opened: {e}", req.source))
+                })?;
+                if !p.is_dir() {
+                    return Err(EngineError::Input(format!("{} is not a folder", req.source)));
+                }
+                p.to_string_lossy().into_owned()
+            }
+            StoreKind::Repo if git::looks_like_url(&req.source) => req.source.clone(),
+            StoreKind::Repo => std::fs::canonicalize(&req.source)
+                .map_err(|e| EngineError::Input(format!("repo {} cannot be opened: {e}", req.source)))?
+                .to_string_lossy()
+                .into_owned(),
+        };
+        // Load (or fetch) the model before anything is written.
+        let embedder = self.embedder(true, progress)?;
+        let _lock = self.lock()?;
+        let mut store = self.catalog.create_store(&NewStore {
+            name: req.name.clone(),
+            kind,
+            source: source.clone(),
+            root: source.clone().into(),
+            branch: req.branch.clone(),
+            includes: req.includes.clone(),
+            excludes: req.excludes.clone(),
+            description: req.description.clone(),
+            max_file_bytes: walk_opts.max_file_bytes,
+        })?;
+        if kind == StoreKind::Repo {
+            let dest = self.data.repo_dir(store.id);
+            progress.message(&format!("cloning {source}"));
+            let cloned = std::fs::remove_dir_all(&dest)
+                .or_else(|e| if e.kind() == std::io::ErrorKind::NotFound { Ok(()) } else { Err(e) })
+                .map_err(|e| EngineError::io(dest.display().to_string(), e))
+                .and_then(|_| Ok(git::clone(&source, &dest, req.branch.as_deref())?))
+                .and_then(|_| self.catalog.set_root(store.id, &dest).map_err(Into::into));
+            if let Err(e) = cloned {
+                let _ = self.catalog.remove_store(store.id);
+                return Err(e);
+            }
+            store = self.require_store(&req.name)?;
+        }
+        let report = self.index_store(&store, false, &embedder, progress)?;
+        Ok((self.require_store(&req.name)?, report))
+    }
+
+    pub fn stores(&self) -> Result<Vec<StoreSummary>, EngineError> {
+        self.catalog
+            .stores()?
+            .into_iter()
+            .map(|store| {
+                let stats = self.catalog.stats(store.id)?;
+                Ok(StoreSummary { store, stats })
+            })
+            .collect()
+    }
+
+    pub fn store_info(&self, name: &str) -> Result<StoreSummary, EngineError> {
+        let store = self.require_store(name)?;
+        let stats = self.catalog.stats(store.id)?;
+        Ok(StoreSummary { store, stats })
+    }
+
+    /// Deletes a store, its index and (for repos) its clone. The source folder is untouched.
+    pub fn remove_store(&mut self, name: &str) -> Result<StoreRecord, EngineError> {
+        let store = self.require_store(name)?;
+        let _lock = self.lock()?;
+        self.catalog.remove_store(store.id)?;
+        self.forget_readers(store.id);
+        for dir in [self.data.store_dir(store.id), self.data.repo_dir(store.id)] {
+            match std::fs::remove_dir_all(&dir) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(EngineError::io(dir.display().to_string(), e)),
+            }
+        }
+        Ok(store)
+    }
+
+    /// Resolves store names; an empty list means every store.
+    pub(crate) fn select_stores(&self, names: &[String]) -> Result<Vec<StoreRecord>, EngineError> {
+        if names.is_empty() {
+            return Ok(self.catalog.stores()?);
+        }
+        names.iter().map(|n| self.require_store(n)).collect()
+    }
+
+    /// Incrementally (or, with `full`, completely) re-indexes the named stores.
+    pub fn index(
+        &mut self,
+        names: &[String],
+        full: bool,
+        progress: &dyn Progress,
+    ) -> Result<Vec<IndexReport>, EngineError> {
+        let stores = self.select_stores(names)?;
+        let embedder = self.embedder(true, progress)?;
+        let _lock = self.lock()?;
+        let mut reports = Vec::new();
+        for store in stores {
+            reports.push(self.index_store(&store, full, &embedder, progress)?);
+        }
+        Ok(reports)
+    }
+
+    /// Pulls repo stores, then indexes every named store incrementally.
+    pub fn sync(
+        &mut self,
+        names: &[String],
+        progress: &dyn Progress,
+    ) -> Result<Vec<IndexReport>, EngineError> {
+        let stores = self.select_stores(names)?;
+        let embedder = self.embedder(true, progress)?;
+        let _lock = self.lock()?;
+        let mut reports = Vec::new();
+        for store in stores {
+            if store.kind == StoreKind::Repo {
+                progress.message(&format!("pulling {}", store.source));
+                git::pull(&store.root, store.branch.as_deref())?;
+            }
+            reports.push(self.index_store(&store, false, &embedder, progress)?);
+        }
+        Ok(reports)
+    }
+}

