@@ -172,11 +172,18 @@ pub struct Chunk {
 }
 
 impl Chunk {
-    /// The text given to the embedder and to BM25: context, path-independent.
+    /// The text given to the embedder: heading path and context, then the content.
+    /// A section that starts with its own heading line gets only its parents' path, so
+    /// the title is not counted twice.
     pub fn index_text(&self) -> String {
         let mut out = String::new();
-        if !self.headings.is_empty() {
-            out.push_str(&self.headings.join(" > "));
+        let own_heading_shown = self.content.trim_start().starts_with('#');
+        let path = match self.headings.split_last() {
+            Some((_, parents)) if own_heading_shown => parents,
+            _ => &self.headings[..],
+        };
+        if !path.is_empty() {
+            out.push_str(&path.join(" > "));
             out.push('\n');
         }
         if let Some(ctx) = &self.context {
@@ -191,6 +198,28 @@ impl Chunk {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn index_text_does_not_repeat_the_own_heading() {
+        let mut c = Chunk {
+            kind: ChunkKind::Section,
+            language: Language::Markdown,
+            symbol: Some("Install".into()),
+            parent: None,
+            signature: None,
+            doc: None,
+            headings: vec!["Guide".into(), "Install".into()],
+            start_line: 3,
+            end_line: 4,
+            start_byte: 10,
+            end_byte: 30,
+            content: "## Install\nrun it".into(),
+            context: None,
+        };
+        assert_eq!(c.index_text(), "Guide\n## Install\nrun it");
+        c.content = "more text".into();
+        assert_eq!(c.index_text(), "Guide > Install\nmore text");
+    }
 
     #[test]
     fn languages_by_extension() {

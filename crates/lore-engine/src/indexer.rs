@@ -50,7 +50,7 @@ impl Engine {
         &mut self,
         store: &StoreRecord,
         full: bool,
-        embedder: &Embedder,
+        embedder: Option<&Embedder>,
         progress: &dyn Progress,
     ) -> Result<IndexReport, EngineError> {
         let started = Instant::now();
@@ -78,21 +78,23 @@ impl Engine {
             }
             Err(e) => return Err(e.into()),
         };
-        let manifest = if full {
-            Default::default()
-        } else {
-            self.catalog.manifest(store.id)?
-        };
+        if full {
+            // Forget the catalog's files first: if we crash before the end, the next run
+            // sees an empty manifest and rebuilds, rather than trusting stale BM25 docs.
+            let tx = self.catalog.begin()?;
+            tx.clear_store(store.id)?;
+            tx.bump_generation(store.id)?;
+            tx.commit()?;
+        }
+        let manifest = self.catalog.manifest(store.id)?;
+        // Nothing recorded: whatever the BM25 index holds is left over, start it afresh.
+        let rebuild = manifest.is_empty();
         let seen: HashSet<&str> = walk.files.iter().map(|f| f.rel.as_str()).collect();
-        let deleted: Vec<String> = if full {
-            Vec::new()
-        } else {
-            manifest
-                .keys()
-                .filter(|p| !seen.contains(p.as_str()))
-                .cloned()
-                .collect()
-        };
+        let deleted: Vec<String> = manifest
+            .keys()
+            .filter(|p| !seen.contains(p.as_str()))
+            .cloned()
+            .collect();
         let todo: Vec<&SourceFile> = walk
             .files
             .iter()
@@ -167,6 +169,8 @@ impl Engine {
         let mut writer = fts.writer()?;
         let mut first = true;
         let mut changed_any = full || !deleted.is_empty();
+        let todo_meta: std::collections::HashMap<&str, &SourceFile> =
+            todo.iter().map(|f| (f.rel.as_str(), *f)).collect();
         let batch = self.config.commit_every_files.max(1);
         let mut batches = prepared.chunks(batch).peekable();
         // Always run at least one commit, so deletions and full clears land.
@@ -177,7 +181,7 @@ impl Engine {
             let mut embedded: Vec<Vec<Vec<f32>>> = Vec::with_capacity(group.len());
             for p in group {
                 let vectors = match p {
-                    Prepared::Changed { chunks, .. } => {
+                    Prepared::Changed { chunks, .. } if let Some(embedder) = embedder => {
                         let texts: Vec<String> = chunks.iter().map(Chunk::index_text).collect();
                         let mut out = Vec::with_capacity(texts.len());
                         for step in texts.chunks(EMBED_STEP) {
@@ -193,7 +197,7 @@ impl Engine {
             }
             // BM25 first …
             if first {
-                if full {
+                if rebuild {
                     writer.delete_all();
                 }
                 for path in &deleted {
@@ -217,9 +221,6 @@ impl Engine {
             // … then the catalog, in one transaction.
             let tx = self.catalog.begin()?;
             if first {
-                if full {
-                    tx.clear_store(store.id)?;
-                }
                 for path in &deleted {
                     tx.remove_file(store.id, path)?;
                 }
@@ -230,11 +231,11 @@ impl Engine {
                     Prepared::Changed { file, chunks, is_new } => {
                         let rows: Vec<ChunkRow> = chunks
                             .iter()
-                            .zip(vectors)
+                            .zip(vectors.iter().map(Some).chain(std::iter::repeat(None)))
                             .map(|(c, v)| ChunkRow {
                                 id: chunk_id(store.id, &file.path, c),
                                 chunk: c,
-                                embedding: Some(v.as_slice()),
+                                embedding: v.map(Vec::as_slice),
                             })
                             .collect();
                         tx.replace_file(store.id, file, &rows)?;
@@ -251,10 +252,20 @@ impl Engine {
                         report.unchanged += 1;
                     }
                     Prepared::Skipped { path, reason, was_indexed } => {
-                        if *was_indexed {
-                            tx.remove_file(store.id, path)?;
-                            changed_any = true;
+                        // Recorded without chunks, so it is not re-read (nor reported as
+                        // stale) until it changes again.
+                        let file = todo_meta.get(path.as_str()).map(|f| FileRecord {
+                            path: path.clone(),
+                            size: f.size,
+                            mtime_ns: f.mtime_ns,
+                            hash: String::new(),
+                            chunks: 0,
+                        });
+                        match file {
+                            Some(file) => tx.replace_file(store.id, &file, &[])?,
+                            None => tx.remove_file(store.id, path)?,
                         }
+                        changed_any |= *was_indexed;
                         report.skipped.push(SkippedFile {
                             path: path.clone(),
                             reason: reason.to_string(),

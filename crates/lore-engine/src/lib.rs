@@ -33,6 +33,9 @@ pub struct EngineConfig {
     pub candidates: usize,
     /// Files per commit while indexing: a crash loses at most this much work.
     pub commit_every_files: usize,
+    /// Embed chunks while indexing. Off, stores are BM25-only (no model needed) and only
+    /// `Mode::Fts` finds anything in them.
+    pub embed: bool,
 }
 
 impl Default for EngineConfig {
@@ -44,6 +47,7 @@ impl Default for EngineConfig {
             boosts: FieldBoosts::default(),
             candidates: 100,
             commit_every_files: 200,
+            embed: true,
         }
     }
 }
@@ -122,6 +126,15 @@ impl Engine {
     }
 
     /// Downloads the embedding model into the model dir (see `lore_embed::fetch`).
+    /// The embedder when indexing embeds (see `EngineConfig::embed`).
+    pub(crate) fn index_embedder(&self, progress: &dyn Progress) -> Result<Option<Arc<Embedder>>, EngineError> {
+        if self.config.embed {
+            self.embedder(true, progress).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
     pub fn fetch_model(&self, progress: &dyn Progress) -> Result<std::path::PathBuf, EngineError> {
         let dir = self.model_dir();
         Ok(lore_embed::fetch(&dir, &mut |m| progress.message(m))?)

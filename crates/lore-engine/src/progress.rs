@@ -5,6 +5,8 @@ pub enum Phase {
     Files,
     /// Chunks embedded.
     Embeddings,
+    /// Queries run (evaluation, benchmarks).
+    Queries,
 }
 
 impl Phase {
@@ -12,6 +14,7 @@ impl Phase {
         match self {
             Phase::Files => "files",
             Phase::Embeddings => "embeddings",
+            Phase::Queries => "queries",
         }
     }
 }

@@ -6,7 +6,7 @@ use lore_index::{Fts, StoreRecord, StoredChunk, VectorSet};
 use lore_source::WalkOptions;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
@@ -111,11 +111,24 @@ pub struct SearchResponse {
     pub stores: Vec<Freshness>,
 }
 
-/// Open readers of one store, valid for one catalog generation.
+/// Open readers of one store, valid for one catalog generation. The vector snapshot is
+/// loaded on first use, so BM25-only searches never depend on it.
 pub(crate) struct StoreReaders {
     generation: i64,
+    dir: std::path::PathBuf,
     fts: Fts,
-    vectors: VectorSet,
+    vectors: OnceLock<Arc<VectorSet>>,
+}
+
+impl StoreReaders {
+    fn vectors(&self) -> Result<Arc<VectorSet>, EngineError> {
+        if let Some(v) = self.vectors.get() {
+            return Ok(v.clone());
+        }
+        let loaded = VectorSet::load(&self.dir.join("vectors.bin"))?
+            .unwrap_or_else(|| VectorSet::empty(lore_embed::DIM));
+        Ok(self.vectors.get_or_init(|| Arc::new(loaded)).clone())
+    }
 }
 
 #[derive(Default)]
@@ -144,12 +157,11 @@ impl Engine {
         }
         let dir = self.data.store_dir(store.id);
         let fts = Fts::open(&dir.join("fts"))?;
-        let vectors = VectorSet::load(&dir.join("vectors.bin"))?
-            .unwrap_or_else(|| VectorSet::empty(lore_embed::DIM));
         let r = Arc::new(StoreReaders {
             generation: store.generation,
+            dir,
             fts,
-            vectors,
+            vectors: OnceLock::new(),
         });
         if let Ok(mut m) = self.readers.0.lock() {
             m.insert(store.id, r.clone());
@@ -203,14 +215,15 @@ impl Engine {
                 c.bm25.extend(hits.hits);
             }
             if let Some(q) = &query_vec {
-                let hits = r.vectors.search(q, n);
+                let vectors = r.vectors()?;
+                let hits = vectors.search(q, n);
                 for &(id, _) in &hits {
                     owner.insert(id, store.id);
                 }
                 c.vector.extend(hits);
                 // Exact cosine for BM25 candidates the vector list missed.
                 for &(id, _) in &c.bm25 {
-                    if let Some(s) = r.vectors.score(id, q) {
+                    if let Some(s) = vectors.score(id, q) {
                         c.extra_cosine.insert(id, s);
                     }
                 }

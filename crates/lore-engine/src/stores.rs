@@ -83,7 +83,7 @@ impl Engine {
                 .into_owned(),
         };
         // Load (or fetch) the model before anything is written.
-        let embedder = self.embedder(true, progress)?;
+        let embedder = self.index_embedder(progress)?;
         let _lock = self.lock()?;
         let mut store = self.catalog.create_store(&NewStore {
             name: req.name.clone(),
@@ -110,7 +110,7 @@ impl Engine {
             }
             store = self.require_store(&req.name)?;
         }
-        let report = self.index_store(&store, false, &embedder, progress)?;
+        let report = self.index_store(&store, false, embedder.as_deref(), progress)?;
         Ok((self.require_store(&req.name)?, report))
     }
 
@@ -163,11 +163,14 @@ impl Engine {
         progress: &dyn Progress,
     ) -> Result<Vec<IndexReport>, EngineError> {
         let stores = self.select_stores(names)?;
-        let embedder = self.embedder(true, progress)?;
+        if stores.is_empty() {
+            return Ok(Vec::new());
+        }
+        let embedder = self.index_embedder(progress)?;
         let _lock = self.lock()?;
         let mut reports = Vec::new();
         for store in stores {
-            reports.push(self.index_store(&store, full, &embedder, progress)?);
+            reports.push(self.index_store(&store, full, embedder.as_deref(), progress)?);
         }
         Ok(reports)
     }
@@ -179,7 +182,10 @@ impl Engine {
         progress: &dyn Progress,
     ) -> Result<Vec<IndexReport>, EngineError> {
         let stores = self.select_stores(names)?;
-        let embedder = self.embedder(true, progress)?;
+        if stores.is_empty() {
+            return Ok(Vec::new());
+        }
+        let embedder = self.index_embedder(progress)?;
         let _lock = self.lock()?;
         let mut reports = Vec::new();
         for store in stores {
@@ -187,7 +193,7 @@ impl Engine {
                 progress.message(&format!("pulling {}", store.source));
                 git::pull(&store.root, store.branch.as_deref())?;
             }
-            reports.push(self.index_store(&store, false, &embedder, progress)?);
+            reports.push(self.index_store(&store, false, embedder.as_deref(), progress)?);
         }
         Ok(reports)
     }

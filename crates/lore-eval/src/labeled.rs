@@ -4,7 +4,7 @@
 
 use crate::metrics::{mrr_at, ndcg_at, recall_at};
 use anyhow::{Context, bail};
-use lore_engine::{Engine, Fusion, Mode, NoProgress, Progress};
+use lore_engine::{Engine, Fusion, Mode, Progress};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, Write};
@@ -296,7 +296,7 @@ pub fn run(engine: &mut Engine, opts: &LabeledOptions, progress: &dyn Progress) 
     let mut sweep_sums = vec![[0f64; 2]; grid.len()];
     let any_vectors = opts.modes.iter().any(|m| *m != Mode::Fts) || opts.sweep;
     let retrieve_mode = if any_vectors { Mode::Hybrid } else { Mode::Fts };
-    progress.start(lore_engine::Phase::Files, queries.len() as u64);
+    progress.start(lore_engine::Phase::Queries, queries.len() as u64);
     for q in &queries {
         let rels = &qrels[&q.id];
         let retrieved = engine.retrieve(&q.text, std::slice::from_ref(&store), retrieve_mode, 200)?;
@@ -326,9 +326,9 @@ pub fn run(engine: &mut Engine, opts: &LabeledOptions, progress: &dyn Progress) 
             sweep_sums[gi][0] += ndcg_at(&top, rels, 10);
             sweep_sums[gi][1] += mrr_at(&top, rels, 10);
         }
-        progress.advance(lore_engine::Phase::Files, 1);
+        progress.advance(lore_engine::Phase::Queries, 1);
     }
-    progress.finish(lore_engine::Phase::Files);
+    progress.finish(lore_engine::Phase::Queries);
     let n = queries.len() as f64;
     let scores: Vec<ModeScores> = opts
         .modes
@@ -363,7 +363,6 @@ pub fn run(engine: &mut Engine, opts: &LabeledOptions, progress: &dyn Progress) 
             mrr10: s[1] / n,
         })
         .collect();
-    let _ = NoProgress;
     Ok(LabeledReport {
         set,
         split,

@@ -90,7 +90,8 @@ pub struct NewStore {
     pub max_file_bytes: u64,
 }
 
-/// One indexed file: what it looked like when it was indexed.
+/// One indexed file: what it looked like when it was indexed. A file that could not be
+/// indexed (binary, not UTF-8) is recorded with an empty hash and no chunks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileRecord {
     pub path: String,
@@ -311,7 +312,11 @@ impl Catalog {
     pub fn stats(&self, store_id: i64) -> Result<StoreStats, IndexError> {
         let files: i64 = self
             .conn
-            .query_row("SELECT COUNT(*) FROM files WHERE store_id = ?1", [store_id], |r| r.get(0))
+            .query_row(
+                "SELECT COUNT(*) FROM files WHERE store_id = ?1 AND hash != ''",
+                [store_id],
+                |r| r.get(0),
+            )
             .map_err(self.err())?;
         let (chunks, embedded): (i64, i64) = self
             .conn

@@ -1,0 +1,419 @@
+//! Code chunking over a tree-sitter tree: units, members, module code.
+
+use crate::ChunkOptions;
+use crate::lang::{self, LangRules, Scope, UnitInfo, collapse_ws, named_children, truncate_chars};
+use crate::text::{Meta, Src, is_ws};
+use lore_core::{Chunk, ChunkKind, Language};
+use std::cell::RefCell;
+use tree_sitter::{Node, Parser, Tree};
+
+/// Deepest nesting of containers split into members (class in namespace in …).
+const MAX_DEPTH: usize = 6;
+/// Deepest nesting of transparent wrappers (`#ifdef`, `extern "C"`, ERROR) looked into.
+const MAX_FLATTEN_DEPTH: usize = 8;
+/// Longest signature / header kept, in chars.
+const MAX_SIG_CHARS: usize = 400;
+
+thread_local! {
+    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
+fn parse_with(parser: &mut Parser, lang: Language, text: &str) -> Option<Tree> {
+    parser.set_language(&lang::ts_language(lang)?).ok()?;
+    let tree = parser.parse(text, None);
+    if tree.is_none() {
+        parser.reset();
+    }
+    tree
+}
+
+fn parse(lang: Language, text: &str) -> Option<Tree> {
+    PARSER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slot) => parse_with(slot.get_or_insert_with(Parser::new), lang, text),
+        Err(_) => parse_with(&mut Parser::new(), lang, text),
+    })
+}
+
+/// Chunks a code file; `None` when the file does not parse usefully.
+pub(crate) fn chunk_code(src: &Src, lang: Language, opts: &ChunkOptions) -> Option<Vec<Chunk>> {
+    let mut tree = parse(lang, src.text)?;
+    let mut grammar = lang;
+    if lang == Language::C && tree.root_node().has_error() {
+        // `.h` files are often C++: use the C++ grammar if it fits better.
+        if let Some(cpp) = parse(Language::Cpp, src.text)
+            && error_bytes(cpp.root_node()) < error_bytes(tree.root_node())
+        {
+            tree = cpp;
+            grammar = Language::Cpp;
+        }
+    }
+    let root = tree.root_node();
+    let mut engine = Engine {
+        src,
+        lang,
+        rules: LangRules { lang: grammar },
+        max: opts.max_chars,
+        out: Vec::new(),
+    };
+    let scope = ScopeCtx {
+        scope: Scope::Top,
+        parent: None,
+        context: None,
+    };
+    let module = Meta::plain(ChunkKind::Module);
+    engine.container(
+        named_children(root),
+        (0, src.len()),
+        &scope,
+        &module,
+        &module,
+        0,
+    );
+    if root.has_error() && error_bytes(root) * 2 > src.len() {
+        // Mostly parse errors (wrong language, junk, a half-written file): keep the
+        // result only if a good part of the file was still recognized as units.
+        let unit_bytes: usize = engine
+            .out
+            .iter()
+            .filter(|c| c.kind != ChunkKind::Module)
+            .map(|c| c.end_byte - c.start_byte)
+            .sum();
+        if unit_bytes * 3 < src.len() {
+            return None;
+        }
+    }
+    Some(engine.out)
+}
+
+/// Bytes inside ERROR nodes (plus one per MISSING node).
+fn error_bytes(root: Node) -> usize {
+    let mut total = 0;
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if n.is_error() {
+            total += n.end_byte().saturating_sub(n.start_byte()).max(1);
+        } else if n.is_missing() {
+            total += 1;
+        } else if n.has_error() {
+            stack.extend(named_children(n));
+        }
+    }
+    total
+}
+
+struct ScopeCtx {
+    scope: Scope,
+    /// Parent name of units in this scope.
+    parent: Option<String>,
+    /// Header chain of the enclosing units.
+    context: Option<String>,
+}
+
+struct Found<'t> {
+    start: usize,
+    end: usize,
+    info: UnitInfo<'t>,
+    docs: Vec<Node<'t>>,
+}
+
+struct Engine<'s, 'a> {
+    src: &'s Src<'a>,
+    lang: Language,
+    rules: LangRules,
+    max: usize,
+    out: Vec<Chunk>,
+}
+
+impl Engine<'_, '_> {
+    fn flatten<'t>(&self, node: Node<'t>, out: &mut Vec<Node<'t>>, depth: usize) {
+        if depth < MAX_FLATTEN_DEPTH && self.rules.is_transparent(node.kind()) {
+            for c in named_children(node) {
+                self.flatten(c, out, depth + 1);
+            }
+        } else {
+            out.push(node);
+        }
+    }
+
+    /// Chunks `range`, whose unit candidates are `children`: units get their own chunks,
+    /// everything between them becomes chunks described by `header_meta` (the part at the
+    /// start of the range) or `rest_meta`.
+    fn container(
+        &mut self,
+        children: Vec<Node>,
+        range: (usize, usize),
+        sc: &ScopeCtx,
+        header_meta: &Meta,
+        rest_meta: &Meta,
+        depth: usize,
+    ) {
+        let src = self.src;
+        let mut cands = Vec::new();
+        for c in children {
+            self.flatten(c, &mut cands, 0);
+        }
+        cands.retain(|c| {
+            c.start_byte() >= range.0 && c.end_byte() <= range.1 && c.end_byte() > c.start_byte()
+        });
+
+        let mut units: Vec<Found> = Vec::new();
+        let mut prev_end = range.0;
+        for idx in 0..cands.len() {
+            let c = cands[idx];
+            if c.start_byte() < prev_end {
+                continue;
+            }
+            let Some(info) = self.rules.classify(src, c, sc.scope) else {
+                continue;
+            };
+            // Attach the comments/attributes right above.
+            let mut start = c.start_byte();
+            let mut first_line = src.line_of(start);
+            let mut docs = Vec::new();
+            let mut j = idx;
+            while j > 0 {
+                let p = cands[j - 1];
+                if p.start_byte() < prev_end || !self.rules.is_attachable(src, p) {
+                    break;
+                }
+                let p_last = src.last_line(p.start_byte(), p.end_byte());
+                if p_last + 1 < first_line || !src.starts_line(p.start_byte()) {
+                    break;
+                }
+                start = p.start_byte();
+                first_line = src.line_of(start);
+                if lang::is_comment(p.kind()) {
+                    docs.push(p);
+                }
+                j -= 1;
+            }
+            docs.reverse();
+            let start = src.back_to_line_start(start).max(prev_end);
+            // Take the rest of the last line (`;`, trailing comment) when nothing else
+            // starts there.
+            let mut end = c.end_byte();
+            if src.bytes.get(end.wrapping_sub(1)) != Some(&b'\n') {
+                let line_end = src.line_end_of(end).min(range.1);
+                if line_end > end && !src.is_blank(end, line_end) {
+                    let only_comments = cands[idx + 1..]
+                        .iter()
+                        .take_while(|n| n.start_byte() < line_end)
+                        .all(|n| lang::is_comment(n.kind()));
+                    if only_comments {
+                        end = line_end;
+                    }
+                }
+            }
+            prev_end = end;
+            units.push(Found {
+                start,
+                end,
+                info,
+                docs,
+            });
+        }
+
+        let base = self.out.len();
+        let mut cursor = range.0;
+        for u in units {
+            self.gap(
+                cursor,
+                u.start,
+                &cands,
+                range.0,
+                header_meta,
+                rest_meta,
+                base,
+            );
+            cursor = u.end;
+            self.unit(u, sc, depth);
+        }
+        self.gap(
+            cursor,
+            range.1,
+            &cands,
+            range.0,
+            header_meta,
+            rest_meta,
+            base,
+        );
+    }
+
+    /// Chunks for the text between units, packed at node boundaries up to `max` chars.
+    #[allow(clippy::too_many_arguments)]
+    fn gap(
+        &mut self,
+        s: usize,
+        e: usize,
+        cands: &[Node],
+        container_start: usize,
+        header_meta: &Meta,
+        rest_meta: &Meta,
+        base: usize,
+    ) {
+        let src = self.src;
+        let Some((ts, te)) = src.trim(s, e) else {
+            return;
+        };
+        // A lone closing `}` / `};` goes with the chunk before it.
+        if self.out.len() > base
+            && src.bytes[ts..te]
+                .iter()
+                .all(|b| is_ws(*b) || b"}])>;,".contains(b))
+        {
+            if let Some(last) = self.out.last_mut() {
+                src.extend(last, te);
+            }
+            return;
+        }
+        // Candidates are in file order: only look at those inside the gap.
+        let lo = cands.partition_point(|c| c.start_byte() < s);
+        let hi = cands.partition_point(|c| c.start_byte() < e);
+        let mut cuts = vec![ts];
+        cuts.extend(
+            cands[lo..hi.max(lo)]
+                .iter()
+                .map(|c| src.back_to_line_start(c.start_byte()))
+                .filter(|p| *p > ts && *p < te),
+        );
+        cuts.sort_unstable();
+        cuts.dedup();
+        cuts.push(te);
+
+        let mut ranges = Vec::new();
+        let mut cs = ts;
+        let mut cur_chars = 0;
+        for w in cuts.windows(2) {
+            let pc = src.chars(w[0], w[1]);
+            if cur_chars + pc <= self.max {
+                cur_chars += pc;
+                continue;
+            }
+            if w[0] > cs {
+                ranges.push((cs, w[0]));
+            }
+            if pc > self.max {
+                ranges.extend(src.split_lines(w[0], w[1], self.max));
+                cs = w[1];
+                cur_chars = 0;
+            } else {
+                cs = w[0];
+                cur_chars = pc;
+            }
+        }
+        if te > cs {
+            ranges.push((cs, te));
+        }
+        for (i, (a, b)) in ranges.into_iter().enumerate() {
+            let meta = if i == 0 && s == container_start {
+                header_meta
+            } else {
+                rest_meta
+            };
+            if let Some(ch) = src.make(self.lang, meta, a, b) {
+                self.out.push(ch);
+            }
+        }
+    }
+
+    fn collapsed(&self, s: usize, e: usize) -> Option<String> {
+        if e <= s {
+            return None;
+        }
+        let mut t = collapse_ws(self.src.slice(s, e));
+        truncate_chars(&mut t, MAX_SIG_CHARS);
+        (!t.is_empty()).then_some(t)
+    }
+
+    fn signature(&self, info: &UnitInfo) -> Option<String> {
+        let mut e = info.sig_end;
+        if info.first_line_sig {
+            e = e.min(self.src.line_end_of(info.sig_start));
+        }
+        let mut sig = self.collapsed(info.sig_start, e)?;
+        loop {
+            let t = sig.trim_end();
+            let stripped = ["=>", "{", "=", ":", ";", "(", "[", ","]
+                .iter()
+                .find_map(|p| t.strip_suffix(p));
+            match stripped {
+                Some(r) if !r.trim().is_empty() => sig = r.trim_end().to_string(),
+                _ => {
+                    sig = t.to_string();
+                    break;
+                }
+            }
+        }
+        (!sig.is_empty()).then_some(sig)
+    }
+
+    fn unit(&mut self, u: Found, sc: &ScopeCtx, depth: usize) {
+        let src = self.src;
+        let info = &u.info;
+        let doc = info.docstring.clone().or_else(|| {
+            let d: Vec<String> = u
+                .docs
+                .iter()
+                .map(|n| lang::strip_comment(src.slice(n.start_byte(), n.end_byte())))
+                .filter(|s| !s.is_empty())
+                .collect();
+            (!d.is_empty()).then(|| d.join("\n"))
+        });
+        let signature = self.signature(info);
+        let meta = Meta {
+            kind: info.kind,
+            symbol: info.name.clone(),
+            parent: info.parent.clone().or_else(|| sc.parent.clone()),
+            signature: signature.clone(),
+            doc,
+            headings: Vec::new(),
+            context: sc.context.clone(),
+        };
+        if src.chars(u.start, u.end) <= self.max {
+            self.out.extend(src.make(self.lang, &meta, u.start, u.end));
+            return;
+        }
+        let header = self
+            .collapsed(info.sig_start, info.header_end)
+            .or(signature)
+            .unwrap_or_default();
+        let inner_context = match &sc.context {
+            Some(c) if !header.is_empty() => format!("{c}\n{header}"),
+            Some(c) => c.clone(),
+            None => header,
+        };
+        let inner_context = (!inner_context.is_empty()).then_some(inner_context);
+        let rest = Meta {
+            doc: None,
+            context: inner_context.clone(),
+            ..meta.clone()
+        };
+        match info.body {
+            Some(body) if depth < MAX_DEPTH => {
+                let inner = ScopeCtx {
+                    scope: info.member_scope,
+                    parent: info.member_parent.clone(),
+                    context: inner_context,
+                };
+                self.container(
+                    named_children(body),
+                    (u.start, u.end),
+                    &inner,
+                    &meta,
+                    &rest,
+                    depth + 1,
+                );
+            }
+            _ => {
+                for (i, (a, b)) in src
+                    .split_lines(u.start, u.end, self.max)
+                    .into_iter()
+                    .enumerate()
+                {
+                    let m = if i == 0 { &meta } else { &rest };
+                    self.out.extend(src.make(self.lang, m, a, b));
+                }
+            }
+        }
+    }
+}
