@@ -11,6 +11,8 @@ use tree_sitter::{Node, Parser, Tree};
 const MAX_DEPTH: usize = 6;
 /// Deepest nesting of transparent wrappers (`#ifdef`, `extern "C"`, ERROR) looked into.
 const MAX_FLATTEN_DEPTH: usize = 8;
+/// Runs of at least this many one-line consts/type aliases share chunks.
+const MIN_TRIVIAL_RUN: usize = 4;
 /// Longest signature / header kept, in chars.
 const MAX_SIG_CHARS: usize = 400;
 
@@ -70,15 +72,16 @@ pub(crate) fn chunk_code(src: &Src, lang: Language, opts: &ChunkOptions) -> Opti
         0,
     );
     if root.has_error() && error_bytes(root) * 2 > src.len() {
-        // Mostly parse errors (wrong language, junk, a half-written file): keep the
-        // result only if a good part of the file was still recognized as units.
+        // Mostly parse errors (wrong language, junk, a half-written file, C headers
+        // with `extern "C" {` inside `#ifdef`): keep the result only if at least a
+        // tenth of the file was still recognized as units.
         let unit_bytes: usize = engine
             .out
             .iter()
             .filter(|c| c.kind != ChunkKind::Module)
             .map(|c| c.end_byte - c.start_byte)
             .sum();
-        if unit_bytes * 3 < src.len() {
+        if unit_bytes * 10 < src.len() {
             return None;
         }
     }
@@ -95,7 +98,7 @@ fn error_bytes(root: Node) -> usize {
         } else if n.is_missing() {
             total += 1;
         } else if n.has_error() {
-            stack.extend(named_children(n));
+            stack.extend(lang::children(n));
         }
     }
     total
@@ -195,12 +198,15 @@ impl Engine<'_, '_> {
             if src.bytes.get(end.wrapping_sub(1)) != Some(&b'\n') {
                 let line_end = src.line_end_of(end).min(range.1);
                 if line_end > end && !src.is_blank(end, line_end) {
-                    let only_comments = cands[idx + 1..]
+                    let trailing = cands[idx + 1..]
                         .iter()
-                        .take_while(|n| n.start_byte() < line_end)
-                        .all(|n| lang::is_comment(n.kind()));
-                    if only_comments {
-                        end = line_end;
+                        .take_while(|n| n.start_byte() < line_end);
+                    if trailing.clone().all(|n| lang::is_comment(n.kind())) {
+                        // A block comment may go on past the line: take all of it.
+                        end = trailing
+                            .map(|n| n.end_byte())
+                            .fold(line_end, usize::max)
+                            .min(range.1);
                     }
                 }
             }
@@ -215,18 +221,27 @@ impl Engine<'_, '_> {
 
         let base = self.out.len();
         let mut cursor = range.0;
-        for u in units {
+        let mut i = 0;
+        while i < units.len() {
             self.gap(
                 cursor,
-                u.start,
+                units[i].start,
                 &cands,
                 range.0,
                 header_meta,
                 rest_meta,
                 base,
             );
-            cursor = u.end;
-            self.unit(u, sc, depth);
+            let run = self.trivial_run(&units[i..]);
+            if run >= MIN_TRIVIAL_RUN {
+                self.trivial_units(&units[i..i + run], sc);
+                i += run;
+                cursor = units[i - 1].end;
+            } else {
+                cursor = units[i].end;
+                self.unit(&units[i], sc, depth);
+                i += 1;
+            }
         }
         self.gap(
             cursor,
@@ -237,6 +252,13 @@ impl Engine<'_, '_> {
             rest_meta,
             base,
         );
+    }
+
+    /// Only closing brackets, `;` and `,` (which belong with the text before them).
+    fn closing_only(&self, s: usize, e: usize) -> bool {
+        self.src.bytes[s..e]
+            .iter()
+            .all(|b| is_ws(*b) || b"}])>;,".contains(b))
     }
 
     /// Chunks for the text between units, packed at node boundaries up to `max` chars.
@@ -256,11 +278,7 @@ impl Engine<'_, '_> {
             return;
         };
         // A lone closing `}` / `};` goes with the chunk before it.
-        if self.out.len() > base
-            && src.bytes[ts..te]
-                .iter()
-                .all(|b| is_ws(*b) || b"}])>;,".contains(b))
-        {
+        if self.out.len() > base && self.closing_only(ts, te) {
             if let Some(last) = self.out.last_mut() {
                 src.extend(last, te);
             }
@@ -280,12 +298,29 @@ impl Engine<'_, '_> {
         cuts.dedup();
         cuts.push(te);
 
-        let mut ranges = Vec::new();
+        // Aim for chunks of similar size rather than full ones plus a tiny tail.
+        let total = src.chars(ts, te);
+        let target = if total > self.max {
+            total.div_ceil(total.div_ceil(self.max))
+        } else {
+            self.max
+        };
+        let mut ranges: Vec<(usize, usize)> = Vec::new();
         let mut cs = ts;
         let mut cur_chars = 0;
         for w in cuts.windows(2) {
             let pc = src.chars(w[0], w[1]);
-            if cur_chars + pc <= self.max {
+            if self.closing_only(w[0], w[1]) && w[0] == cs {
+                // Right after a split: goes with the last window.
+                if let Some(last) = ranges.last_mut() {
+                    last.1 = w[1];
+                    cs = w[1];
+                    continue;
+                }
+            }
+            if (cur_chars + pc <= self.max && cur_chars < target)
+                || (w[0] > cs && self.closing_only(w[0], w[1]))
+            {
                 cur_chars += pc;
                 continue;
             }
@@ -293,9 +328,12 @@ impl Engine<'_, '_> {
                 ranges.push((cs, w[0]));
             }
             if pc > self.max {
-                ranges.extend(src.split_lines(w[0], w[1], self.max));
-                cs = w[1];
-                cur_chars = 0;
+                // Windows of the big piece; the last one stays open for what follows.
+                let mut windows = src.split_lines(w[0], w[1], self.max);
+                let (a, b) = windows.pop().unwrap_or((w[0], w[1]));
+                ranges.extend(windows);
+                cs = a;
+                cur_chars = src.chars(a, b);
             } else {
                 cs = w[0];
                 cur_chars = pc;
@@ -347,7 +385,54 @@ impl Engine<'_, '_> {
         (!sig.is_empty()).then_some(sig)
     }
 
-    fn unit(&mut self, u: Found, sc: &ScopeCtx, depth: usize) {
+    /// A one-line constant or type alias without doc comment or attributes.
+    fn is_trivial(&self, u: &Found) -> bool {
+        matches!(u.info.kind, ChunkKind::Const | ChunkKind::Type)
+            && u.docs.is_empty()
+            && u.info.docstring.is_none()
+            && self.src.line_of(u.start) == self.src.last_line(u.start, u.end)
+            && self.src.chars(u.start, u.end) <= self.max
+    }
+
+    /// How many units at the start of `units` form a run of trivial units with only
+    /// whitespace between them.
+    fn trivial_run(&self, units: &[Found]) -> usize {
+        let mut n = 0;
+        while n < units.len()
+            && self.is_trivial(&units[n])
+            && (n == 0 || self.src.trim(units[n - 1].end, units[n].start).is_none())
+        {
+            n += 1;
+        }
+        n
+    }
+
+    /// Chunks for a run of trivial units (e.g. 500 `pub const` lines of generated
+    /// bindings), packed up to `max` chars instead of one tiny chunk each.
+    fn trivial_units(&mut self, run: &[Found], sc: &ScopeCtx) {
+        let kind = if run.iter().all(|u| u.info.kind == run[0].info.kind) {
+            run[0].info.kind
+        } else {
+            ChunkKind::Const
+        };
+        let meta = Meta {
+            parent: sc.parent.clone(),
+            context: sc.context.clone(),
+            ..Meta::plain(kind)
+        };
+        let mut cs = run[0].start;
+        let mut ce = run[0].end;
+        for u in &run[1..] {
+            if self.src.chars(cs, u.end) > self.max {
+                self.out.extend(self.src.make(self.lang, &meta, cs, ce));
+                cs = u.start;
+            }
+            ce = u.end;
+        }
+        self.out.extend(self.src.make(self.lang, &meta, cs, ce));
+    }
+
+    fn unit(&mut self, u: &Found, sc: &ScopeCtx, depth: usize) {
         let src = self.src;
         let info = &u.info;
         let doc = info.docstring.clone().or_else(|| {

@@ -64,7 +64,7 @@ pub(crate) fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
     node.named_children(&mut cursor).collect()
 }
 
-fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+pub(crate) fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
     let mut cursor = node.walk();
     node.children(&mut cursor).collect()
 }

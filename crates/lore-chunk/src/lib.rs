@@ -4,7 +4,9 @@
 //!   tree-sitter: one chunk per top-level unit (function, class, impl, …) with its doc
 //!   comment and attributes; units larger than [`ChunkOptions::max_chars`] are split at
 //!   member boundaries (methods) or statement/line boundaries; everything between units
-//!   becomes [`ChunkKind::Module`](lore_core::ChunkKind::Module) chunks.
+//!   becomes [`ChunkKind::Module`](lore_core::ChunkKind::Module) chunks. Runs of four or
+//!   more one-line, undocumented consts/type aliases (generated bindings) share chunks
+//!   (kind `Const`/`Type`, no symbol) instead of making one tiny chunk each.
 //! * Markdown is split into heading sections (fenced code blocks are respected).
 //! * Anything else, or code tree-sitter cannot make sense of, is cut into overlapping
 //!   line windows.

@@ -247,16 +247,24 @@ impl<'a> Src<'a> {
     /// Non-overlapping pieces of `[s, e)`, each at most `max` chars, cut at line
     /// boundaries (preferring blank lines in the second half of a window).
     pub fn split_lines(&self, s: usize, e: usize, max: usize) -> Vec<(usize, usize)> {
-        let max = max.max(1);
+        let hard_max = max.max(1);
         let mut out = Vec::new();
         let mut cur = self.floor(s);
         let e = self.ceil(e);
+        // Windows of similar size rather than full ones plus a tiny tail.
+        let total = self.chars(cur, e);
+        let max = if total > hard_max {
+            let target = total.div_ceil(total.div_ceil(hard_max));
+            (target + target / 8 + 1).min(hard_max)
+        } else {
+            hard_max
+        };
         while cur < e {
-            let limit = self.advance_chars(cur, e, max);
-            if limit >= e {
+            if self.chars(cur, e) <= hard_max {
                 out.push((cur, e));
                 break;
             }
+            let limit = self.advance_chars(cur, e, max);
             let lo = self.line_starts.partition_point(|&x| x <= cur);
             let hi = self.line_starts.partition_point(|&x| x <= limit);
             let cut = if hi > lo {

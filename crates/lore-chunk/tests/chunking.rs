@@ -1082,3 +1082,83 @@ fn parallel_use_from_many_threads() {
         }
     });
 }
+
+#[test]
+fn runs_of_one_line_consts_share_chunks() {
+    let mut text = String::from("use std::ffi::c_int;\n\n");
+    for i in 0..300 {
+        text.push_str(&format!("pub const ERR_{i}: c_int = {i};\n"));
+    }
+    text.push_str("\n/// Documented: keeps its own chunk.\npub const LAST: c_int = -1;\n");
+    text.push_str("pub const A: u8 = 1;\npub const B: u8 = 2;\n\nfn f() {}\n");
+    let chunks = chunk("consts.rs", &text, &ChunkOptions::default());
+    let runs: Vec<&Chunk> = chunks
+        .iter()
+        .filter(|c| c.kind == ChunkKind::Const && c.symbol.is_none())
+        .collect();
+    assert!(
+        runs.len() >= 5 && runs.len() <= 8,
+        "{:#?}",
+        summary(&chunks)
+    );
+    assert_eq!(runs[0].start_line, 3);
+    assert_eq!(runs.last().unwrap().end_line, 302);
+    for r in &runs {
+        assert!(r.content.chars().count() <= 1600);
+        assert!(r.content.starts_with("pub const ERR_"));
+    }
+    let last = find(&chunks, ChunkKind::Const, "LAST");
+    assert_eq!(lines(last), (304, 305));
+    // Short runs keep one chunk per const.
+    assert_eq!(lines(find(&chunks, ChunkKind::Const, "A")), (306, 306));
+    assert_eq!(lines(find(&chunks, ChunkKind::Const, "B")), (307, 307));
+}
+
+#[test]
+fn cpp_in_dot_h_uses_the_cpp_grammar() {
+    let text = fixture("shapes.hpp");
+    let chunks = chunk("shapes.h", &text, &opts(250));
+    assert!(chunks.iter().all(|c| c.language == Language::C));
+    assert_eq!(
+        find(&chunks, ChunkKind::Class, "Shape").parent.as_deref(),
+        Some("geo")
+    );
+    assert!(
+        chunks
+            .iter()
+            .any(|c| c.kind == ChunkKind::Method && c.parent.as_deref() == Some("Circle"))
+    );
+}
+
+#[test]
+fn broken_and_truncated_code_still_has_units() {
+    let text = fixture("store.rs");
+    // Cut in the middle of `impl Store`: the units before the cut survive.
+    let cut = floor(&text, 1500);
+    let chunks = chunk("store.rs", &text[..cut], &ChunkOptions::default());
+    assert_eq!(lines(find(&chunks, ChunkKind::Enum, "StoreError")), (9, 16));
+    assert_eq!(lines(find(&chunks, ChunkKind::Struct, "Store")), (27, 32));
+    // Junk in the middle.
+    let broken = text.replacen(
+        "    /// Inserts a value",
+        "  } } fn (\n    /// Inserts a value",
+        1,
+    );
+    let chunks = chunk("store.rs", &broken, &ChunkOptions::default());
+    assert_eq!(
+        lines(find(&chunks, ChunkKind::Trait, "Persist")),
+        (103, 112)
+    );
+    assert_eq!(
+        lines(find(&chunks, ChunkKind::Function, "merge")),
+        (121, 128)
+    );
+    // Prose in a code file: text windows.
+    let prose = "This is not Python at all, it's a letter.\nDear reader, thanks!\n".repeat(40);
+    let chunks = chunk("letter.py", &prose, &ChunkOptions::default());
+    assert!(
+        chunks
+            .iter()
+            .all(|c| c.kind == ChunkKind::Text || c.kind == ChunkKind::Module)
+    );
+}
