@@ -30,7 +30,10 @@ impl StoreKind {
 /// Store names: 1–64 chars of `[A-Za-z0-9._-]`, starting with a letter or digit.
 pub fn validate_store_name(name: &str) -> Result<(), String> {
     let ok_len = !name.is_empty() && name.len() <= 64;
-    let ok_first = name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric());
+    let ok_first = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric());
     let ok_chars = name
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));

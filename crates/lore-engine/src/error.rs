@@ -44,7 +44,9 @@ impl EngineError {
             EngineError::Input(_) => ExitKind::Input,
             EngineError::NotFound(_) => ExitKind::NotFound,
             EngineError::Index(IndexError::StoreNotFound(_)) => ExitKind::NotFound,
-            EngineError::Index(IndexError::StoreExists(_) | IndexError::Locked(_)) => ExitKind::Input,
+            EngineError::Index(IndexError::StoreExists(_) | IndexError::Locked(_)) => {
+                ExitKind::Input
+            }
             EngineError::Source(
                 lore_source::SourceError::NotAFolder(_) | lore_source::SourceError::BadGlob(..),
             ) => ExitKind::Input,

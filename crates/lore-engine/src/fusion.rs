@@ -125,7 +125,14 @@ mod tests {
             vector: vec![(7, 0.3)],
             ..Default::default()
         };
-        let out = fuse(&c, Fusion::Rrf { k: 60.0, w_bm25: 1.0, w_vec: 2.0 });
+        let out = fuse(
+            &c,
+            Fusion::Rrf {
+                k: 60.0,
+                w_bm25: 1.0,
+                w_vec: 2.0,
+            },
+        );
         assert!((out[0].1 - 1.0).abs() < 1e-6);
     }
 

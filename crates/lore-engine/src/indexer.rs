@@ -36,11 +36,19 @@ pub struct SkippedFile {
 
 /// A file read and chunked, waiting for embeddings.
 enum Prepared {
-    Changed { file: FileRecord, chunks: Vec<Chunk>, is_new: bool },
+    Changed {
+        file: FileRecord,
+        chunks: Vec<Chunk>,
+        is_new: bool,
+    },
     /// Same content, new size/mtime.
     Touched(FileRecord),
     /// No longer indexable (binary, too large, unreadable).
-    Skipped { path: String, reason: SkipReason, was_indexed: bool },
+    Skipped {
+        path: String,
+        reason: SkipReason,
+        was_indexed: bool,
+    },
 }
 
 const EMBED_STEP: usize = 64;
@@ -175,7 +183,11 @@ impl Engine {
         let mut batches = prepared.chunks(batch).peekable();
         // Always run at least one commit, so deletions and full clears land.
         let empty: &[Prepared] = &[];
-        let mut pending = if batches.peek().is_none() { Some(empty) } else { None };
+        let mut pending = if batches.peek().is_none() {
+            Some(empty)
+        } else {
+            None
+        };
         while let Some(group) = pending.take().or_else(|| batches.next()) {
             // Embed the batch.
             let mut embedded: Vec<Vec<Vec<f32>>> = Vec::with_capacity(group.len());
@@ -213,7 +225,11 @@ impl Engine {
                             writer.add_chunk(id, &file.path, c)?;
                         }
                     }
-                    Prepared::Skipped { path, was_indexed: true, .. } => writer.delete_file(path),
+                    Prepared::Skipped {
+                        path,
+                        was_indexed: true,
+                        ..
+                    } => writer.delete_file(path),
                     _ => {}
                 }
             }
@@ -228,7 +244,11 @@ impl Engine {
             }
             for (p, vectors) in group.iter().zip(&embedded) {
                 match p {
-                    Prepared::Changed { file, chunks, is_new } => {
+                    Prepared::Changed {
+                        file,
+                        chunks,
+                        is_new,
+                    } => {
                         let rows: Vec<ChunkRow> = chunks
                             .iter()
                             .zip(vectors.iter().map(Some).chain(std::iter::repeat(None)))
@@ -251,7 +271,11 @@ impl Engine {
                         tx.touch_file(store.id, file)?;
                         report.unchanged += 1;
                     }
-                    Prepared::Skipped { path, reason, was_indexed } => {
+                    Prepared::Skipped {
+                        path,
+                        reason,
+                        was_indexed,
+                    } => {
                         // Recorded without chunks, so it is not re-read (nor reported as
                         // stale) until it changes again.
                         let file = todo_meta.get(path.as_str()).map(|f| FileRecord {
@@ -298,7 +322,10 @@ impl Engine {
             .store_by_id(store_id)?
             .ok_or_else(|| EngineError::NotFound(format!("store #{store_id}")))?;
         let path = self.data.store_dir(store_id).join("vectors.bin");
-        let current = VectorSet::load(&path).ok().flatten().map(|v| v.generation());
+        let current = VectorSet::load(&path)
+            .ok()
+            .flatten()
+            .map(|v| v.generation());
         if current == Some(store.generation) {
             return Ok(());
         }

@@ -116,7 +116,10 @@ impl Engine {
                 lore_embed::EmbedError::ModelDirMissing { .. }
                 | lore_embed::EmbedError::ModelFileMissing { .. },
             ) if fetch_if_missing => {
-                progress.message(&format!("embedding model not found; fetching it into {}", dir.display()));
+                progress.message(&format!(
+                    "embedding model not found; fetching it into {}",
+                    dir.display()
+                ));
                 self.fetch_model(progress)?;
                 Embedder::load(&dir)?
             }
@@ -127,7 +130,10 @@ impl Engine {
 
     /// Downloads the embedding model into the model dir (see `lore_embed::fetch`).
     /// The embedder when indexing embeds (see `EngineConfig::embed`).
-    pub(crate) fn index_embedder(&self, progress: &dyn Progress) -> Result<Option<Arc<Embedder>>, EngineError> {
+    pub(crate) fn index_embedder(
+        &self,
+        progress: &dyn Progress,
+    ) -> Result<Option<Arc<Embedder>>, EngineError> {
         if self.config.embed {
             self.embedder(true, progress).map(Some)
         } else {

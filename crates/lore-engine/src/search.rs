@@ -172,7 +172,9 @@ impl Engine {
     /// Checks a request and resolves its stores.
     fn validate(&self, req: &SearchRequest) -> Result<Vec<StoreRecord>, EngineError> {
         if req.query.trim().is_empty() {
-            return Err(EngineError::Input("the query is empty; give some words to search for".into()));
+            return Err(EngineError::Input(
+                "the query is empty; give some words to search for".into(),
+            ));
         }
         if req.limit == 0 {
             return Err(EngineError::Input("--limit must be at least 1".into()));
@@ -234,7 +236,10 @@ impl Engine {
         c.bm25.truncate(n);
         c.vector.sort_by(desc);
         c.vector.truncate(n);
-        Ok(Retrieved { candidates: c, owner })
+        Ok(Retrieved {
+            candidates: c,
+            owner,
+        })
     }
 
     /// Fused ranking of retrieved candidates for a mode: a single signal ranks by itself.
@@ -284,7 +289,9 @@ impl Engine {
                     continue;
                 }
                 let Some(sc) = found.get(&id) else { continue };
-                let Some(store) = by_id.get(&sc.store_id) else { continue };
+                let Some(store) = by_id.get(&sc.store_id) else {
+                    continue;
+                };
                 let seen = per_file.entry((sc.store_id, sc.path.clone())).or_default();
                 if *seen >= req.per_file {
                     continue;
@@ -338,7 +345,11 @@ impl Engine {
                         _ => changed += 1,
                     }
                 }
-                changed + manifest.keys().filter(|p| !seen.contains(p.as_str())).count()
+                changed
+                    + manifest
+                        .keys()
+                        .filter(|p| !seen.contains(p.as_str()))
+                        .count()
             }
             // The folder is gone: everything indexed is stale.
             Err(_) => manifest.len(),
@@ -400,7 +411,13 @@ fn truncate_chars(s: &str, max: usize) -> String {
     }
 }
 
-fn hit(sc: &StoredChunk, store: &StoreRecord, score: f32, signals: Signals, words: &[String]) -> SearchHit {
+fn hit(
+    sc: &StoredChunk,
+    store: &StoreRecord,
+    score: f32,
+    signals: Signals,
+    words: &[String],
+) -> SearchHit {
     let c = &sc.chunk;
     SearchHit {
         id: format!("{:016x}", sc.id),

@@ -66,19 +66,26 @@ impl Engine {
         let source = match kind {
             StoreKind::Folder => {
                 if req.branch.is_some() {
-                    return Err(EngineError::Input("--branch applies to repo stores only".into()));
+                    return Err(EngineError::Input(
+                        "--branch applies to repo stores only".into(),
+                    ));
                 }
                 let p = std::fs::canonicalize(&req.source).map_err(|e| {
                     EngineError::Input(format!("folder {} cannot be opened: {e}", req.source))
                 })?;
                 if !p.is_dir() {
-                    return Err(EngineError::Input(format!("{} is not a folder", req.source)));
+                    return Err(EngineError::Input(format!(
+                        "{} is not a folder",
+                        req.source
+                    )));
                 }
                 p.to_string_lossy().into_owned()
             }
             StoreKind::Repo if git::looks_like_url(&req.source) => req.source.clone(),
             StoreKind::Repo => std::fs::canonicalize(&req.source)
-                .map_err(|e| EngineError::Input(format!("repo {} cannot be opened: {e}", req.source)))?
+                .map_err(|e| {
+                    EngineError::Input(format!("repo {} cannot be opened: {e}", req.source))
+                })?
                 .to_string_lossy()
                 .into_owned(),
         };
@@ -100,7 +107,13 @@ impl Engine {
             let dest = self.data.repo_dir(store.id);
             progress.message(&format!("cloning {source}"));
             let cloned = std::fs::remove_dir_all(&dest)
-                .or_else(|e| if e.kind() == std::io::ErrorKind::NotFound { Ok(()) } else { Err(e) })
+                .or_else(|e| {
+                    if e.kind() == std::io::ErrorKind::NotFound {
+                        Ok(())
+                    } else {
+                        Err(e)
+                    }
+                })
                 .map_err(|e| EngineError::io(dest.display().to_string(), e))
                 .and_then(|_| Ok(git::clone(&source, &dest, req.branch.as_deref())?))
                 .and_then(|_| self.catalog.set_root(store.id, &dest).map_err(Into::into));

@@ -37,9 +37,17 @@ pub struct LabeledArgs {
     /// Also score a grid of fusion settings.
     #[arg(long)]
     pub sweep: bool,
+    /// Write each query's raw candidates to this JSONL (fusion studies).
+    #[arg(long, value_name = "FILE")]
+    pub dump: Option<PathBuf>,
 }
 
-pub fn run(engine: &mut Engine, cmd: &EvalCommand, json: bool, progress: &dyn Progress) -> anyhow::Result<()> {
+pub fn run(
+    engine: &mut Engine,
+    cmd: &EvalCommand,
+    json: bool,
+    progress: &dyn Progress,
+) -> anyhow::Result<()> {
     match cmd {
         EvalCommand::Labeled(a) => {
             let modes = if a.mode.is_empty() {
@@ -63,6 +71,7 @@ pub fn run(engine: &mut Engine, cmd: &EvalCommand, json: bool, progress: &dyn Pr
                     out: a.out.clone(),
                     max_queries: a.max_queries,
                     sweep: a.sweep,
+                    dump: a.dump.clone(),
                 },
                 progress,
             )?;
@@ -77,7 +86,10 @@ pub fn run(engine: &mut Engine, cmd: &EvalCommand, json: bool, progress: &dyn Pr
                 report.scores.first().map_or(0, |s| s.queries),
                 report.documents
             );
-            println!("{:<8} {:>8} {:>8} {:>10} {:>10}", "mode", "nDCG@10", "MRR@10", "Recall@10", "Recall@100");
+            println!(
+                "{:<8} {:>8} {:>8} {:>10} {:>10}",
+                "mode", "nDCG@10", "MRR@10", "Recall@10", "Recall@100"
+            );
             for s in &report.scores {
                 println!(
                     "{:<8} {:>8.4} {:>8.4} {:>10.4} {:>10.4}",
@@ -89,7 +101,10 @@ pub fn run(engine: &mut Engine, cmd: &EvalCommand, json: bool, progress: &dyn Pr
                 );
             }
             for row in &report.sweep {
-                println!("sweep {:?}: nDCG@10 {:.4} MRR@10 {:.4}", row.fusion, row.ndcg10, row.mrr10);
+                println!(
+                    "sweep {:?}: nDCG@10 {:.4} MRR@10 {:.4}",
+                    row.fusion, row.ndcg10, row.mrr10
+                );
             }
             println!("per-query results: {}", report.out.display());
             Ok(())

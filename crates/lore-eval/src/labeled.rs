@@ -21,6 +21,9 @@ pub struct LabeledOptions {
     pub max_queries: Option<usize>,
     /// Also score a grid of fusion settings (for tuning; see ARCHITECTURE.md).
     pub sweep: bool,
+    /// Write every query's raw candidates (both signals, document ids) to this JSONL,
+    /// for studying fusion offline.
+    pub dump: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -79,8 +82,9 @@ fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> anyhow::Result<Vec<T
             continue;
         }
         out.push(
-            serde_json::from_str(&line)
-                .with_context(|| format!("{} line {} is not a valid record", path.display(), i + 1))?,
+            serde_json::from_str(&line).with_context(|| {
+                format!("{} line {} is not a valid record", path.display(), i + 1)
+            })?,
         );
     }
     Ok(out)
@@ -88,17 +92,17 @@ fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> anyhow::Result<Vec<T
 
 /// qrels: query id → (doc id → grade), keeping grades ≥ 1.
 fn read_qrels(path: &Path) -> anyhow::Result<HashMap<String, HashMap<String, u32>>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut out: HashMap<String, HashMap<String, u32>> = HashMap::new();
     for (i, line) in text.lines().enumerate() {
         let cols: Vec<&str> = line.split('\t').collect();
         if cols.len() < 3 || (i == 0 && cols[2].parse::<i64>().is_err()) {
             continue;
         }
-        let grade: i64 = cols[2]
-            .trim()
-            .parse()
-            .with_context(|| format!("{} line {}: bad score {:?}", path.display(), i + 1, cols[2]))?;
+        let grade: i64 = cols[2].trim().parse().with_context(|| {
+            format!("{} line {}: bad score {:?}", path.display(), i + 1, cols[2])
+        })?;
         if grade >= 1 {
             out.entry(cols[0].to_string())
                 .or_default()
@@ -121,18 +125,29 @@ fn pick_split(dir: &Path, split: Option<&str>) -> anyhow::Result<(String, PathBu
         return Ok(("test".into(), qrels.join("test.tsv")));
     }
     let mut found: Vec<PathBuf> = std::fs::read_dir(&qrels)
-        .with_context(|| format!("{} has no qrels/ folder (BEIR layout expected)", dir.display()))?
+        .with_context(|| {
+            format!(
+                "{} has no qrels/ folder (BEIR layout expected)",
+                dir.display()
+            )
+        })?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "tsv"))
         .collect();
     found.sort();
     match found.as_slice() {
         [one] => {
-            let name = one.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = one
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
             Ok((name, one.clone()))
         }
         [] => bail!("no qrels/*.tsv in {}", dir.display()),
-        _ => bail!("several splits in {}; choose one with --split", qrels.display()),
+        _ => bail!(
+            "several splits in {}; choose one with --split",
+            qrels.display()
+        ),
     }
 }
 
@@ -147,15 +162,28 @@ fn doc_extension(docs: &[Doc]) -> &'static str {
         .iter()
         .filter(|d| {
             let t = d.text.trim_start();
-            t.starts_with("def ") || t.starts_with("class ") || t.starts_with("async def ") || t.starts_with('@')
+            t.starts_with("def ")
+                || t.starts_with("class ")
+                || t.starts_with("async def ")
+                || t.starts_with('@')
         })
         .count();
-    if pythonic * 2 > sample.len() { "py" } else { "txt" }
+    if pythonic * 2 > sample.len() {
+        "py"
+    } else {
+        "txt"
+    }
 }
 
 fn file_stem_for(id: &str) -> String {
     id.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -180,7 +208,8 @@ fn materialize(docs: &[Doc], dir: &Path) -> anyhow::Result<HashMap<String, Strin
         };
         let path = dir.join(&rel);
         if std::fs::read_to_string(&path).ok().as_deref() != Some(content.as_str()) {
-            std::fs::write(&path, &content).with_context(|| format!("cannot write {}", path.display()))?;
+            std::fs::write(&path, &content)
+                .with_context(|| format!("cannot write {}", path.display()))?;
         }
         map.insert(rel, d.id.clone());
     }
@@ -188,7 +217,11 @@ fn materialize(docs: &[Doc], dir: &Path) -> anyhow::Result<HashMap<String, Strin
 }
 
 /// Documents in ranked order (best chunk per document), at most `k`.
-fn docs_ranked(ranked: &[(i64, f32, lore_engine::Signals)], chunk_doc: &HashMap<i64, &str>, k: usize) -> Vec<String> {
+fn docs_ranked(
+    ranked: &[(i64, f32, lore_engine::Signals)],
+    chunk_doc: &HashMap<i64, &str>,
+    k: usize,
+) -> Vec<String> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for (id, _, _) in ranked {
@@ -211,16 +244,27 @@ fn sweep_grid() -> Vec<Fusion> {
     }
     for k in [10.0, 30.0, 60.0] {
         for w in [1.0, 1.5, 2.0, 3.0, 4.0] {
-            grid.push(Fusion::Rrf { k, w_bm25: 1.0, w_vec: w });
+            grid.push(Fusion::Rrf {
+                k,
+                w_bm25: 1.0,
+                w_vec: w,
+            });
         }
     }
     grid
 }
 
-pub fn run(engine: &mut Engine, opts: &LabeledOptions, progress: &dyn Progress) -> anyhow::Result<LabeledReport> {
+pub fn run(
+    engine: &mut Engine,
+    opts: &LabeledOptions,
+    progress: &dyn Progress,
+) -> anyhow::Result<LabeledReport> {
     let dir = &opts.dir;
     if !dir.is_dir() {
-        bail!("{} is not a folder (expected BEIR layout: corpus.jsonl, queries.jsonl, qrels/)", dir.display());
+        bail!(
+            "{} is not a folder (expected BEIR layout: corpus.jsonl, queries.jsonl, qrels/)",
+            dir.display()
+        );
     }
     if opts.modes.is_empty() {
         bail!("no modes to evaluate");
@@ -236,18 +280,29 @@ pub fn run(engine: &mut Engine, opts: &LabeledOptions, progress: &dyn Progress) 
     }
     let queries: Vec<Query> = read_jsonl(&dir.join("queries.jsonl"))?;
     let qrels = read_qrels(&qrels_path)?;
-    let mut queries: Vec<Query> = queries.into_iter().filter(|q| qrels.contains_key(&q.id)).collect();
+    let mut queries: Vec<Query> = queries
+        .into_iter()
+        .filter(|q| qrels.contains_key(&q.id))
+        .collect();
     if let Some(n) = opts.max_queries {
         queries.truncate(n);
     }
     if queries.is_empty() {
-        bail!("no query of {} has relevance judgements in {}", set, qrels_path.display());
+        bail!(
+            "no query of {} has relevance judgements in {}",
+            set,
+            qrels_path.display()
+        );
     }
 
     // The corpus becomes a scratch store, kept between runs so only changes are re-embedded.
     let store_name = format!("eval-{}", file_stem_for(&set));
     let corpus_dir = engine.data_dir().root().join("eval").join(&store_name);
-    progress.message(&format!("writing {} documents to {}", docs.len(), corpus_dir.display()));
+    progress.message(&format!(
+        "writing {} documents to {}",
+        docs.len(),
+        corpus_dir.display()
+    ));
     let path_doc = materialize(&docs, &corpus_dir)?;
     drop(docs);
     match engine.store_record(&store_name) {
@@ -280,11 +335,16 @@ pub fn run(engine: &mut Engine, opts: &LabeledOptions, progress: &dyn Progress) 
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.as_secs())
                 .unwrap_or(0);
-            engine.data_dir().root().join("eval").join(format!("{set}-{split}-{ts}.jsonl"))
+            engine
+                .data_dir()
+                .root()
+                .join("eval")
+                .join(format!("{set}-{split}-{ts}.jsonl"))
         }
     };
     if let Some(parent) = out.parent() {
-        std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
     }
     let tmp = out.with_extension("jsonl.part");
     let mut w = std::io::BufWriter::new(
@@ -296,10 +356,29 @@ pub fn run(engine: &mut Engine, opts: &LabeledOptions, progress: &dyn Progress) 
     let mut sweep_sums = vec![[0f64; 2]; grid.len()];
     let any_vectors = opts.modes.iter().any(|m| *m != Mode::Fts) || opts.sweep;
     let retrieve_mode = if any_vectors { Mode::Hybrid } else { Mode::Fts };
+    let mut dump = match &opts.dump {
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("cannot write {}", p.display()))?,
+        )),
+        None => None,
+    };
     progress.start(lore_engine::Phase::Queries, queries.len() as u64);
     for q in &queries {
         let rels = &qrels[&q.id];
-        let retrieved = engine.retrieve(&q.text, std::slice::from_ref(&store), retrieve_mode, 200)?;
+        let retrieved =
+            engine.retrieve(&q.text, std::slice::from_ref(&store), retrieve_mode, 200)?;
+        if let Some(d) = dump.as_mut() {
+            let c = &retrieved.candidates;
+            let doc = |id: &i64| chunk_doc.get(id).copied().unwrap_or("");
+            let line = serde_json::json!({
+                "query_id": q.id, "query": q.text, "relevant": rels,
+                "bm25_max": c.bm25_max,
+                "bm25": c.bm25.iter().map(|(id, s)| (doc(id), s)).collect::<Vec<_>>(),
+                "vector": c.vector.iter().map(|(id, s)| (doc(id), s)).collect::<Vec<_>>(),
+                "extra_cosine": c.extra_cosine.iter().map(|(id, s)| (doc(id), s)).collect::<Vec<_>>(),
+            });
+            writeln!(d, "{line}")?;
+        }
         for (mi, mode) in opts.modes.iter().enumerate() {
             let ranked = Engine::rank(&retrieved, *mode, fusion);
             let top = docs_ranked(&ranked, &chunk_doc, 100);

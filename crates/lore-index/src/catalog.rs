@@ -205,18 +205,14 @@ impl Catalog {
             .map_err(ctx)?;
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(ctx)?;
-        conn.pragma_update(None, "foreign_keys", "ON").map_err(ctx)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(ctx)?;
         conn.execute_batch(SCHEMA).map_err(ctx)?;
         Ok(Catalog { conn })
     }
 
     fn err(&self) -> impl Fn(rusqlite::Error) -> IndexError + '_ {
-        |e| {
-            IndexError::Catalog(
-                self.conn.path().unwrap_or("lore.db").to_string(),
-                e,
-            )
-        }
+        |e| IndexError::Catalog(self.conn.path().unwrap_or("lore.db").to_string(), e)
     }
 
     pub fn create_store(&self, s: &NewStore) -> Result<StoreRecord, IndexError> {
@@ -260,7 +256,11 @@ impl Catalog {
 
     pub fn store(&self, name: &str) -> Result<Option<StoreRecord>, IndexError> {
         self.conn
-            .query_row("SELECT * FROM stores WHERE name = ?1", [name], store_from_row)
+            .query_row(
+                "SELECT * FROM stores WHERE name = ?1",
+                [name],
+                store_from_row,
+            )
             .optional()
             .map_err(self.err())
     }
@@ -297,7 +297,10 @@ impl Catalog {
     }
 
     pub fn remove_store(&mut self, id: i64) -> Result<(), IndexError> {
-        let tx = self.conn.transaction().map_err(|e| IndexError::Catalog("lore.db".into(), e))?;
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| IndexError::Catalog("lore.db".into(), e))?;
         for sql in [
             "DELETE FROM chunks WHERE store_id = ?1",
             "DELETE FROM files WHERE store_id = ?1",
@@ -306,7 +309,8 @@ impl Catalog {
             tx.execute(sql, [id])
                 .map_err(|e| IndexError::Catalog("lore.db".into(), e))?;
         }
-        tx.commit().map_err(|e| IndexError::Catalog("lore.db".into(), e))
+        tx.commit()
+            .map_err(|e| IndexError::Catalog("lore.db".into(), e))
     }
 
     pub fn stats(&self, store_id: i64) -> Result<StoreStats, IndexError> {
@@ -499,8 +503,17 @@ impl CatalogTx<'_> {
     /// Records a new size/mtime for a file whose content did not change.
     pub fn touch_file(&self, store_id: i64, file: &FileRecord) -> Result<(), IndexError> {
         self.tx
-            .prepare_cached("UPDATE files SET size = ?3, mtime_ns = ?4 WHERE store_id = ?1 AND path = ?2")
-            .and_then(|mut s| s.execute(params![store_id, file.path, file.size as i64, file.mtime_ns]))
+            .prepare_cached(
+                "UPDATE files SET size = ?3, mtime_ns = ?4 WHERE store_id = ?1 AND path = ?2",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    store_id,
+                    file.path,
+                    file.size as i64,
+                    file.mtime_ns
+                ])
+            })
             .map_err(Self::err)?;
         Ok(())
     }

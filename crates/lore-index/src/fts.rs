@@ -91,7 +91,8 @@ impl Fts {
         let index = if dir.join("meta.json").exists() {
             Index::open_in_dir(dir).map_err(&err)?
         } else {
-            std::fs::create_dir_all(dir).map_err(|e| IndexError::Io(dir.display().to_string(), e))?;
+            std::fs::create_dir_all(dir)
+                .map_err(|e| IndexError::Io(dir.display().to_string(), e))?;
             Index::create_in_dir(dir, schema).map_err(&err)?
         };
         index.tokenizers().register(ANALYZER, code_analyzer());
@@ -157,7 +158,10 @@ impl Fts {
                 let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
                 max_score += boost * idf * (BM25_K1 + 1.0);
                 let tq = TermQuery::new(term, IndexRecordOption::WithFreqs);
-                clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(tq), boost))));
+                clauses.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(tq), boost)),
+                ));
             }
         }
         if clauses.is_empty() {

@@ -58,7 +58,10 @@ mod tests {
         let path = dir.path().join("writer.lock");
         let first = WriterLock::acquire(&path).unwrap();
         let err = WriterLock::acquire(&path).err().unwrap().to_string();
-        assert!(err.contains(&format!("pid {}", std::process::id())), "{err}");
+        assert!(
+            err.contains(&format!("pid {}", std::process::id())),
+            "{err}"
+        );
         drop(first);
         WriterLock::acquire(&path).unwrap();
     }

@@ -6,7 +6,7 @@
 //! then `count` ids (i64, ascending), then `count * dim` f32.
 
 use crate::IndexError;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"LOREVEC1";
@@ -58,38 +58,47 @@ impl VectorSet {
         self.generation
     }
 
-    /// Reads a snapshot; `Ok(None)` when the file does not exist.
+    /// Reads a snapshot; `Ok(None)` when the file does not exist. The matrix is read
+    /// straight into its final buffer (no second copy of the file in memory).
     pub fn load(path: &Path) -> Result<Option<VectorSet>, IndexError> {
-        let bytes = match std::fs::read(path) {
-            Ok(b) => b,
+        let mut file = match std::fs::File::open(path) {
+            Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(io(path)(e)),
         };
         let corrupt = || IndexError::Corrupt(path.display().to_string());
-        if bytes.len() < HEADER || &bytes[..8] != MAGIC {
+        let len = file.metadata().map_err(io(path))?.len() as usize;
+        let mut header = [0u8; HEADER];
+        if len < HEADER {
             return Err(corrupt());
         }
-        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap_or_default());
-        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap_or_default());
-        let dim = u32_at(8) as usize;
-        let count = u64_at(16) as usize;
-        let generation = u64_at(24) as i64;
+        file.read_exact(&mut header).map_err(io(path))?;
+        let field = |o: usize, n: usize| {
+            let mut b = [0u8; 8];
+            b[..n].copy_from_slice(&header[o..o + n]);
+            u64::from_le_bytes(b)
+        };
+        let dim = field(8, 4) as usize;
+        let count = field(16, 8) as usize;
+        let generation = field(24, 8) as i64;
         let expected = count
             .checked_mul(8 + dim * 4)
             .and_then(|n| n.checked_add(HEADER))
             .ok_or_else(corrupt)?;
-        if bytes.len() != expected || dim == 0 {
+        if &header[..8] != MAGIC || len != expected || dim == 0 {
             return Err(corrupt());
         }
-        let ids_end = HEADER + count * 8;
-        let ids = bytes[HEADER..ids_end]
-            .chunks_exact(8)
-            .map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default()))
-            .collect();
-        let data = bytes[ids_end..]
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes(c.try_into().unwrap_or_default()))
-            .collect();
+        let mut ids = vec![0i64; count];
+        file.read_exact(bytemuck::cast_slice_mut(&mut ids))
+            .map_err(io(path))?;
+        let mut data = vec![0f32; count * dim];
+        file.read_exact(bytemuck::cast_slice_mut(&mut data))
+            .map_err(io(path))?;
+        if cfg!(target_endian = "big") {
+            ids.iter_mut().for_each(|x| *x = i64::from_le(*x));
+            data.iter_mut()
+                .for_each(|x| *x = f32::from_bits(u32::from_le(x.to_bits())));
+        }
         Ok(Some(VectorSet {
             dim,
             generation,
@@ -106,14 +115,16 @@ impl VectorSet {
         rows: &[(i64, Vec<f32>)],
     ) -> Result<(), IndexError> {
         let tmp = path.with_extension("tmp");
-        let mut buf = Vec::with_capacity(HEADER + rows.len() * (8 + dim * 4));
-        buf.extend_from_slice(MAGIC);
-        buf.extend_from_slice(&(dim as u32).to_le_bytes());
-        buf.extend_from_slice(&0u32.to_le_bytes());
-        buf.extend_from_slice(&(rows.len() as u64).to_le_bytes());
-        buf.extend_from_slice(&generation.to_le_bytes());
+        let file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+        let mut w = std::io::BufWriter::new(file);
+        let mut put = |bytes: &[u8]| w.write_all(bytes).map_err(io(&tmp));
+        put(MAGIC)?;
+        put(&(dim as u32).to_le_bytes())?;
+        put(&0u32.to_le_bytes())?;
+        put(&(rows.len() as u64).to_le_bytes())?;
+        put(&generation.to_le_bytes())?;
         for (id, _) in rows {
-            buf.extend_from_slice(&id.to_le_bytes());
+            put(&id.to_le_bytes())?;
         }
         for (_, v) in rows {
             if v.len() != dim {
@@ -123,12 +134,11 @@ impl VectorSet {
                 )));
             }
             for x in v {
-                buf.extend_from_slice(&x.to_le_bytes());
+                put(&x.to_le_bytes())?;
             }
         }
-        let mut f = std::fs::File::create(&tmp).map_err(io(&tmp))?;
-        f.write_all(&buf).map_err(io(&tmp))?;
-        f.sync_all().map_err(io(&tmp))?;
+        let file = w.into_inner().map_err(|e| io(&tmp)(e.into_error()))?;
+        file.sync_all().map_err(io(&tmp))?;
         std::fs::rename(&tmp, path).map_err(io(path))?;
         Ok(())
     }
@@ -182,7 +192,22 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("vec");
         let rows: Vec<(i64, Vec<f32>)> = (0..50)
-            .map(|i| (i as i64 * 3, unit(&[i as f32 + 1.0, 10.0, (i % 7) as f32, 1.0, 0.5, 2.0, 3.0, 4.0, 5.0])))
+            .map(|i| {
+                (
+                    i as i64 * 3,
+                    unit(&[
+                        i as f32 + 1.0,
+                        10.0,
+                        (i % 7) as f32,
+                        1.0,
+                        0.5,
+                        2.0,
+                        3.0,
+                        4.0,
+                        5.0,
+                    ]),
+                )
+            })
             .collect();
         VectorSet::write(&path, 9, 7, &rows).unwrap();
         let set = VectorSet::load(&path).unwrap().unwrap();
@@ -197,8 +222,14 @@ mod tests {
         // exact: compare with brute force
         let mut brute: Vec<(i64, f32)> = rows.iter().map(|(id, v)| (*id, dot(v, &q))).collect();
         brute.sort_by(|a, b| b.1.total_cmp(&a.1));
-        assert_eq!(top.iter().map(|t| t.0).collect::<Vec<_>>(), brute[..5].iter().map(|t| t.0).collect::<Vec<_>>());
-        assert_eq!(set.score(60, &q).map(|s| (s * 1000.0).round()), Some(1000.0));
+        assert_eq!(
+            top.iter().map(|t| t.0).collect::<Vec<_>>(),
+            brute[..5].iter().map(|t| t.0).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            set.score(60, &q).map(|s| (s * 1000.0).round()),
+            Some(1000.0)
+        );
         assert_eq!(set.score(61, &q), None);
     }
 
@@ -208,6 +239,9 @@ mod tests {
         let path = dir.path().join("vec");
         assert!(VectorSet::load(&path).unwrap().is_none());
         std::fs::write(&path, b"LOREVEC1garbage").unwrap();
-        assert!(matches!(VectorSet::load(&path), Err(IndexError::Corrupt(_))));
+        assert!(matches!(
+            VectorSet::load(&path),
+            Err(IndexError::Corrupt(_))
+        ));
     }
 }

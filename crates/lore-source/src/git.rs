@@ -44,11 +44,13 @@ pub fn clone(source: &str, dest: &Path, branch: Option<&str>) -> Result<(), Sour
     let url = if looks_like_url(source) {
         source.to_string()
     } else {
-        let p = std::fs::canonicalize(source).map_err(|e| SourceError::Io(source.to_string(), e))?;
+        let p =
+            std::fs::canonicalize(source).map_err(|e| SourceError::Io(source.to_string(), e))?;
         format!("file://{}", p.display())
     };
     let parent = dest.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(|e| SourceError::Io(parent.display().to_string(), e))?;
+    std::fs::create_dir_all(parent)
+        .map_err(|e| SourceError::Io(parent.display().to_string(), e))?;
     let tmp = parent.join(format!(
         ".{}.cloning",
         dest.file_name().and_then(|n| n.to_str()).unwrap_or("repo")
@@ -95,7 +97,10 @@ pub fn head(dir: &Path) -> Result<String, SourceError> {
     run(
         "rev-parse",
         &dir.display().to_string(),
-        Command::new("git").arg("-C").arg(dir).args(["rev-parse", "HEAD"]),
+        Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(["rev-parse", "HEAD"]),
     )
 }
 
@@ -134,7 +139,12 @@ mod tests {
         pull(&dest, Some("main")).unwrap();
         assert_eq!(std::fs::read_to_string(dest.join("a.txt")).unwrap(), "two");
 
-        let err = clone("file:///nonexistent/repo", &dir.path().join("clones/2"), None).unwrap_err();
+        let err = clone(
+            "file:///nonexistent/repo",
+            &dir.path().join("clones/2"),
+            None,
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("git clone failed"), "{err}");
         assert!(!dir.path().join("clones/2").exists());
         assert!(!dir.path().join("clones/.2.cloning").exists());

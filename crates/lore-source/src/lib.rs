@@ -4,7 +4,9 @@
 pub mod git;
 mod walk;
 
-pub use walk::{SkipReason, SourceFile, Walk, WalkOptions, mtime_ns, read_text, validate_globs, walk};
+pub use walk::{
+    SkipReason, SourceFile, Walk, WalkOptions, mtime_ns, read_text, validate_globs, walk,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {

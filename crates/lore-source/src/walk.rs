@@ -62,7 +62,8 @@ fn glob_set(globs: &[String]) -> Result<Option<GlobSet>, SourceError> {
     }
     let mut b = GlobSetBuilder::new();
     for g in globs {
-        let glob = Glob::new(g).map_err(|e| SourceError::BadGlob(g.clone(), e.kind().to_string()))?;
+        let glob =
+            Glob::new(g).map_err(|e| SourceError::BadGlob(g.clone(), e.kind().to_string()))?;
         b.add(glob);
         // `src/**` style globs should also match when given as a bare folder name.
         if !g.contains('*') && !g.contains('?') && !g.contains('[') {
@@ -113,7 +114,8 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walk, SourceError> {
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
-                out.skipped.push((String::new(), SkipReason::Unreadable(e.to_string())));
+                out.skipped
+                    .push((String::new(), SkipReason::Unreadable(e.to_string())));
                 continue;
             }
         };
@@ -137,7 +139,8 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walk, SourceError> {
         let meta = match entry.metadata() {
             Ok(m) => m,
             Err(e) => {
-                out.skipped.push((rel, SkipReason::Unreadable(e.to_string())));
+                out.skipped
+                    .push((rel, SkipReason::Unreadable(e.to_string())));
                 continue;
             }
         };
@@ -196,19 +199,32 @@ mod tests {
         let w = walk(root, &opts).unwrap();
         let rels: Vec<_> = w.files.iter().map(|f| f.rel.as_str()).collect();
         assert_eq!(rels, ["src/a.rs", "src/deep/b.py"]);
-        assert_eq!(w.skipped, [("big.txt".to_string(), SkipReason::TooLarge(2000))]);
+        assert_eq!(
+            w.skipped,
+            [("big.txt".to_string(), SkipReason::TooLarge(2000))]
+        );
 
         let only_py = WalkOptions {
             includes: vec!["**/*.py".into()],
             ..Default::default()
         };
-        let rels: Vec<_> = walk(root, &only_py).unwrap().files.into_iter().map(|f| f.rel).collect();
+        let rels: Vec<_> = walk(root, &only_py)
+            .unwrap()
+            .files
+            .into_iter()
+            .map(|f| f.rel)
+            .collect();
         assert_eq!(rels, ["src/deep/b.py"]);
         let no_deep = WalkOptions {
             excludes: vec!["src/deep".into()],
             ..Default::default()
         };
-        let rels: Vec<_> = walk(root, &no_deep).unwrap().files.into_iter().map(|f| f.rel).collect();
+        let rels: Vec<_> = walk(root, &no_deep)
+            .unwrap()
+            .files
+            .into_iter()
+            .map(|f| f.rel)
+            .collect();
         assert_eq!(rels, ["big.txt", "src/a.rs"]);
 
         let bad = WalkOptions {
@@ -216,7 +232,10 @@ mod tests {
             ..Default::default()
         };
         assert!(matches!(walk(root, &bad), Err(SourceError::BadGlob(..))));
-        assert!(matches!(walk(&root.join("nope"), &opts), Err(SourceError::NotAFolder(_))));
+        assert!(matches!(
+            walk(&root.join("nope"), &opts),
+            Err(SourceError::NotAFolder(_))
+        ));
     }
 
     #[test]
@@ -231,6 +250,9 @@ mod tests {
         let ok = dir.path().join("ok.txt");
         std::fs::write(&ok, "héllo").unwrap();
         assert_eq!(read_text(&ok, 100).unwrap().1, "héllo");
-        assert!(matches!(read_text(&dir.path().join("none"), 100), Err(SkipReason::Unreadable(_))));
+        assert!(matches!(
+            read_text(&dir.path().join("none"), 100),
+            Err(SkipReason::Unreadable(_))
+        ));
     }
 }

@@ -47,7 +47,12 @@ pub fn store_added(json: bool, store: &StoreRecord, report: &IndexReport) -> any
     if json {
         return print_json(&serde_json::json!({ "store": store, "report": report }));
     }
-    println!("added store {} ({}, {})", store.name, store.kind.as_str(), store.source);
+    println!(
+        "added store {} ({}, {})",
+        store.name,
+        store.kind.as_str(),
+        store.source
+    );
     println!("{}", report_line(report));
     Ok(())
 }
@@ -111,7 +116,10 @@ pub fn store_info(json: bool, s: &StoreSummary) -> anyhow::Result<()> {
         println!("exclude:     {}", st.excludes.join(", "));
     }
     println!("files:       {}", s.stats.files);
-    println!("chunks:      {} ({} embedded)", s.stats.chunks, s.stats.embedded);
+    println!(
+        "chunks:      {} ({} embedded)",
+        s.stats.chunks, s.stats.embedded
+    );
     println!("indexed:     {}", when(st.indexed_at));
     Ok(())
 }
@@ -158,12 +166,22 @@ pub fn search(json: bool, r: &SearchResponse) -> anyhow::Result<()> {
         .stores
         .iter()
         .filter(|f| f.changed_files > 0)
-        .map(|f| format!("{} ({} files changed since indexing)", f.store, f.changed_files))
+        .map(|f| {
+            format!(
+                "{} ({} files changed since indexing)",
+                f.store, f.changed_files
+            )
+        })
         .collect();
     if !stale.is_empty() {
         eprintln!("note: stale stores: {}; run `lore index`", stale.join(", "));
     }
-    eprintln!("{} results in {:.1} ms ({})", r.results.len(), r.elapsed_ms, r.mode.as_str());
+    eprintln!(
+        "{} results in {:.1} ms ({})",
+        r.results.len(),
+        r.elapsed_ms,
+        r.mode.as_str()
+    );
     Ok(())
 }
 
@@ -185,7 +203,11 @@ pub fn model_info(json: bool, dir: &Path) -> anyhow::Result<()> {
     println!(
         "model dir: {} ({})",
         dir.display(),
-        if present { "present" } else { "missing: run `lore model fetch`" }
+        if present {
+            "present"
+        } else {
+            "missing: run `lore model fetch`"
+        }
     );
     Ok(())
 }

@@ -26,7 +26,9 @@ impl Bars {
 
     fn bar(&self, phase: Phase) -> Option<ProgressBar> {
         let bars = self.bars.lock().ok()?;
-        bars.iter().find(|(p, _)| *p == phase).map(|(_, b)| b.clone())
+        bars.iter()
+            .find(|(p, _)| *p == phase)
+            .map(|(_, b)| b.clone())
     }
 
     pub fn clear(&self) {
