@@ -21,7 +21,7 @@ pub enum Fusion {
 
 impl Default for Fusion {
     fn default() -> Self {
-        Fusion::Convex { alpha: 0.8 }
+        Fusion::Convex { alpha: 0.7 }
     }
 }
 

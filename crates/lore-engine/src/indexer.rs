@@ -66,14 +66,7 @@ impl Engine {
             store: store.name.clone(),
             ..Default::default()
         };
-        let walk = lore_source::walk(
-            &store.root,
-            &WalkOptions {
-                includes: store.includes.clone(),
-                excludes: store.excludes.clone(),
-                max_file_bytes: store.max_file_bytes,
-            },
-        )?;
+        let walk = lore_source::walk(&store.root, &walk_options(store))?;
         report.files_seen = walk.files.len();
         let dir = self.data.store_dir(store.id);
         let fts_dir = dir.join("fts");
@@ -335,6 +328,15 @@ impl Engine {
         })?;
         VectorSet::write(&path, lore_embed::DIM, store.generation, &rows)?;
         Ok(())
+    }
+}
+
+/// What a store's walk keeps, from its record.
+pub(crate) fn walk_options(store: &StoreRecord) -> WalkOptions {
+    WalkOptions {
+        includes: store.includes.clone(),
+        excludes: store.excludes.clone(),
+        max_file_bytes: store.max_file_bytes,
     }
 }
 

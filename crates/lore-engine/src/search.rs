@@ -1,9 +1,9 @@
 //! Hybrid search: BM25 and exact-cosine candidates per store, fused, deduplicated per file.
 
 use crate::fusion::{Candidates, Fusion, Signals, fuse};
+use crate::indexer::walk_options;
 use crate::{Engine, EngineError, NoProgress};
 use lore_index::{Fts, StoreRecord, StoredChunk, VectorSet};
-use lore_source::WalkOptions;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -326,14 +326,7 @@ impl Engine {
     /// Counts files added, changed (size or mtime) or deleted since the last index run.
     pub fn freshness(&self, store: &StoreRecord) -> Result<Freshness, EngineError> {
         let manifest = self.catalog.manifest(store.id)?;
-        let walk = lore_source::walk(
-            &store.root,
-            &WalkOptions {
-                includes: store.includes.clone(),
-                excludes: store.excludes.clone(),
-                max_file_bytes: store.max_file_bytes,
-            },
-        );
+        let walk = lore_source::walk(&store.root, &walk_options(store));
         let changed_files = match walk {
             Ok(w) => {
                 let mut seen = HashSet::new();

@@ -175,23 +175,23 @@ impl Engine {
         full: bool,
         progress: &dyn Progress,
     ) -> Result<Vec<IndexReport>, EngineError> {
-        let stores = self.select_stores(names)?;
-        if stores.is_empty() {
-            return Ok(Vec::new());
-        }
-        let embedder = self.index_embedder(progress)?;
-        let _lock = self.lock()?;
-        let mut reports = Vec::new();
-        for store in stores {
-            reports.push(self.index_store(&store, full, embedder.as_deref(), progress)?);
-        }
-        Ok(reports)
+        self.update(names, full, false, progress)
     }
 
     /// Pulls repo stores, then indexes every named store incrementally.
     pub fn sync(
         &mut self,
         names: &[String],
+        progress: &dyn Progress,
+    ) -> Result<Vec<IndexReport>, EngineError> {
+        self.update(names, false, true, progress)
+    }
+
+    fn update(
+        &mut self,
+        names: &[String],
+        full: bool,
+        pull: bool,
         progress: &dyn Progress,
     ) -> Result<Vec<IndexReport>, EngineError> {
         let stores = self.select_stores(names)?;
@@ -202,11 +202,11 @@ impl Engine {
         let _lock = self.lock()?;
         let mut reports = Vec::new();
         for store in stores {
-            if store.kind == StoreKind::Repo {
+            if pull && store.kind == StoreKind::Repo {
                 progress.message(&format!("pulling {}", store.source));
                 git::pull(&store.root, store.branch.as_deref())?;
             }
-            reports.push(self.index_store(&store, false, embedder.as_deref(), progress)?);
+            reports.push(self.index_store(&store, full, embedder.as_deref(), progress)?);
         }
         Ok(reports)
     }

@@ -37,12 +37,15 @@ pub struct FieldBoosts {
     pub path: f32,
 }
 
+/// Chosen on the labeled sets (ARCHITECTURE.md, "Fusion"): a unit's name and a section's
+/// heading are already in its content, so weighting those fields again mostly rewards
+/// short-field matches on common words; a little symbol weight still helps code.
 impl Default for FieldBoosts {
     fn default() -> Self {
         FieldBoosts {
             content: 1.0,
-            symbol: 1.5,
-            headings: 1.0,
+            symbol: 0.25,
+            headings: 0.0,
             path: 0.5,
         }
     }
