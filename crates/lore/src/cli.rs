@@ -108,12 +108,15 @@ pub enum ModeArg {
 
 #[derive(Args, Debug)]
 pub struct SearchArgs {
+    /// Words, a question, an identifier or a pasted error.
     pub query: String,
     /// Comma-separated store names (default: all).
     #[arg(long, value_name = "A,B")]
     pub stores: Vec<String>,
+    /// hybrid = BM25 + vectors fused; fts needs no embedding model.
     #[arg(long, value_enum, default_value_t = ModeArg::Hybrid)]
     pub mode: ModeArg,
+    /// Number of results.
     #[arg(long, short = 'n', default_value_t = 10)]
     pub limit: usize,
     /// Minimum score (0–1, comparable across queries).
