@@ -105,6 +105,19 @@ impl Engine {
             })
             .collect();
         report.unchanged = walk.files.len() - todo.len();
+        // Unchanged files known to be unindexable are still reported, without re-reading.
+        for f in &walk.files {
+            if let Some(m) = manifest.get(&f.rel)
+                && let Some(reason) = &m.skipped
+                && m.size == f.size
+                && m.mtime_ns == f.mtime_ns
+            {
+                report.skipped.push(SkippedFile {
+                    path: f.rel.clone(),
+                    reason: reason.clone(),
+                });
+            }
+        }
         for (path, reason) in &walk.skipped {
             report.skipped.push(SkippedFile {
                 path: path.clone(),
@@ -119,40 +132,7 @@ impl Engine {
         let prepared: Vec<Prepared> = todo
             .par_iter()
             .map(|f| {
-                let old = manifest.get(&f.rel);
-                let p = match lore_source::read_text(&f.abs, max_bytes) {
-                    Err(reason) => Prepared::Skipped {
-                        path: f.rel.clone(),
-                        reason,
-                        was_indexed: old.is_some(),
-                    },
-                    Ok((bytes, text)) => {
-                        let hash = lore_index::content_hash(&bytes);
-                        let mut file = FileRecord {
-                            path: f.rel.clone(),
-                            size: f.size,
-                            mtime_ns: f.mtime_ns,
-                            hash,
-                            chunks: 0,
-                        };
-                        match old {
-                            Some(m) if m.hash == file.hash => {
-                                file.chunks = m.chunks;
-                                Prepared::Touched(file)
-                            }
-                            _ => {
-                                let chunks =
-                                    lore_chunk::chunk_file(Path::new(&f.rel), &text, chunk_opts);
-                                file.chunks = chunks.len() as u32;
-                                Prepared::Changed {
-                                    file,
-                                    chunks,
-                                    is_new: old.is_none(),
-                                }
-                            }
-                        }
-                    }
-                };
+                let p = prepare(f, manifest.get(&f.rel), max_bytes, chunk_opts);
                 progress.advance(Phase::Files, 1);
                 p
             })
@@ -277,6 +257,7 @@ impl Engine {
                             mtime_ns: f.mtime_ns,
                             hash: String::new(),
                             chunks: 0,
+                            skipped: Some(reason.to_string()),
                         });
                         match file {
                             Some(file) => tx.replace_file(store.id, &file, &[])?,
@@ -328,6 +309,48 @@ impl Engine {
         })?;
         VectorSet::write(&path, lore_embed::DIM, store.generation, &rows)?;
         Ok(())
+    }
+}
+
+/// Reads, hashes and (when the content changed) chunks one file.
+fn prepare(
+    f: &SourceFile,
+    old: Option<&FileRecord>,
+    max_bytes: u64,
+    opts: &lore_chunk::ChunkOptions,
+) -> Prepared {
+    let text = match lore_source::read_text(&f.abs, max_bytes) {
+        Ok(text) => text,
+        Err(reason) => {
+            return Prepared::Skipped {
+                path: f.rel.clone(),
+                reason,
+                was_indexed: old.is_some(),
+            };
+        }
+    };
+    let mut file = FileRecord {
+        path: f.rel.clone(),
+        size: f.size,
+        mtime_ns: f.mtime_ns,
+        hash: lore_index::content_hash(text.as_bytes()),
+        chunks: 0,
+        skipped: None,
+    };
+    match old {
+        Some(m) if m.hash == file.hash => {
+            file.chunks = m.chunks;
+            Prepared::Touched(file)
+        }
+        _ => {
+            let chunks = lore_chunk::chunk_file(Path::new(&f.rel), &text, opts);
+            file.chunks = chunks.len() as u32;
+            Prepared::Changed {
+                file,
+                chunks,
+                is_new: old.is_none(),
+            }
+        }
     }
 }
 

@@ -331,9 +331,9 @@ pub fn measure(
     }
     let chunk_opts = engine.config().chunk.clone();
     let chunk_one = |f: &SourceFile| -> Option<(usize, u64)> {
-        let (bytes, text) = lore_source::read_text(&f.abs, max_bytes).ok()?;
+        let text = lore_source::read_text(&f.abs, max_bytes).ok()?;
         let chunks = lore_chunk::chunk_file(Path::new(&f.rel), &text, &chunk_opts);
-        Some((chunks.len(), bytes.len() as u64))
+        Some((chunks.len(), text.len() as u64))
     };
     let started = Instant::now();
     let per_file: Vec<Option<(usize, u64)>> = taken.iter().map(chunk_one).collect();
@@ -642,7 +642,7 @@ fn bench_embedding(
     for (f, c) in taken.iter().zip(per_file) {
         let Some((n, _)) = *c else { continue };
         if next < targets.len() && targets[next] < base + n {
-            let (_, text) = lore_source::read_text(&f.abs, engine.config().max_file_bytes)
+            let text = lore_source::read_text(&f.abs, engine.config().max_file_bytes)
                 .map_err(|e| anyhow::anyhow!("cannot re-read {}: {e}", f.abs.display()))?;
             let chunks = lore_chunk::chunk_file(Path::new(&f.rel), &text, opts);
             while next < targets.len() && targets[next] < base + n {

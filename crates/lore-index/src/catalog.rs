@@ -30,6 +30,7 @@ CREATE TABLE IF NOT EXISTS files (
     mtime_ns INTEGER NOT NULL,
     hash TEXT NOT NULL,
     chunks INTEGER NOT NULL,
+    skipped TEXT,
     PRIMARY KEY (store_id, path)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS chunks (
@@ -91,7 +92,8 @@ pub struct NewStore {
 }
 
 /// One indexed file: what it looked like when it was indexed. A file that could not be
-/// indexed (binary, not UTF-8) is recorded with an empty hash and no chunks.
+/// indexed (binary, not UTF-8) is recorded too, with why, so it is not re-read until it
+/// changes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileRecord {
     pub path: String,
@@ -99,6 +101,7 @@ pub struct FileRecord {
     pub mtime_ns: i64,
     pub hash: String,
     pub chunks: u32,
+    pub skipped: Option<String>,
 }
 
 /// A chunk read back from the catalog.
@@ -317,7 +320,7 @@ impl Catalog {
         let files: i64 = self
             .conn
             .query_row(
-                "SELECT COUNT(*) FROM files WHERE store_id = ?1 AND hash != ''",
+                "SELECT COUNT(*) FROM files WHERE store_id = ?1 AND skipped IS NULL",
                 [store_id],
                 |r| r.get(0),
             )
@@ -341,7 +344,9 @@ impl Catalog {
     pub fn manifest(&self, store_id: i64) -> Result<HashMap<String, FileRecord>, IndexError> {
         let mut stmt = self
             .conn
-            .prepare("SELECT path, size, mtime_ns, hash, chunks FROM files WHERE store_id = ?1")
+            .prepare(
+                "SELECT path, size, mtime_ns, hash, chunks, skipped FROM files WHERE store_id = ?1",
+            )
             .map_err(self.err())?;
         let rows = stmt
             .query_map([store_id], |r| {
@@ -351,6 +356,7 @@ impl Catalog {
                     mtime_ns: r.get(2)?,
                     hash: r.get(3)?,
                     chunks: r.get::<_, i64>(4)? as u32,
+                    skipped: r.get(5)?,
                 })
             })
             .map_err(self.err())?;
@@ -455,7 +461,7 @@ impl CatalogTx<'_> {
         self.remove_file(store_id, &file.path)?;
         self.tx
             .prepare_cached(
-                "INSERT INTO files (store_id, path, size, mtime_ns, hash, chunks) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT INTO files (store_id, path, size, mtime_ns, hash, chunks, skipped) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )
             .and_then(|mut s| {
                 s.execute(params![
@@ -464,7 +470,8 @@ impl CatalogTx<'_> {
                     file.size as i64,
                     file.mtime_ns,
                     file.hash,
-                    file.chunks as i64
+                    file.chunks as i64,
+                    file.skipped
                 ])
             })
             .map_err(Self::err)?;

@@ -160,7 +160,7 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walk, SourceError> {
 }
 
 /// Reads a file as text: `Err` says why it is not indexable (binary, not UTF-8, unreadable).
-pub fn read_text(path: &Path, max_bytes: u64) -> Result<(Vec<u8>, String), SkipReason> {
+pub fn read_text(path: &Path, max_bytes: u64) -> Result<String, SkipReason> {
     let file = std::fs::File::open(path).map_err(|e| SkipReason::Unreadable(e.to_string()))?;
     let mut bytes = Vec::new();
     file.take(max_bytes + 1)
@@ -172,8 +172,7 @@ pub fn read_text(path: &Path, max_bytes: u64) -> Result<(Vec<u8>, String), SkipR
     if bytes[..bytes.len().min(8192)].contains(&0) {
         return Err(SkipReason::Binary);
     }
-    let text = String::from_utf8(bytes.clone()).map_err(|_| SkipReason::NotUtf8)?;
-    Ok((bytes, text))
+    String::from_utf8(bytes).map_err(|_| SkipReason::NotUtf8)
 }
 
 #[cfg(test)]
@@ -249,7 +248,7 @@ mod tests {
         assert_eq!(read_text(&latin1, 100).unwrap_err(), SkipReason::NotUtf8);
         let ok = dir.path().join("ok.txt");
         std::fs::write(&ok, "héllo").unwrap();
-        assert_eq!(read_text(&ok, 100).unwrap().1, "héllo");
+        assert_eq!(read_text(&ok, 100).unwrap(), "héllo");
         assert!(matches!(
             read_text(&dir.path().join("none"), 100),
             Err(SkipReason::Unreadable(_))
