@@ -55,6 +55,26 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks(store_id, path);
 ";
 
+/// The schema version `SCHEMA` creates; `migrate` brings older catalogs up to it.
+const SCHEMA_VERSION: i64 = 1;
+
+fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version < 1 {
+        // v1: files.skipped (unindexable files are recorded with their reason).
+        let has_skipped = conn
+            .prepare("SELECT 1 FROM pragma_table_info('files') WHERE name = 'skipped'")?
+            .exists([])?;
+        if !has_skipped {
+            conn.execute_batch("ALTER TABLE files ADD COLUMN skipped TEXT")?;
+        }
+    }
+    if version != SCHEMA_VERSION {
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    }
+    Ok(())
+}
+
 /// A store as recorded in the catalog.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct StoreRecord {
@@ -211,6 +231,7 @@ impl Catalog {
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(ctx)?;
         conn.execute_batch(SCHEMA).map_err(ctx)?;
+        migrate(&conn).map_err(ctx)?;
         Ok(Catalog { conn })
     }
 
@@ -572,5 +593,116 @@ impl CatalogTx<'_> {
 
     pub fn commit(self) -> Result<(), IndexError> {
         self.tx.commit().map_err(Self::err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn old_catalogs_are_migrated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lore.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE files (store_id INTEGER NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
+                 mtime_ns INTEGER NOT NULL, hash TEXT NOT NULL, chunks INTEGER NOT NULL,
+                 PRIMARY KEY (store_id, path)) WITHOUT ROWID;",
+            )
+            .unwrap();
+        }
+        let catalog = Catalog::open(&path).unwrap();
+        assert!(catalog.manifest(1).unwrap().is_empty());
+        let version: i64 = catalog
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        drop(catalog);
+        // Opening again is a no-op.
+        Catalog::open(&path).unwrap();
+    }
+
+    #[test]
+    fn stores_files_and_chunks_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut catalog = Catalog::open(&dir.path().join("lore.db")).unwrap();
+        let store = catalog
+            .create_store(&NewStore {
+                name: "s".into(),
+                kind: StoreKind::Folder,
+                source: "/src".into(),
+                root: "/src".into(),
+                branch: None,
+                includes: vec!["**/*.rs".into()],
+                excludes: vec![],
+                description: None,
+                max_file_bytes: 10,
+            })
+            .unwrap();
+        assert!(matches!(
+            catalog.create_store(&NewStore {
+                name: "s".into(),
+                kind: StoreKind::Folder,
+                source: "/x".into(),
+                root: "/x".into(),
+                branch: None,
+                includes: vec![],
+                excludes: vec![],
+                description: None,
+                max_file_bytes: 10,
+            }),
+            Err(IndexError::StoreExists(_))
+        ));
+        assert_eq!(store.includes, ["**/*.rs"]);
+        let chunk = Chunk {
+            kind: ChunkKind::Function,
+            language: Language::Rust,
+            symbol: Some("f".into()),
+            parent: None,
+            signature: Some("fn f()".into()),
+            doc: None,
+            headings: vec![],
+            start_line: 2,
+            end_line: 3,
+            start_byte: 5,
+            end_byte: 20,
+            content: "fn f() {}".into(),
+            context: None,
+        };
+        let file = FileRecord {
+            path: "a.rs".into(),
+            size: 20,
+            mtime_ns: 1,
+            hash: "h".into(),
+            chunks: 1,
+            skipped: None,
+        };
+        let tx = catalog.begin().unwrap();
+        tx.replace_file(
+            store.id,
+            &file,
+            &[ChunkRow {
+                id: 42,
+                chunk: &chunk,
+                embedding: Some(&[0.5, 0.25]),
+            }],
+        )
+        .unwrap();
+        tx.commit().unwrap();
+        assert_eq!(catalog.manifest(store.id).unwrap()["a.rs"], file);
+        let got = catalog.chunks(&[42, 7]).unwrap();
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].chunk, chunk);
+        let mut seen = Vec::new();
+        catalog
+            .for_each_embedding(store.id, |id, b| seen.push((id, blob_to_embedding(b))))
+            .unwrap();
+        assert_eq!(seen, [(42, vec![0.5, 0.25])]);
+        assert_eq!(catalog.stats(store.id).unwrap().chunks, 1);
+        catalog.remove_store(store.id).unwrap();
+        assert!(catalog.chunks(&[42]).unwrap().is_empty());
     }
 }
