@@ -62,10 +62,9 @@ fn assert_counts(r: &Value, [added, changed, deleted]: [u64; 3]) {
 
 #[test]
 fn folder_store_finds_the_right_file_in_every_mode() {
-    let Some(model) = common::model_dir() else {
+    let Some(lore) = Lore::with_model_or_skip() else {
         return;
     };
-    let lore = Lore::with_model(model);
     let proj = lore.path("proj");
     fixture::write_project(&proj);
     let before = now_secs();
@@ -227,10 +226,9 @@ fn folder_store_finds_the_right_file_in_every_mode() {
 
 #[test]
 fn incremental_index_picks_up_changes_and_deletions() {
-    let Some(model) = common::model_dir() else {
+    let Some(lore) = Lore::with_model_or_skip() else {
         return;
     };
-    let lore = Lore::with_model(model);
     let proj = lore.path("proj");
     fixture::write_project(&proj);
     lore.json(&["store", "add", "proj", s(&proj)]);
@@ -363,10 +361,9 @@ fn incremental_index_picks_up_changes_and_deletions() {
 
 #[test]
 fn repo_store_clones_and_syncs() {
-    let Some(model) = common::model_dir() else {
+    let Some(lore) = Lore::with_model_or_skip() else {
         return;
     };
-    let lore = Lore::with_model(model);
     let origin = lore.path("origin");
     write(&origin, "src/edit.rs", EDIT_RS);
     write(&origin, "README.md", README_MD);
@@ -458,10 +455,9 @@ fn repo_store_clones_and_syncs() {
 
 #[test]
 fn store_remove_deletes_the_index_not_the_source() {
-    let Some(model) = common::model_dir() else {
+    let Some(lore) = Lore::with_model_or_skip() else {
         return;
     };
-    let lore = Lore::with_model(model);
     let proj = lore.path("proj");
     write(
         &proj,

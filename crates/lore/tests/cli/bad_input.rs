@@ -108,10 +108,9 @@ fn index_with_no_stores_needs_no_model() {
 
 #[test]
 fn unindexable_files_are_skipped_and_duplicates_refused() {
-    let Some(model) = common::model_dir() else {
+    let Some(lore) = Lore::with_model_or_skip() else {
         return;
     };
-    let lore = Lore::with_model(model);
     let dir = lore.path("mixed");
     write(
         &dir,
@@ -173,10 +172,9 @@ fn unindexable_files_are_skipped_and_duplicates_refused() {
 
 #[test]
 fn skipped_files_do_not_make_a_store_look_stale() {
-    let Some(model) = common::model_dir() else {
+    let Some(lore) = Lore::with_model_or_skip() else {
         return;
     };
-    let lore = Lore::with_model(model);
     let dir = lore.path("mixed");
     write(
         &dir,
@@ -199,10 +197,9 @@ fn skipped_files_do_not_make_a_store_look_stale() {
 
 #[test]
 fn corrupt_vectors_and_missing_model_give_clear_errors() {
-    let Some(model) = common::model_dir() else {
+    let Some(lore) = Lore::with_model_or_skip() else {
         return;
     };
-    let lore = Lore::with_model(model);
     let proj = lore.path("proj");
     fixture::write_project(&proj);
     lore.json(&["store", "add", "proj", s(&proj)]);

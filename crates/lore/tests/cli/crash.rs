@@ -113,10 +113,9 @@ fn check_complete(lore: &Lore) {
 
 #[test]
 fn killed_indexer_leaves_a_recoverable_store_and_writers_are_exclusive() {
-    let Some(model) = common::model_dir() else {
+    let Some(lore) = Lore::with_model_or_skip() else {
         return;
     };
-    let lore = Lore::with_model(model);
     let dir = lore.path("big");
     write_corpus(&dir);
 
@@ -197,10 +196,9 @@ fn killed_indexer_leaves_a_recoverable_store_and_writers_are_exclusive() {
 
 #[test]
 fn killed_full_rebuild_is_completed_by_the_next_index() {
-    let Some(model) = common::model_dir() else {
+    let Some(lore) = Lore::with_model_or_skip() else {
         return;
     };
-    let lore = Lore::with_model(model);
     let dir = lore.path("big");
     write_corpus(&dir);
     lore.json(&["store", "add", "big", dir.to_str().unwrap()]);

@@ -70,6 +70,11 @@ impl Lore {
         Lore::new(Some(model))
     }
 
+    /// A world with the model, or `None` (after a skip notice) when there is none here.
+    pub fn with_model_or_skip() -> Option<Lore> {
+        model_dir().map(Lore::with_model)
+    }
+
     /// A world whose children have no model (LORE_MODEL_DIR removed, HOME in the temp dir).
     pub fn without_model() -> Lore {
         Lore::new(None)
