@@ -1,6 +1,7 @@
 //! lore's library API. Every adapter (CLI, MCP, REST) calls [`Engine`] and nothing below it,
 //! so each behaviour and each error is written once.
 
+mod context;
 mod error;
 pub mod fusion;
 mod indexer;
@@ -8,6 +9,7 @@ mod progress;
 mod search;
 mod stores;
 
+pub use context::{OutlineEntry, UnitContext};
 pub use error::{EngineError, ExitKind};
 pub use fusion::{Candidates, Fusion, Signals};
 pub use indexer::IndexReport;

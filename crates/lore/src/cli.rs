@@ -41,6 +41,11 @@ pub enum Command {
     },
     /// Search stores.
     Search(SearchArgs),
+    /// Show the whole unit behind a search result id.
+    Context {
+        /// A result id printed by `lore search`.
+        id: String,
+    },
     /// Manage the embedding model.
     Model {
         #[command(subcommand)]

@@ -122,6 +122,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let resp = engine.search(&req)?;
             output::search(json, &resp)?;
         }
+        Command::Context { id } => {
+            let engine = open(&cli)?;
+            output::context(json, &engine.context(id)?)?;
+        }
         Command::Model { command } => {
             let engine = open(&cli)?;
             match command {

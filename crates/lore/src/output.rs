@@ -1,6 +1,6 @@
 //! Text and JSON rendering of engine results. JSON goes to stdout, one document per command.
 
-use lore_engine::{IndexReport, SearchResponse, StoreRecord, StoreSummary};
+use lore_engine::{IndexReport, SearchResponse, StoreRecord, StoreSummary, UnitContext};
 use serde::Serialize;
 use std::path::Path;
 
@@ -209,5 +209,46 @@ pub fn model_info(json: bool, dir: &Path) -> anyhow::Result<()> {
             "missing: run `lore model fetch`"
         }
     );
+    Ok(())
+}
+
+pub fn context(json: bool, c: &UnitContext) -> anyhow::Result<()> {
+    if json {
+        return print_json(c);
+    }
+    let name = c
+        .signature
+        .as_deref()
+        .or(c.symbol.as_deref())
+        .unwrap_or_default();
+    println!(
+        "{}:{}:{}-{} [{}] {}",
+        c.store, c.path, c.start_line, c.end_line, c.kind, name
+    );
+    if let Some(parent) = &c.parent {
+        println!("in {parent}");
+    }
+    if let Some(ctx) = &c.context {
+        println!("{ctx}");
+        println!("    …");
+    }
+    println!("{}", c.content);
+    if c.outline.len() > 1 {
+        println!("\nfile outline:");
+        for o in &c.outline {
+            let here = if o.start_line == c.start_line {
+                ">"
+            } else {
+                " "
+            };
+            println!(
+                "{here} {:>5}-{:<5} {:<9} {}",
+                o.start_line,
+                o.end_line,
+                o.kind,
+                o.symbol.as_deref().unwrap_or("")
+            );
+        }
+    }
     Ok(())
 }

@@ -488,3 +488,44 @@ fn store_remove_deletes_the_index_not_the_source() {
     lore.json(&["store", "add", "proj", s(&proj)]);
     assert_first(&lore.search("zebra census", "fts", &[]), "notes.md");
 }
+
+#[test]
+fn context_returns_the_whole_unit_across_processes_until_it_changes() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let proj = lore.path("ctx");
+    let source = "use std::fmt;\n\n/// Sums the pelican weights.\npub fn sum_pelican_weights(w: &[u32]) -> u32 {\n    w.iter().sum()\n}\n\npub fn other() {}\n";
+    write(&proj, "lib.rs", source);
+    lore.json(&["store", "add", "ctx", s(&proj)]);
+    let resp = lore.search("sum_pelican_weights", "fts", &[]);
+    let id = resp["results"][0]["id"].as_str().unwrap().to_string();
+
+    // A new process reads the unit from the index.
+    let c = lore.json(&["context", &id]);
+    assert_eq!(c["path"], "lib.rs");
+    assert_eq!(c["symbol"], "sum_pelican_weights");
+    assert_eq!(c["start_line"], 3);
+    assert_eq!(c["end_line"], 6);
+    assert_eq!(c["doc"], "Sums the pelican weights.");
+    assert!(c["content"].as_str().unwrap().contains("w.iter().sum()"));
+    let outline: Vec<&str> = c["outline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|o| o["symbol"].as_str())
+        .collect();
+    assert!(outline.contains(&"other"), "{c:#}");
+
+    // After the unit changes and is re-indexed, the old id is stale.
+    write(
+        &proj,
+        "lib.rs",
+        source.replace("w.iter().sum()", "w.iter().copied().sum()"),
+    );
+    lore.json(&["index"]);
+    let err = lore.fails(&["context", &id], 2);
+    assert!(err.contains("search again"), "{err}");
+    let err = lore.fails(&["context", "not-an-id"], 1);
+    assert!(err.contains("not a result id"), "{err}");
+}

@@ -1,0 +1,90 @@
+//! The whole unit behind a search result id, read from the catalog (never by re-searching).
+
+use crate::{Engine, EngineError};
+use serde::Serialize;
+
+/// One unit of the same file, for orientation.
+#[derive(Debug, Clone, Serialize)]
+pub struct OutlineEntry {
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+    pub start_line: u32,
+    pub end_line: u32,
+}
+
+/// A result's full unit: where it is, what it is, its text, and the outline of its file.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnitContext {
+    pub id: String,
+    pub store: String,
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub kind: String,
+    pub language: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub doc: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub headings: Vec<String>,
+    /// The enclosing unit's header, for members split out of a large unit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    pub content: String,
+    pub outline: Vec<OutlineEntry>,
+}
+
+impl Engine {
+    /// The full unit of a result id from an earlier search (in any process). An id whose
+    /// chunk changed since is reported as not found.
+    pub fn context(&self, id: &str) -> Result<UnitContext, EngineError> {
+        let raw = i64::from_str_radix(id.trim(), 16).map_err(|_| {
+            EngineError::Input(format!(
+                "{id:?} is not a result id (16 hex digits from `lore search`)"
+            ))
+        })?;
+        let Some(sc) = self.catalog.chunks(&[raw])?.pop() else {
+            return Err(EngineError::NotFound(format!(
+                "result {id} not found: the index changed since that search; search again"
+            )));
+        };
+        let store = self.catalog.store_by_id(sc.store_id)?.ok_or_else(|| {
+            EngineError::NotFound(format!("result {id} belongs to a removed store"))
+        })?;
+        let outline = self
+            .catalog
+            .file_chunks(sc.store_id, &sc.path)?
+            .into_iter()
+            .map(|c| OutlineEntry {
+                kind: c.chunk.kind.as_str().to_string(),
+                symbol: c.chunk.symbol,
+                start_line: c.chunk.start_line,
+                end_line: c.chunk.end_line,
+            })
+            .collect();
+        let c = sc.chunk;
+        Ok(UnitContext {
+            id: format!("{:016x}", sc.id),
+            store: store.name,
+            path: sc.path,
+            start_line: c.start_line,
+            end_line: c.end_line,
+            kind: c.kind.as_str().to_string(),
+            language: c.language.as_str().to_string(),
+            symbol: c.symbol,
+            parent: c.parent,
+            signature: c.signature,
+            doc: c.doc,
+            headings: c.headings,
+            context: c.context,
+            content: c.content,
+            outline,
+        })
+    }
+}
