@@ -1,5 +1,6 @@
 //! The whole unit behind a search result id, read from the catalog (never by re-searching).
 
+use crate::search::UnitRef;
 use crate::{Engine, EngineError};
 use serde::Serialize;
 
@@ -16,23 +17,12 @@ pub struct OutlineEntry {
 /// A result's full unit: where it is, what it is, its text, and the outline of its file.
 #[derive(Debug, Clone, Serialize)]
 pub struct UnitContext {
-    pub id: String,
-    pub store: String,
-    pub path: String,
-    pub start_line: u32,
-    pub end_line: u32,
-    pub kind: String,
-    pub language: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub symbol: Option<String>,
+    #[serde(flatten)]
+    pub unit: UnitRef,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub signature: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub doc: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub headings: Vec<String>,
     /// The enclosing unit's header, for members split out of a large unit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
@@ -68,20 +58,12 @@ impl Engine {
                 end_line: c.chunk.end_line,
             })
             .collect();
+        let unit = UnitRef::new(&sc, &store.name);
         let c = sc.chunk;
         Ok(UnitContext {
-            id: format!("{:016x}", sc.id),
-            store: store.name,
-            path: sc.path,
-            start_line: c.start_line,
-            end_line: c.end_line,
-            kind: c.kind.as_str().to_string(),
-            language: c.language.as_str().to_string(),
-            symbol: c.symbol,
+            unit,
             parent: c.parent,
-            signature: c.signature,
             doc: c.doc,
-            headings: c.headings,
             context: c.context,
             content: c.content,
             outline,

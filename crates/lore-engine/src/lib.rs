@@ -14,7 +14,7 @@ pub use error::{EngineError, ExitKind};
 pub use fusion::{Candidates, Fusion, Signals};
 pub use indexer::IndexReport;
 pub use progress::{NoProgress, Phase, Progress};
-pub use search::{Freshness, Mode, Retrieved, SearchHit, SearchRequest, SearchResponse};
+pub use search::{Freshness, Mode, Retrieved, SearchHit, SearchRequest, SearchResponse, UnitRef};
 pub use stores::{AddStore, StoreSummary};
 
 pub use lore_index::{FieldBoosts, StoreRecord};

@@ -71,11 +71,11 @@ impl SearchRequest {
     }
 }
 
+/// Where a unit is and what it is: the part every answer about a chunk shares.
 #[derive(Debug, Clone, Serialize)]
-pub struct SearchHit {
+pub struct UnitRef {
     /// Stable id of the chunk (hex), usable with `lore context`.
     pub id: String,
-    pub score: f32,
     pub store: String,
     pub path: String,
     pub start_line: u32,
@@ -88,6 +88,31 @@ pub struct SearchHit {
     pub signature: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub headings: Vec<String>,
+}
+
+impl UnitRef {
+    pub(crate) fn new(sc: &StoredChunk, store: &str) -> UnitRef {
+        let c = &sc.chunk;
+        UnitRef {
+            id: format!("{:016x}", sc.id),
+            store: store.to_string(),
+            path: sc.path.clone(),
+            start_line: c.start_line,
+            end_line: c.end_line,
+            kind: c.kind.as_str().to_string(),
+            language: c.language.as_str().to_string(),
+            symbol: c.symbol.clone(),
+            signature: c.signature.clone(),
+            headings: c.headings.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchHit {
+    #[serde(flatten)]
+    pub unit: UnitRef,
+    pub score: f32,
     pub snippet: String,
     pub signals: Signals,
 }
@@ -411,20 +436,10 @@ fn hit(
     signals: Signals,
     words: &[String],
 ) -> SearchHit {
-    let c = &sc.chunk;
     SearchHit {
-        id: format!("{:016x}", sc.id),
+        unit: UnitRef::new(sc, &store.name),
         score,
-        store: store.name.clone(),
-        path: sc.path.clone(),
-        start_line: c.start_line,
-        end_line: c.end_line,
-        kind: c.kind.as_str().to_string(),
-        language: c.language.as_str().to_string(),
-        symbol: c.symbol.clone(),
-        signature: c.signature.clone(),
-        headings: c.headings.clone(),
-        snippet: snippet(&c.content, words),
+        snippet: snippet(&sc.chunk.content, words),
         signals,
     }
 }

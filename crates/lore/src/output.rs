@@ -139,7 +139,8 @@ pub fn search(json: bool, r: &SearchResponse) -> anyhow::Result<()> {
     if r.results.is_empty() {
         println!("no results for {:?}", r.query);
     }
-    for (i, h) in r.results.iter().enumerate() {
+    for (i, hit) in r.results.iter().enumerate() {
+        let h = &hit.unit;
         let name = match (&h.symbol, &h.signature) {
             (_, Some(sig)) => sig.clone(),
             (Some(sym), None) => sym.clone(),
@@ -149,7 +150,7 @@ pub fn search(json: bool, r: &SearchResponse) -> anyhow::Result<()> {
         println!(
             "{:>2}. {:.3} {}:{}:{}-{} [{}] {}",
             i + 1,
-            h.score,
+            hit.score,
             h.store,
             h.path,
             h.start_line,
@@ -157,7 +158,7 @@ pub fn search(json: bool, r: &SearchResponse) -> anyhow::Result<()> {
             h.kind,
             name
         );
-        for line in h.snippet.lines() {
+        for line in hit.snippet.lines() {
             println!("      {line}");
         }
         println!("      id {}", h.id);
@@ -212,10 +213,11 @@ pub fn model_info(json: bool, dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn context(json: bool, c: &UnitContext) -> anyhow::Result<()> {
+pub fn context(json: bool, ctx: &UnitContext) -> anyhow::Result<()> {
     if json {
-        return print_json(c);
+        return print_json(ctx);
     }
+    let c = &ctx.unit;
     let name = c
         .signature
         .as_deref()
@@ -225,17 +227,17 @@ pub fn context(json: bool, c: &UnitContext) -> anyhow::Result<()> {
         "{}:{}:{}-{} [{}] {}",
         c.store, c.path, c.start_line, c.end_line, c.kind, name
     );
-    if let Some(parent) = &c.parent {
+    if let Some(parent) = &ctx.parent {
         println!("in {parent}");
     }
-    if let Some(ctx) = &c.context {
-        println!("{ctx}");
+    if let Some(header) = &ctx.context {
+        println!("{header}");
         println!("    …");
     }
-    println!("{}", c.content);
-    if c.outline.len() > 1 {
+    println!("{}", ctx.content);
+    if ctx.outline.len() > 1 {
         println!("\nfile outline:");
-        for o in &c.outline {
+        for o in &ctx.outline {
             let here = if o.start_line == c.start_line {
                 ">"
             } else {
