@@ -6,6 +6,10 @@ use std::time::Instant;
 
 use lore_embed::Embedder;
 
+// The same allocator as the `lore` binary, so the figures match what users get.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let dir = std::env::var_os("LORE_MODEL_DIR").expect("set LORE_MODEL_DIR");
     let mut args = std::env::args().skip(1);

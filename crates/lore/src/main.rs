@@ -11,6 +11,10 @@ use lore_core::{DataDir, StoreKind};
 use lore_engine::{AddStore, Engine, EngineError, Mode, SearchRequest};
 use progress::Bars;
 
+/// candle allocates large buffers per operation; mimalloc embeds ~20% faster than glibc.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
