@@ -2,7 +2,7 @@
 
 use crate::fusion::{Candidates, Fusion, Signals, fuse};
 use crate::indexer::walk_options;
-use crate::{Engine, EngineError, NoProgress};
+use crate::{Detail, Engine, EngineError, Intent, NoProgress};
 use lore_index::{Fts, StoreRecord, StoredChunk, VectorSet};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -55,6 +55,10 @@ pub struct SearchRequest {
     pub per_file: usize,
     /// Compute per-store freshness (a stat-only walk of each store).
     pub freshness: bool,
+    /// What the searcher is after; `None` infers it from the query.
+    pub intent: Option<Intent>,
+    /// How much of each result to return.
+    pub detail: Detail,
 }
 
 impl SearchRequest {
@@ -67,6 +71,8 @@ impl SearchRequest {
             threshold: None,
             per_file: 1,
             freshness: true,
+            intent: None,
+            detail: Detail::Minimal,
         }
     }
 }

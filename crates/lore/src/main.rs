@@ -122,6 +122,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 threshold: s.threshold,
                 per_file: s.per_file,
                 freshness: true,
+                ..SearchRequest::new(s.query.clone())
             };
             let resp = engine.search(&req)?;
             output::search(json, &resp)?;
