@@ -36,19 +36,28 @@ fn parse(lang: Language, text: &str) -> Option<Tree> {
     })
 }
 
-/// Chunks a code file; `None` when the file does not parse usefully.
-pub(crate) fn chunk_code(src: &Src, lang: Language, opts: &ChunkOptions) -> Option<Vec<Chunk>> {
-    let mut tree = parse(lang, src.text)?;
-    let mut grammar = lang;
+/// Parses a code file. `.h` files are often C++: the C++ grammar is used when it fits
+/// better. Returns the tree and the grammar that made it.
+pub(crate) fn parse_code(src: &Src, lang: Language) -> Option<(Tree, Language)> {
+    let tree = parse(lang, src.text)?;
     if lang == Language::C && tree.root_node().has_error() {
-        // `.h` files are often C++: use the C++ grammar if it fits better.
         if let Some(cpp) = parse(Language::Cpp, src.text)
             && error_bytes(cpp.root_node()) < error_bytes(tree.root_node())
         {
-            tree = cpp;
-            grammar = Language::Cpp;
+            return Some((cpp, Language::Cpp));
         }
     }
+    Some((tree, lang))
+}
+
+/// Chunks a parsed code file; `None` when the file does not parse usefully.
+pub(crate) fn chunk_code(
+    src: &Src,
+    lang: Language,
+    (tree, grammar): &(Tree, Language),
+    opts: &ChunkOptions,
+) -> Option<Vec<Chunk>> {
+    let grammar = *grammar;
     let root = tree.root_node();
     let mut engine = Engine {
         src,
@@ -354,37 +363,6 @@ impl Engine<'_, '_> {
         }
     }
 
-    fn collapsed(&self, s: usize, e: usize) -> Option<String> {
-        if e <= s {
-            return None;
-        }
-        let mut t = collapse_ws(self.src.slice(s, e));
-        truncate_chars(&mut t, MAX_SIG_CHARS);
-        (!t.is_empty()).then_some(t)
-    }
-
-    fn signature(&self, info: &UnitInfo) -> Option<String> {
-        let mut e = info.sig_end;
-        if info.first_line_sig {
-            e = e.min(self.src.line_end_of(info.sig_start));
-        }
-        let mut sig = self.collapsed(info.sig_start, e)?;
-        loop {
-            let t = sig.trim_end();
-            let stripped = ["=>", "{", "=", ":", ";", "(", "[", ","]
-                .iter()
-                .find_map(|p| t.strip_suffix(p));
-            match stripped {
-                Some(r) if !r.trim().is_empty() => sig = r.trim_end().to_string(),
-                _ => {
-                    sig = t.to_string();
-                    break;
-                }
-            }
-        }
-        (!sig.is_empty()).then_some(sig)
-    }
-
     /// A one-line constant or type alias without doc comment or attributes.
     fn is_trivial(&self, u: &Found) -> bool {
         matches!(u.info.kind, ChunkKind::Const | ChunkKind::Type)
@@ -444,7 +422,7 @@ impl Engine<'_, '_> {
                 .collect();
             (!d.is_empty()).then(|| d.join("\n"))
         });
-        let signature = self.signature(info);
+        let signature = signature(self.src, info);
         let meta = Meta {
             kind: info.kind,
             symbol: info.name.clone(),
@@ -458,8 +436,7 @@ impl Engine<'_, '_> {
             self.out.extend(src.make(self.lang, &meta, u.start, u.end));
             return;
         }
-        let header = self
-            .collapsed(info.sig_start, info.header_end)
+        let header = collapsed(self.src, info.sig_start, info.header_end)
             .or(signature)
             .unwrap_or_default();
         let inner_context = match &sc.context {
@@ -501,4 +478,36 @@ impl Engine<'_, '_> {
             }
         }
     }
+}
+
+fn collapsed(src: &Src, s: usize, e: usize) -> Option<String> {
+    if e <= s {
+        return None;
+    }
+    let mut t = collapse_ws(src.slice(s, e));
+    truncate_chars(&mut t, MAX_SIG_CHARS);
+    (!t.is_empty()).then_some(t)
+}
+
+/// A unit's declaration as written, without body and trailing `{`, `:` or `=>`.
+pub(crate) fn signature(src: &Src, info: &UnitInfo) -> Option<String> {
+    let mut e = info.sig_end;
+    if info.first_line_sig {
+        e = e.min(src.line_end_of(info.sig_start));
+    }
+    let mut sig = collapsed(src, info.sig_start, e)?;
+    loop {
+        let t = sig.trim_end();
+        let stripped = ["=>", "{", "=", ":", ";", "(", "[", ","]
+            .iter()
+            .find_map(|p| t.strip_suffix(p));
+        match stripped {
+            Some(r) if !r.trim().is_empty() => sig = r.trim_end().to_string(),
+            _ => {
+                sig = t.to_string();
+                break;
+            }
+        }
+    }
+    (!sig.is_empty()).then_some(sig)
 }

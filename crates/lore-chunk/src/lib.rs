@@ -16,11 +16,13 @@
 //! chunk byte ranges never overlap except for the deliberate overlap of text windows.
 
 mod code;
+mod facts;
 mod lang;
 mod markdown;
 mod text;
 
-use lore_core::{Chunk, Language};
+pub use facts::{is_test_path, type_name};
+use lore_core::{Chunk, FileFacts, Language};
 use std::path::Path;
 
 /// Size knobs for [`chunk_file`]. All sizes are in characters (Unicode scalar values).
@@ -56,8 +58,25 @@ pub fn chunk_file(path: &Path, text: &str, opts: &ChunkOptions) -> Vec<Chunk> {
 
 /// Like [`chunk_file`] but with the language given explicitly.
 pub fn chunk_text(language: Language, text: &str, opts: &ChunkOptions) -> Vec<Chunk> {
+    analyze(language, "", text, opts, false).chunks
+}
+
+/// A file's chunks and, for code, its facts for the code graph.
+#[derive(Debug, Clone, Default)]
+pub struct Analysis {
+    pub chunks: Vec<Chunk>,
+    pub facts: FileFacts,
+}
+
+/// Chunks a file and extracts its code facts (symbols, imports, references) from one
+/// parse. `path` is the file's path relative to its store, `/`-separated.
+pub fn analyze_file(path: &str, text: &str, opts: &ChunkOptions) -> Analysis {
+    analyze(Language::from_path(Path::new(path)), path, text, opts, true)
+}
+
+fn analyze(language: Language, path: &str, text: &str, opts: &ChunkOptions, facts: bool) -> Analysis {
     if text.bytes().all(|b| b.is_ascii_whitespace()) {
-        return Vec::new();
+        return Analysis::default();
     }
     let opts = ChunkOptions {
         max_chars: opts.max_chars.max(1),
@@ -66,15 +85,34 @@ pub fn chunk_text(language: Language, text: &str, opts: &ChunkOptions) -> Vec<Ch
     };
     let src = text::Src::new(text);
     match language {
-        Language::Markdown => markdown::chunk_markdown(&src, &opts),
-        Language::Text => text::text_windows(&src, language, &opts),
+        Language::Markdown => Analysis {
+            chunks: markdown::chunk_markdown(&src, &opts),
+            facts: FileFacts::default(),
+        },
+        Language::Text => Analysis {
+            chunks: text::text_windows(&src, language, &opts),
+            facts: FileFacts::default(),
+        },
         code_lang => {
-            if text.len() <= MAX_PARSE_BYTES
-                && let Some(chunks) = code::chunk_code(&src, code_lang, &opts)
-            {
-                return chunks;
-            }
-            text::text_windows(&src, code_lang, &opts)
+            let parsed = (text.len() <= MAX_PARSE_BYTES)
+                .then(|| code::parse_code(&src, code_lang))
+                .flatten();
+            let Some(parsed) = parsed else {
+                return Analysis {
+                    chunks: text::text_windows(&src, code_lang, &opts),
+                    facts: FileFacts::default(),
+                };
+            };
+            let chunks = code::chunk_code(&src, code_lang, &parsed, &opts)
+                .unwrap_or_else(|| text::text_windows(&src, code_lang, &opts));
+            let facts = if facts {
+                let mut f = facts::extract(&src, code_lang, parsed.1, &parsed.0, path);
+                f.imports = facts::imports(&src, parsed.1, &parsed.0);
+                f
+            } else {
+                FileFacts::default()
+            };
+            Analysis { chunks, facts }
         }
     }
 }

@@ -3,8 +3,12 @@
 
 mod chunk;
 mod data_dir;
+mod facts;
 mod store;
+mod time;
 
 pub use chunk::{Chunk, ChunkKind, Language};
 pub use data_dir::DataDir;
+pub use facts::{FileFacts, Import, ImportedName, Receiver, RefKind, Reference, Symbol};
 pub use store::{StoreKind, validate_store_name};
+pub use time::UtcTime;

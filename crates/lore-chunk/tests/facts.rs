@@ -1,0 +1,388 @@
+//! Code facts per language: symbols (names, kinds, qualified names, signatures, lines),
+//! imports and references with their receivers.
+
+use lore_chunk::{ChunkOptions, analyze_file};
+use lore_core::{ChunkKind, FileFacts, Receiver, RefKind, Symbol};
+
+fn facts(path: &str, text: &str) -> FileFacts {
+    analyze_file(path, text, &ChunkOptions::default()).facts
+}
+
+fn sym<'a>(f: &'a FileFacts, qualified: &str) -> &'a Symbol {
+    f.symbols
+        .iter()
+        .find(|s| s.qualified == qualified)
+        .unwrap_or_else(|| {
+            let all: Vec<_> = f.symbols.iter().map(|s| &s.qualified).collect();
+            panic!("no symbol {qualified}; have {all:?}")
+        })
+}
+
+/// (caller, name, receiver) of every call.
+fn calls(f: &FileFacts) -> Vec<(String, String, Receiver)> {
+    f.refs
+        .iter()
+        .filter(|r| r.kind == RefKind::Calls)
+        .map(|r| {
+            (
+                r.caller.clone().unwrap_or_else(|| "<module>".into()),
+                r.name.clone(),
+                r.receiver.clone(),
+            )
+        })
+        .collect()
+}
+
+fn has_call(f: &FileFacts, caller: &str, name: &str, receiver: Receiver) {
+    let all = calls(f);
+    assert!(
+        all.contains(&(caller.to_string(), name.to_string(), receiver.clone())),
+        "missing call {caller} -> {name} ({receiver:?}); have {all:#?}"
+    );
+}
+
+#[test]
+fn python_units_imports_and_calls() {
+    let src = r#"import os
+import shop.pricing as pricing
+from .storage import save as persist, load
+from . import models
+
+DEFAULT = 3
+
+
+class Cart(models.Base):
+    """A shopping cart."""
+
+    def __init__(self, owner: str):
+        super().__init__()
+        self.items = []
+        self.store = Store()
+
+    async def add_item(self, item: "Item", qty: int = 1) -> None:
+        price = pricing.apply_discount(item.price)
+        self.store.put(item)
+        self._log(item)
+        persist(self)
+
+    def _log(self, item):
+        def fmt(x):
+            return str(x)
+        print(fmt(item))
+
+
+def checkout(cart: Cart):
+    c2 = Cart("bob")
+    c2.add_item(None)
+    cart.add_item(None)
+    return load()
+"#;
+    let f = facts("shop/cart.py", src);
+    let cart = sym(&f, "Cart");
+    assert_eq!(cart.kind, ChunkKind::Class);
+    assert_eq!(cart.start_line, 9);
+    assert_eq!(cart.doc.as_deref(), Some("A shopping cart."));
+    let add = sym(&f, "Cart.add_item");
+    assert_eq!(add.kind, ChunkKind::Method);
+    assert_eq!(add.container.as_deref(), Some("Cart"));
+    assert!(add.is_async);
+    assert_eq!(
+        add.signature.as_deref(),
+        Some("async def add_item(self, item: \"Item\", qty: int = 1) -> None")
+    );
+    assert_eq!((add.start_line, add.end_line), (17, 21));
+    assert!(!sym(&f, "Cart._log").exported);
+    let nested = sym(&f, "Cart._log.fmt");
+    assert_eq!(nested.kind, ChunkKind::Function);
+    assert_eq!(nested.start_line, 24);
+
+    has_call(&f, "Cart.add_item", "apply_discount", Receiver::Path("pricing".into()));
+    has_call(&f, "Cart.add_item", "put", Receiver::ReturnOf("Store".into()));
+    has_call(&f, "Cart.add_item", "_log", Receiver::SelfType);
+    has_call(&f, "Cart.add_item", "persist", Receiver::None);
+    has_call(&f, "Cart._log", "fmt", Receiver::None);
+    has_call(&f, "checkout", "add_item", Receiver::ReturnOf("Cart".into()));
+    has_call(&f, "checkout", "add_item", Receiver::Type("Cart".into()));
+    has_call(&f, "checkout", "Cart", Receiver::None);
+    let ext: Vec<_> = f.refs.iter().filter(|r| r.kind == RefKind::Extends).collect();
+    assert_eq!(ext.len(), 1);
+    assert_eq!(ext[0].name, "Base");
+
+    let mods: Vec<_> = f.imports.iter().map(|i| i.module.as_str()).collect();
+    assert_eq!(mods, ["os", "shop.pricing", ".storage", "."]);
+    assert_eq!(f.imports[1].alias.as_deref(), Some("pricing"));
+    assert_eq!(f.imports[2].names[0].local(), "persist");
+    assert_eq!(f.imports[3].names[0].name, "models");
+}
+
+#[test]
+fn typescript_units_imports_and_calls() {
+    let src = r#"import { slugify, clamp as limit } from "./util";
+import * as log from "../log";
+import type { Options } from "./types";
+import Store from "./store";
+
+export interface Named {
+  name: string;
+}
+
+export class Task extends Base implements Named {
+  private store: Store;
+
+  constructor(public name: string, private repo: Repo) {
+    super();
+    this.store = new Store();
+  }
+
+  static create(name: string): Task {
+    return new Task(slugify(name), new Repo());
+  }
+
+  async complete(t: Task): Promise<void> {
+    this.repo.save(this);
+    this.store.put(t.name);
+    t.archive();
+    log.info("done");
+  }
+}
+
+export const total = (tasks: Task[]): number => {
+  const first = Task.create("x");
+  first.complete(first);
+  return limit(tasks.length, 0, 10);
+};
+"#;
+    let f = facts("src/task.ts", src);
+    let task = sym(&f, "Task");
+    assert_eq!((task.kind, task.start_line, task.end_line), (ChunkKind::Class, 10, 28));
+    assert!(task.exported);
+    let complete = sym(&f, "Task.complete");
+    assert!(complete.is_async);
+    assert_eq!(complete.container.as_deref(), Some("Task"));
+    assert_eq!(complete.start_line, 22);
+    assert_eq!(sym(&f, "total").kind, ChunkKind::Function);
+    assert_eq!(sym(&f, "Named").kind, ChunkKind::Interface);
+
+    has_call(&f, "Task.create", "Task", Receiver::None);
+    has_call(&f, "Task.create", "slugify", Receiver::None);
+    has_call(&f, "Task.complete", "save", Receiver::Type("Repo".into()));
+    has_call(&f, "Task.complete", "put", Receiver::Type("Store".into()));
+    has_call(&f, "Task.complete", "archive", Receiver::Type("Task".into()));
+    has_call(&f, "Task.complete", "info", Receiver::Path("log".into()));
+    has_call(&f, "total", "create", Receiver::Path("Task".into()));
+    has_call(&f, "total", "complete", Receiver::ReturnOf("Task.create".into()));
+    has_call(&f, "total", "limit", Receiver::None);
+    let bases: Vec<_> = f
+        .refs
+        .iter()
+        .filter(|r| r.kind != RefKind::Calls)
+        .map(|r| (r.kind, r.name.as_str()))
+        .collect();
+    assert_eq!(bases, [(RefKind::Extends, "Base"), (RefKind::Implements, "Named")]);
+
+    assert_eq!(f.imports.len(), 4);
+    assert_eq!(f.imports[0].names[1].local(), "limit");
+    assert_eq!(f.imports[1].alias.as_deref(), Some("log"));
+    assert!(f.imports[2].type_only);
+    assert_eq!(f.imports[3].names[0].local(), "Store");
+}
+
+#[test]
+fn rust_units_imports_and_calls() {
+    let src = r#"//! A key-value store.
+mod codec;
+use crate::codec::{self, encode};
+use std::collections::HashMap as Map;
+
+/// Stores values.
+pub struct Store {
+    index: Index,
+}
+
+pub trait Codec {
+    fn name(&self) -> &str {
+        "raw"
+    }
+}
+
+impl Store {
+    pub fn new() -> Self {
+        Store { index: Index::default() }
+    }
+
+    pub async fn get(&self, key: &str) -> Option<Vec<u8>> {
+        let raw = self.index.lookup(key)?;
+        println!("{}", describe(key));
+        Some(codec::decode(raw))
+    }
+}
+
+impl Codec for Store {}
+
+fn describe(k: &str) -> String {
+    let s = Store::new();
+    let t: Store = make();
+    t.get(k);
+    s.get(encode(k))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roundtrip() {
+        assert!(describe("a").len() > 0);
+    }
+}
+"#;
+    let f = facts("src/store.rs", src);
+    let store = sym(&f, "Store");
+    assert_eq!((store.kind, store.start_line), (ChunkKind::Struct, 7));
+    assert_eq!(store.doc.as_deref(), Some("Stores values."));
+    let get = sym(&f, "Store::get");
+    assert_eq!((get.kind, get.start_line, get.end_line), (ChunkKind::Method, 22, 26));
+    assert!(get.is_async && get.exported);
+    assert_eq!(
+        get.signature.as_deref(),
+        Some("pub async fn get(&self, key: &str) -> Option<Vec<u8>>")
+    );
+    assert_eq!(sym(&f, "Codec::name").container.as_deref(), Some("Codec"));
+    assert!(!sym(&f, "describe").exported);
+    let rt = sym(&f, "tests::roundtrip");
+    assert!(rt.is_test);
+    assert!(!sym(&f, "describe").is_test);
+
+    has_call(&f, "Store::get", "lookup", Receiver::Type("Index".into()));
+    has_call(&f, "Store::get", "describe", Receiver::None);
+    has_call(&f, "Store::get", "decode", Receiver::Path("codec".into()));
+    has_call(&f, "describe", "new", Receiver::Path("Store".into()));
+    has_call(&f, "describe", "get", Receiver::ReturnOf("Store::new".into()));
+    has_call(&f, "describe", "get", Receiver::Type("Store".into()));
+    has_call(&f, "describe", "encode", Receiver::None);
+    has_call(&f, "tests::roundtrip", "describe", Receiver::None);
+    let imp: Vec<_> = f
+        .refs
+        .iter()
+        .filter(|r| r.kind == RefKind::Implements)
+        .map(|r| (r.caller.as_deref(), r.name.as_str()))
+        .collect();
+    assert_eq!(imp, [(Some("Store"), "Codec")]);
+
+    let mods: Vec<_> = f
+        .imports
+        .iter()
+        .map(|i| (i.module.as_str(), i.names.iter().map(|n| n.local()).collect::<Vec<_>>()))
+        .collect();
+    assert_eq!(
+        mods,
+        [
+            ("self::codec", vec![]),
+            ("crate::codec", vec!["self"]),
+            ("crate::codec", vec!["encode"]),
+            ("std::collections", vec!["Map"]),
+            ("super", vec![]),
+        ]
+    );
+}
+
+#[test]
+fn go_units_imports_and_calls() {
+    let src = r#"package notes
+
+import (
+	"fmt"
+	st "example.com/notes/store"
+)
+
+// Note is one note.
+type Note struct {
+	Title string
+	db    *st.Store
+}
+
+// Save writes the note.
+func (n *Note) Save(s *st.Store) error {
+	n.validate()
+	n.db.Put(n.Title)
+	s.Put(n.Title)
+	fmt.Println("saved")
+	return nil
+}
+
+func (n *Note) validate() {}
+
+func Open() *Note {
+	s := st.New()
+	s.Put("x")
+	n := &Note{}
+	n.Save(s)
+	return n
+}
+"#;
+    let f = facts("notes/note.go", src);
+    let save = sym(&f, "Note.Save");
+    assert_eq!((save.kind, save.start_line, save.end_line), (ChunkKind::Method, 15, 21));
+    assert_eq!(save.container.as_deref(), Some("Note"));
+    assert_eq!(save.doc.as_deref(), Some("Save writes the note."));
+    assert!(save.exported);
+    assert!(!sym(&f, "Note.validate").exported);
+    has_call(&f, "Note.Save", "validate", Receiver::SelfType);
+    has_call(&f, "Note.Save", "Put", Receiver::Type("Store".into()));
+    has_call(&f, "Note.Save", "Println", Receiver::Path("fmt".into()));
+    has_call(&f, "Open", "New", Receiver::Path("st".into()));
+    has_call(&f, "Open", "Put", Receiver::ReturnOf("st.New".into()));
+    has_call(&f, "Open", "Save", Receiver::Type("Note".into()));
+    assert_eq!(f.imports[1].module, "example.com/notes/store");
+    assert_eq!(f.imports[1].alias.as_deref(), Some("st"));
+}
+
+#[test]
+fn java_and_cpp_units_and_calls() {
+    let src = r#"package com.acme.shop;
+
+import com.acme.shop.db.Repo;
+
+public class CartService extends BaseService implements Service {
+    private Repo repo;
+
+    public Cart load(String id) {
+        Cart c = repo.find(id);
+        c.validate();
+        return audit(c);
+    }
+
+    private Cart audit(Cart c) {
+        return new Cart(c);
+    }
+}
+"#;
+    let f = facts("src/main/java/com/acme/shop/CartService.java", src);
+    let load = sym(&f, "CartService.load");
+    assert_eq!((load.start_line, load.end_line), (8, 12));
+    assert!(load.exported);
+    assert!(!sym(&f, "CartService.audit").exported);
+    has_call(&f, "CartService.load", "find", Receiver::Type("Repo".into()));
+    has_call(&f, "CartService.load", "validate", Receiver::Type("Cart".into()));
+    has_call(&f, "CartService.load", "audit", Receiver::None);
+    has_call(&f, "CartService.audit", "Cart", Receiver::None);
+    assert_eq!(f.imports[0].module, "com.acme.shop.db");
+    assert_eq!(f.imports[0].names[0].name, "Repo");
+
+    let cpp = r#"#include "store.h"
+
+namespace kv {
+
+int Store::get(int key) const {
+    return lookup(key) + helper::twice(key);
+}
+
+}
+"#;
+    let f = facts("src/store.cpp", cpp);
+    let get = sym(&f, "kv::Store::get");
+    assert_eq!((get.kind, get.start_line), (ChunkKind::Method, 5));
+    has_call(&f, "kv::Store::get", "lookup", Receiver::None);
+    has_call(&f, "kv::Store::get", "twice", Receiver::Path("helper".into()));
+    assert_eq!(f.imports[0].module, "store.h");
+}
