@@ -32,6 +32,10 @@ pub enum EngineError {
     Source(#[from] lore_source::SourceError),
     #[error("{0}: {1}")]
     Io(String, #[source] std::io::Error),
+    #[error(
+        "cancelled; files committed before the cancel stay indexed, and the next index run continues from there"
+    )]
+    Cancelled,
 }
 
 impl EngineError {

@@ -165,6 +165,13 @@ impl Engine {
             // Embed the batch.
             let mut embedded: Vec<Vec<Vec<f32>>> = Vec::with_capacity(group.len());
             for p in group {
+                // Nothing of this batch is written yet: stopping here keeps every commit.
+                if progress.cancelled() {
+                    drop(writer);
+                    self.refresh_vectors(store.id)?;
+                    self.forget_readers(store.id);
+                    return Err(EngineError::Cancelled);
+                }
                 let vectors = match p {
                     Prepared::Changed { chunks, .. } if let Some(embedder) = embedder => {
                         let texts: Vec<String> = chunks.iter().map(Chunk::index_text).collect();

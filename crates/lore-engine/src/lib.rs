@@ -6,20 +6,25 @@ mod error;
 pub mod fusion;
 mod indexer;
 mod intent;
+mod jobs;
 mod progress;
+pub mod sample;
 mod search;
 mod stores;
+mod writer;
 
 pub use context::{OutlineEntry, UnitContext};
 pub use error::{EngineError, ExitKind};
 pub use fusion::{Candidates, Fusion, Signals};
 pub use indexer::IndexReport;
 pub use intent::{Detail, Intent};
+pub use jobs::{AddSpec, JobSpec};
 pub use progress::{NoProgress, Phase, Progress};
 pub use search::{Freshness, Mode, Retrieved, SearchHit, SearchRequest, SearchResponse, UnitRef};
 pub use stores::{AddStore, StoreSummary};
+pub use writer::{ServerAnnouncement, WriterInfo};
 
-pub use lore_index::{FieldBoosts, StoreRecord};
+pub use lore_index::{FieldBoosts, JobProgress, JobRecord, JobStatus, StoreRecord};
 
 use lore_core::DataDir;
 use lore_embed::Embedder;
@@ -60,8 +65,11 @@ pub struct Engine {
     data: DataDir,
     catalog: Catalog,
     config: EngineConfig,
-    embedder: OnceLock<Arc<Embedder>>,
-    readers: search::ReaderCache,
+    /// Shared by engines cloned with `try_clone`: the model loads once per process.
+    embedder: Arc<OnceLock<Arc<Embedder>>>,
+    readers: Arc<search::ReaderCache>,
+    /// Held for the engine's lifetime after `hold_writer_lock` (servers, watchers).
+    writer_lock: Option<WriterLock>,
 }
 
 impl Engine {
@@ -78,8 +86,22 @@ impl Engine {
             data,
             catalog,
             config,
-            embedder: OnceLock::new(),
+            embedder: Default::default(),
             readers: Default::default(),
+            writer_lock: None,
+        })
+    }
+
+    /// Another engine on the same data dir with its own catalog connection, sharing the
+    /// loaded model and open readers (for a pool of searchers). It holds no writer lock.
+    pub fn try_clone(&self) -> Result<Engine, EngineError> {
+        Ok(Engine {
+            data: self.data.clone(),
+            catalog: Catalog::open(&self.data.db())?,
+            config: self.config.clone(),
+            embedder: self.embedder.clone(),
+            readers: self.readers.clone(),
+            writer_lock: None,
         })
     }
 
@@ -95,8 +117,14 @@ impl Engine {
         &mut self.config
     }
 
-    fn lock(&self) -> Result<WriterLock, EngineError> {
-        Ok(WriterLock::acquire(&self.data.lock_file())?)
+    /// The writer lock for one write, or `None` when this engine holds it for life.
+    fn lock(&self) -> Result<Option<WriterLock>, EngineError> {
+        if self.writer_lock.is_some() {
+            return Ok(None);
+        }
+        WriterLock::acquire(&self.data.lock_file())
+            .map(Some)
+            .map_err(|e| self.explain_lock_error(e))
     }
 
     pub fn model_dir(&self) -> std::path::PathBuf {

@@ -26,6 +26,12 @@ pub trait Progress: Sync {
     fn finish(&self, _phase: Phase) {}
     /// A one-line note (e.g. "fetching model", "cloning").
     fn message(&self, _msg: &str) {}
+    /// True when the work should stop. Indexing checks it between files of a batch, before
+    /// anything of that batch is written, and stops with `EngineError::Cancelled`: what was
+    /// committed before stays indexed.
+    fn cancelled(&self) -> bool {
+        false
+    }
 }
 
 /// Progress that goes nowhere.

@@ -38,13 +38,13 @@ impl Engine {
             .ok_or_else(|| lore_index::IndexError::StoreNotFound(name.to_string()).into())
     }
 
-    /// Creates a store and indexes it. Bad input fails before anything is written; a failed
-    /// clone leaves no store behind.
-    pub fn add_store(
-        &mut self,
+    /// Checks an add request without writing anything: the name, globs, size cap, that the
+    /// store is new, and that a folder exists. Returns the kind, the resolved source and
+    /// the walk options.
+    pub(crate) fn check_add(
+        &self,
         req: &AddStore,
-        progress: &dyn Progress,
-    ) -> Result<(StoreRecord, IndexReport), EngineError> {
+    ) -> Result<(StoreKind, String, WalkOptions), EngineError> {
         validate_store_name(&req.name).map_err(EngineError::Input)?;
         let walk_opts = WalkOptions {
             includes: req.includes.clone(),
@@ -89,6 +89,17 @@ impl Engine {
                 .to_string_lossy()
                 .into_owned(),
         };
+        Ok((kind, source, walk_opts))
+    }
+
+    /// Creates a store and indexes it. Bad input fails before anything is written; a failed
+    /// clone leaves no store behind.
+    pub fn add_store(
+        &mut self,
+        req: &AddStore,
+        progress: &dyn Progress,
+    ) -> Result<(StoreRecord, IndexReport), EngineError> {
+        let (kind, source, walk_opts) = self.check_add(req)?;
         // Load (or fetch) the model before anything is written.
         let embedder = self.index_embedder(progress)?;
         let _lock = self.lock()?;

@@ -142,7 +142,7 @@ pub struct StoreStats {
 }
 
 pub struct Catalog {
-    conn: Connection,
+    pub(crate) conn: Connection,
 }
 
 fn now_secs() -> i64 {
@@ -232,6 +232,7 @@ impl Catalog {
             .map_err(ctx)?;
         conn.execute_batch(SCHEMA).map_err(ctx)?;
         migrate(&conn).map_err(ctx)?;
+        conn.execute_batch(crate::jobs::JOBS_SCHEMA).map_err(ctx)?;
         Ok(Catalog { conn })
     }
 

@@ -12,6 +12,7 @@
 
 mod catalog;
 mod fts;
+mod jobs;
 mod lock;
 pub mod tokenizer;
 mod vectors;
@@ -21,6 +22,7 @@ pub use catalog::{
     blob_to_embedding,
 };
 pub use fts::{FieldBoosts, Fts, FtsHits, FtsWriter};
+pub use jobs::{JobProgress, JobRecord, JobStatus, is_job_id, new_job_id};
 pub use lock::WriterLock;
 pub use vectors::{VectorSet, dot};
 

@@ -1,0 +1,151 @@
+//! The single writer of a data dir. A CLI command takes `writer.lock` for one write; a
+//! server or watcher holds it for its whole life and says so in `writer.json`, so a CLI
+//! write that finds the lock taken can name who holds it and what to do instead.
+
+use crate::{Engine, EngineError};
+use lore_index::{IndexError, WriterLock};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// Who holds the writer lock for life, as written to `<data>/writer.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WriterInfo {
+    pub pid: u32,
+    /// `serve` or `watch`.
+    pub role: String,
+    /// Base URL of a server's REST and MCP endpoints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    pub started_at: i64,
+}
+
+/// Removes `writer.json` when dropped (normal exit or error). After a kill -9 the file stays,
+/// but it is only believed while its pid holds the lock.
+pub struct ServerAnnouncement {
+    path: PathBuf,
+}
+
+impl Drop for ServerAnnouncement {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+impl Engine {
+    fn writer_info_path(&self) -> PathBuf {
+        self.data.root().join("writer.json")
+    }
+
+    /// Takes the writer lock and keeps it until the engine is dropped; every write of this
+    /// engine then reuses it. Jobs left unfinished by an earlier writer are marked failed:
+    /// with the lock held, nobody else can be running them.
+    pub fn hold_writer_lock(&mut self) -> Result<(), EngineError> {
+        if self.writer_lock.is_none() {
+            let lock = WriterLock::acquire(&self.data.lock_file())
+                .map_err(|e| self.explain_lock_error(e))?;
+            self.writer_lock = Some(lock);
+            self.catalog.fail_orphaned_jobs()?;
+        }
+        Ok(())
+    }
+
+    pub fn holds_writer_lock(&self) -> bool {
+        self.writer_lock.is_some()
+    }
+
+    /// Fails at once, naming the holder, if another process is the writer now.
+    pub fn check_writable(&self) -> Result<(), EngineError> {
+        self.lock().map(drop)
+    }
+
+    /// Records this process as the long-lived writer (`role`: serve or watch). Needs the
+    /// lock held (`hold_writer_lock`).
+    pub fn announce_writer(
+        &self,
+        role: &str,
+        url: Option<&str>,
+    ) -> Result<ServerAnnouncement, EngineError> {
+        let info = WriterInfo {
+            pid: std::process::id(),
+            role: role.to_string(),
+            url: url.map(str::to_string),
+            started_at: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs() as i64)
+                .unwrap_or(0),
+        };
+        let path = self.writer_info_path();
+        let tmp = path.with_extension("json.tmp");
+        let text = serde_json::to_string_pretty(&info).unwrap_or_default();
+        std::fs::write(&tmp, text)
+            .and_then(|_| std::fs::rename(&tmp, &path))
+            .map_err(|e| EngineError::io(path.display().to_string(), e))?;
+        Ok(ServerAnnouncement { path })
+    }
+
+    /// The long-lived writer of this data dir, if one is running.
+    pub fn running_writer(&self) -> Option<WriterInfo> {
+        let info: WriterInfo =
+            serde_json::from_str(&std::fs::read_to_string(self.writer_info_path()).ok()?).ok()?;
+        // Believed only while its pid is the one that holds the lock.
+        let holder = std::fs::read_to_string(self.data.lock_file()).ok()?;
+        (holder.trim() == info.pid.to_string()).then_some(info)
+    }
+
+    /// Turns "locked" into a message that names a running server or watcher and what to do.
+    pub(crate) fn explain_lock_error(&self, e: IndexError) -> EngineError {
+        let IndexError::Locked(_) = &e else {
+            return e.into();
+        };
+        let Some(w) = self.running_writer() else {
+            return e.into();
+        };
+        let msg = match (&w.role[..], &w.url) {
+            ("serve", Some(url)) => format!(
+                "lore serve (pid {}, {url}) is the writer for this data dir and re-indexes changed \
+                 folders itself; ask it instead (`curl -X POST {url}/api/stores/NAME/index`, or the \
+                 MCP `stores` tool), or stop it first",
+                w.pid
+            ),
+            _ => format!(
+                "lore {} (pid {}) is the writer for this data dir and re-indexes changed folders \
+                 itself; stop it first to write from here",
+                w.role, w.pid
+            ),
+        };
+        EngineError::Index(IndexError::Locked(msg))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lore_core::DataDir;
+
+    #[test]
+    fn a_held_lock_names_the_server() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut server = Engine::open(DataDir::new(dir.path())).unwrap();
+        server.hold_writer_lock().unwrap();
+        server.hold_writer_lock().unwrap();
+        let announced = server
+            .announce_writer("serve", Some("http://127.0.0.1:7411"))
+            .unwrap();
+        // The server's own writes reuse its lock.
+        server.check_writable().unwrap();
+
+        let cli = Engine::open(DataDir::new(dir.path())).unwrap();
+        let err = cli.check_writable().unwrap_err().to_string();
+        assert!(err.contains("lore serve (pid"), "{err}");
+        assert!(
+            err.contains("http://127.0.0.1:7411/api/stores/NAME/index"),
+            "{err}"
+        );
+        assert_eq!(cli.running_writer().unwrap().role, "serve");
+
+        drop(announced);
+        assert!(cli.running_writer().is_none());
+        drop(server);
+        cli.check_writable().unwrap();
+    }
+}

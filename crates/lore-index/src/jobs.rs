@@ -1,0 +1,379 @@
+//! Jobs: long work (add, index, sync) recorded in the catalog, so every process sees the same
+//! list — the server that runs a job, `lore jobs` in another shell, MCP and REST clients.
+//!
+//! The table is bookkeeping, not index content: any process may insert a job or ask for one
+//! to be cancelled; only the writer (the holder of `writer.lock`) runs them.
+
+use crate::IndexError;
+use crate::catalog::Catalog;
+use rusqlite::{OptionalExtension, Row, params};
+use serde::Serialize;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+pub(crate) const JOBS_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS jobs (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    status TEXT NOT NULL,
+    files_done INTEGER NOT NULL DEFAULT 0,
+    files_total INTEGER NOT NULL DEFAULT 0,
+    chunks_done INTEGER NOT NULL DEFAULT 0,
+    chunks_total INTEGER NOT NULL DEFAULT 0,
+    message TEXT,
+    result TEXT,
+    error TEXT,
+    cancel_requested INTEGER NOT NULL DEFAULT 0,
+    pid INTEGER,
+    created_at INTEGER NOT NULL,
+    started_at INTEGER,
+    finished_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS jobs_by_created ON jobs(created_at);
+";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JobStatus {
+    Pending,
+    Running,
+    Done,
+    Failed,
+    Cancelled,
+}
+
+impl JobStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobStatus::Pending => "pending",
+            JobStatus::Running => "running",
+            JobStatus::Done => "done",
+            JobStatus::Failed => "failed",
+            JobStatus::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<JobStatus> {
+        [
+            JobStatus::Pending,
+            JobStatus::Running,
+            JobStatus::Done,
+            JobStatus::Failed,
+            JobStatus::Cancelled,
+        ]
+        .into_iter()
+        .find(|j| j.as_str() == s)
+    }
+
+    /// Done, failed or cancelled: the job will not change again.
+    pub fn is_finished(self) -> bool {
+        matches!(
+            self,
+            JobStatus::Done | JobStatus::Failed | JobStatus::Cancelled
+        )
+    }
+}
+
+/// Counts of a running job: files read and chunked, chunks embedded.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct JobProgress {
+    pub files_done: u64,
+    pub files_total: u64,
+    pub chunks_done: u64,
+    pub chunks_total: u64,
+}
+
+/// A job as recorded in the catalog.
+#[derive(Debug, Clone, Serialize)]
+pub struct JobRecord {
+    pub id: String,
+    /// `add`, `index` or `sync`.
+    pub kind: String,
+    /// The request that started it.
+    pub spec: serde_json::Value,
+    pub status: JobStatus,
+    pub progress: JobProgress,
+    /// The last progress note (e.g. "cloning …").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// What the job did, once done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub cancel_requested: bool,
+    /// The process that runs (or ran) it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    pub created_at: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<i64>,
+}
+
+/// A fresh job id: 16 hex digits, unique per process and time.
+pub fn new_job_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let mut key = Vec::with_capacity(32);
+    key.extend_from_slice(&nanos.to_le_bytes());
+    key.extend_from_slice(&std::process::id().to_le_bytes());
+    key.extend_from_slice(&COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&key))
+}
+
+/// True for strings that can be job ids (checked before any lookup).
+pub fn is_job_id(s: &str) -> bool {
+    s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+fn now_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+fn job_from_row(row: &Row) -> rusqlite::Result<JobRecord> {
+    let status: String = row.get("status")?;
+    let spec: String = row.get("spec")?;
+    let result: Option<String> = row.get("result")?;
+    let u = |name: &str| row.get::<_, i64>(name).map(|v| v.max(0) as u64);
+    Ok(JobRecord {
+        id: row.get("id")?,
+        kind: row.get("kind")?,
+        spec: serde_json::from_str(&spec).unwrap_or(serde_json::Value::Null),
+        status: JobStatus::parse(&status).unwrap_or(JobStatus::Failed),
+        progress: JobProgress {
+            files_done: u("files_done")?,
+            files_total: u("files_total")?,
+            chunks_done: u("chunks_done")?,
+            chunks_total: u("chunks_total")?,
+        },
+        message: row.get("message")?,
+        result: result.and_then(|r| serde_json::from_str(&r).ok()),
+        error: row.get("error")?,
+        cancel_requested: row.get::<_, i64>("cancel_requested")? != 0,
+        pid: row.get::<_, Option<i64>>("pid")?.map(|p| p as u32),
+        created_at: row.get("created_at")?,
+        started_at: row.get("started_at")?,
+        finished_at: row.get("finished_at")?,
+    })
+}
+
+impl Catalog {
+    fn jobs_err(e: rusqlite::Error) -> IndexError {
+        IndexError::Catalog("lore.db (jobs)".into(), e)
+    }
+
+    /// Records a pending job.
+    pub fn create_job(
+        &self,
+        id: &str,
+        kind: &str,
+        spec: &serde_json::Value,
+    ) -> Result<JobRecord, IndexError> {
+        self.conn
+            .execute(
+                "INSERT INTO jobs (id, kind, spec, status, created_at) VALUES (?1, ?2, ?3, 'pending', ?4)",
+                params![id, kind, spec.to_string(), now_secs()],
+            )
+            .map_err(Self::jobs_err)?;
+        self.job(id)?
+            .ok_or_else(|| IndexError::Corrupt(format!("job {id} vanished")))
+    }
+
+    pub fn job(&self, id: &str) -> Result<Option<JobRecord>, IndexError> {
+        self.conn
+            .query_row("SELECT * FROM jobs WHERE id = ?1", [id], job_from_row)
+            .optional()
+            .map_err(Self::jobs_err)
+    }
+
+    /// The newest `limit` jobs, newest first.
+    pub fn jobs(&self, limit: usize) -> Result<Vec<JobRecord>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT * FROM jobs ORDER BY created_at DESC, rowid DESC LIMIT ?1")
+            .map_err(Self::jobs_err)?;
+        let rows = stmt
+            .query_map([limit as i64], job_from_row)
+            .map_err(Self::jobs_err)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(Self::jobs_err)?;
+        Ok(rows)
+    }
+
+    /// Moves a pending job to running (owned by `pid`); `None` if it is no longer pending
+    /// (cancelled meanwhile, or claimed by another writer).
+    pub fn claim_job(&self, id: &str, pid: u32) -> Result<Option<JobRecord>, IndexError> {
+        let claimed = self
+            .conn
+            .execute(
+                "UPDATE jobs SET status = 'running', started_at = ?2, pid = ?3 WHERE id = ?1 AND status = 'pending'",
+                params![id, now_secs(), pid as i64],
+            )
+            .map_err(Self::jobs_err)?;
+        if claimed == 0 {
+            return Ok(None);
+        }
+        self.job(id)
+    }
+
+    /// Records progress; returns whether cancellation was requested.
+    pub fn update_job_progress(
+        &self,
+        id: &str,
+        p: &JobProgress,
+        message: Option<&str>,
+    ) -> Result<bool, IndexError> {
+        self.conn
+            .query_row(
+                "UPDATE jobs SET files_done = ?2, files_total = ?3, chunks_done = ?4, chunks_total = ?5,
+                 message = COALESCE(?6, message) WHERE id = ?1 RETURNING cancel_requested",
+                params![
+                    id,
+                    p.files_done as i64,
+                    p.files_total as i64,
+                    p.chunks_done as i64,
+                    p.chunks_total as i64,
+                    message
+                ],
+                |r| r.get::<_, i64>(0),
+            )
+            .optional()
+            .map(|c| c.unwrap_or(0) != 0)
+            .map_err(Self::jobs_err)
+    }
+
+    /// Ends a job with its outcome.
+    pub fn finish_job(
+        &self,
+        id: &str,
+        status: JobStatus,
+        result: Option<&serde_json::Value>,
+        error: Option<&str>,
+    ) -> Result<(), IndexError> {
+        self.conn
+            .execute(
+                "UPDATE jobs SET status = ?2, result = ?3, error = ?4, finished_at = ?5 WHERE id = ?1",
+                params![
+                    id,
+                    status.as_str(),
+                    result.map(|r| r.to_string()),
+                    error,
+                    now_secs()
+                ],
+            )
+            .map_err(Self::jobs_err)?;
+        Ok(())
+    }
+
+    /// Asks a job to stop: a pending job is cancelled at once, a running one is flagged
+    /// (its runner stops at the next commit boundary); a finished job is left as it is.
+    pub fn request_job_cancel(&self, id: &str) -> Result<Option<JobRecord>, IndexError> {
+        self.conn
+            .execute(
+                "UPDATE jobs SET status = 'cancelled', cancel_requested = 1, finished_at = ?2
+                 WHERE id = ?1 AND status = 'pending'",
+                params![id, now_secs()],
+            )
+            .map_err(Self::jobs_err)?;
+        self.conn
+            .execute(
+                "UPDATE jobs SET cancel_requested = 1 WHERE id = ?1 AND status = 'running'",
+                [id],
+            )
+            .map_err(Self::jobs_err)?;
+        self.job(id)
+    }
+
+    /// Marks every unfinished job as failed: called by a process that has just become the
+    /// writer, since no other process can be running one.
+    pub fn fail_orphaned_jobs(&self) -> Result<usize, IndexError> {
+        self.conn
+            .execute(
+                "UPDATE jobs SET status = 'failed', finished_at = ?1,
+                 error = 'interrupted: the lore process running it stopped; start it again'
+                 WHERE status IN ('pending', 'running')",
+                [now_secs()],
+            )
+            .map_err(Self::jobs_err)
+    }
+
+    /// Deletes finished jobs that ended more than `max_age_secs` ago.
+    pub fn delete_finished_jobs(&self, max_age_secs: i64) -> Result<usize, IndexError> {
+        self.conn
+            .execute(
+                "DELETE FROM jobs WHERE status IN ('done', 'failed', 'cancelled') AND finished_at < ?1",
+                [now_secs() - max_age_secs],
+            )
+            .map_err(Self::jobs_err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn job_lifecycle() {
+        let dir = tempfile::tempdir().unwrap();
+        let catalog = Catalog::open(&dir.path().join("lore.db")).unwrap();
+        let id = new_job_id();
+        assert!(is_job_id(&id));
+        assert!(!is_job_id("../../etc/passwd"));
+        let job = catalog
+            .create_job(&id, "index", &json!({"stores": ["a"]}))
+            .unwrap();
+        assert_eq!(job.status, JobStatus::Pending);
+        assert_eq!(job.spec["stores"][0], "a");
+
+        let running = catalog.claim_job(&id, 7).unwrap().unwrap();
+        assert_eq!(running.status, JobStatus::Running);
+        assert_eq!(running.pid, Some(7));
+        assert!(catalog.claim_job(&id, 8).unwrap().is_none(), "claimed once");
+
+        let p = JobProgress {
+            files_done: 3,
+            files_total: 10,
+            ..Default::default()
+        };
+        assert!(!catalog.update_job_progress(&id, &p, Some("x")).unwrap());
+        let flagged = catalog.request_job_cancel(&id).unwrap().unwrap();
+        assert_eq!(flagged.status, JobStatus::Running);
+        assert!(catalog.update_job_progress(&id, &p, None).unwrap());
+        catalog
+            .finish_job(&id, JobStatus::Cancelled, None, None)
+            .unwrap();
+        let done = catalog.job(&id).unwrap().unwrap();
+        assert_eq!(done.status, JobStatus::Cancelled);
+        assert_eq!(done.progress.files_done, 3);
+        assert_eq!(done.message.as_deref(), Some("x"));
+
+        // A pending job is cancelled at once.
+        let other = new_job_id();
+        catalog.create_job(&other, "sync", &json!({})).unwrap();
+        let c = catalog.request_job_cancel(&other).unwrap().unwrap();
+        assert_eq!(c.status, JobStatus::Cancelled);
+        assert!(catalog.claim_job(&other, 1).unwrap().is_none());
+
+        // Orphans fail; old finished jobs are deleted.
+        let orphan = new_job_id();
+        catalog.create_job(&orphan, "add", &json!({})).unwrap();
+        assert_eq!(catalog.fail_orphaned_jobs().unwrap(), 1);
+        assert_eq!(
+            catalog.job(&orphan).unwrap().unwrap().status,
+            JobStatus::Failed
+        );
+        assert_eq!(catalog.jobs(10).unwrap().len(), 3);
+        assert_eq!(catalog.delete_finished_jobs(3600).unwrap(), 0);
+        assert_eq!(catalog.delete_finished_jobs(-10).unwrap(), 3);
+        assert!(catalog.jobs(10).unwrap().is_empty());
+    }
+}
