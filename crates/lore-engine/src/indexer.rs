@@ -4,14 +4,13 @@
 //! one batch and the next run picks up where this one stopped.
 
 use crate::{Engine, EngineError, Phase, Progress};
-use lore_core::Chunk;
+use lore_core::{Chunk, FileFacts};
 use lore_embed::Embedder;
 use lore_index::{ChunkRow, FileRecord, Fts, StoreRecord, VectorSet, blob_to_embedding};
 use lore_source::{SkipReason, SourceFile, WalkOptions};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::HashSet;
-use std::path::Path;
 use std::time::Instant;
 
 /// What one index run did to one store.
@@ -39,6 +38,7 @@ enum Prepared {
     Changed {
         file: FileRecord,
         chunks: Vec<Chunk>,
+        facts: FileFacts,
         is_new: bool,
     },
     /// Same content, new size/mtime.
@@ -149,6 +149,9 @@ impl Engine {
         progress.start(Phase::Embeddings, total_chunks as u64);
         let mut writer = fts.writer()?;
         let mut first = true;
+        // What the code graph must resolve again once the files are in.
+        let mut dirty_names: Vec<String> = Vec::new();
+        let mut changed_paths: Vec<String> = Vec::new();
         let mut changed_any = full || !deleted.is_empty();
         let todo_meta: std::collections::HashMap<&str, &SourceFile> =
             todo.iter().map(|f| (f.rel.as_str(), *f)).collect();
@@ -173,15 +176,8 @@ impl Engine {
                     return Err(EngineError::Cancelled);
                 }
                 let vectors = match p {
-                    Prepared::Changed { chunks, .. } if let Some(embedder) = embedder => {
-                        let texts: Vec<String> = chunks.iter().map(Chunk::index_text).collect();
-                        let mut out = Vec::with_capacity(texts.len());
-                        for step in texts.chunks(EMBED_STEP) {
-                            let refs: Vec<&str> = step.iter().map(String::as_str).collect();
-                            out.extend(embedder.embed(&refs)?);
-                            progress.advance(Phase::Embeddings, step.len() as u64);
-                        }
-                        out
+                    Prepared::Changed { file, chunks, .. } if let Some(embedder) = embedder => {
+                        self.embed_chunks(store.id, &file.path, chunks, embedder, progress)?
                     }
                     _ => Vec::new(),
                 };
@@ -218,6 +214,7 @@ impl Engine {
             let tx = self.catalog.begin()?;
             if first {
                 for path in &deleted {
+                    dirty_names.extend(tx.remove_facts(store.id, path)?);
                     tx.remove_file(store.id, path)?;
                 }
                 report.deleted = deleted.len();
@@ -227,6 +224,7 @@ impl Engine {
                     Prepared::Changed {
                         file,
                         chunks,
+                        facts,
                         is_new,
                     } => {
                         let rows: Vec<ChunkRow> = chunks
@@ -238,7 +236,11 @@ impl Engine {
                                 embedding: v.map(Vec::as_slice),
                             })
                             .collect();
+                        dirty_names.extend(tx.remove_facts(store.id, &file.path)?);
                         tx.replace_file(store.id, file, &rows)?;
+                        tx.replace_facts(store.id, &file.path, facts)?;
+                        dirty_names.extend(facts.symbols.iter().map(|s| s.name.clone()));
+                        changed_paths.push(file.path.clone());
                         report.chunks_written += rows.len();
                         if *is_new {
                             report.added += 1;
@@ -287,6 +289,18 @@ impl Engine {
         writer.finish()?;
         progress.finish(Phase::Embeddings);
 
+        let structure_changed = full
+            || rebuild
+            || !deleted.is_empty()
+            || report.added > 0
+            || prepared.iter().any(|p| matches!(p, Prepared::Skipped { was_indexed: true, .. }));
+        self.resolve_graph(
+            store.id,
+            store.generation,
+            &changed_paths,
+            dirty_names,
+            structure_changed,
+        )?;
         let tx = self.catalog.begin()?;
         tx.set_indexed_now(store.id)?;
         tx.commit()?;
@@ -294,6 +308,40 @@ impl Engine {
         self.forget_readers(store.id);
         report.elapsed_ms = started.elapsed().as_millis() as u64;
         Ok(report)
+    }
+
+    /// Embeddings of a changed file's chunks. Chunks whose id (path, range, content) is
+    /// already in the catalog keep their vector: re-indexing after an edit, a migration
+    /// or an interrupted run only embeds what is new.
+    fn embed_chunks(
+        &self,
+        store_id: i64,
+        path: &str,
+        chunks: &[Chunk],
+        embedder: &Embedder,
+        progress: &dyn Progress,
+    ) -> Result<Vec<Vec<f32>>, EngineError> {
+        let ids: Vec<i64> = chunks.iter().map(|c| chunk_id(store_id, path, c)).collect();
+        let known = self.catalog.embeddings(&ids)?;
+        let missing: Vec<usize> = (0..chunks.len())
+            .filter(|i| !known.contains_key(&ids[*i]))
+            .collect();
+        progress.advance(Phase::Embeddings, (chunks.len() - missing.len()) as u64);
+        let mut fresh = Vec::with_capacity(missing.len());
+        for step in missing.chunks(EMBED_STEP) {
+            let texts: Vec<String> = step.iter().map(|&i| chunks[i].index_text()).collect();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            fresh.extend(embedder.embed(&refs)?);
+            progress.advance(Phase::Embeddings, step.len() as u64);
+        }
+        let mut fresh = fresh.into_iter();
+        Ok(ids
+            .iter()
+            .map(|id| match known.get(id) {
+                Some(v) => v.clone(),
+                None => fresh.next().unwrap_or_default(),
+            })
+            .collect())
     }
 
     /// Rewrites the vector snapshot when it is behind the catalog.
@@ -350,11 +398,12 @@ fn prepare(
             Prepared::Touched(file)
         }
         _ => {
-            let chunks = lore_chunk::chunk_file(Path::new(&f.rel), &text, opts);
-            file.chunks = chunks.len() as u32;
+            let analysis = lore_chunk::analyze_file(&f.rel, &text, opts);
+            file.chunks = analysis.chunks.len() as u32;
             Prepared::Changed {
                 file,
-                chunks,
+                chunks: analysis.chunks,
+                facts: analysis.facts,
                 is_new: old.is_none(),
             }
         }

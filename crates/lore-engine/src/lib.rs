@@ -4,6 +4,7 @@
 mod context;
 mod error;
 pub mod fusion;
+mod graph;
 mod indexer;
 mod intent;
 mod jobs;
@@ -16,6 +17,7 @@ mod writer;
 pub use context::{OutlineEntry, UnitContext};
 pub use error::{EngineError, ExitKind};
 pub use fusion::{Candidates, Fusion, Signals};
+pub use graph::{Direction, EdgeRecord, GraphAnswer, GraphLink, GraphQuery, SymbolInfo};
 pub use indexer::IndexReport;
 pub use intent::{Detail, Intent};
 pub use jobs::{AddSpec, JobSpec};

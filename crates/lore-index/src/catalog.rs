@@ -56,7 +56,7 @@ CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks(store_id, path);
 ";
 
 /// The schema version `SCHEMA` creates; `migrate` brings older catalogs up to it.
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 
 fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
@@ -68,6 +68,11 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
         if !has_skipped {
             conn.execute_batch("ALTER TABLE files ADD COLUMN skipped TEXT")?;
         }
+    }
+    if (1..2).contains(&version) {
+        // v2: code facts (symbols, imports, refs). Files indexed before have none: make
+        // the next index run re-read them (their embeddings are reused by chunk id).
+        conn.execute_batch("UPDATE files SET mtime_ns = -1, hash = '' WHERE skipped IS NULL")?;
     }
     if version != SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
@@ -231,6 +236,8 @@ impl Catalog {
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(ctx)?;
         conn.execute_batch(SCHEMA).map_err(ctx)?;
+        conn.execute_batch(crate::graph::GRAPH_SCHEMA)
+            .map_err(ctx)?;
         migrate(&conn).map_err(ctx)?;
         conn.execute_batch(crate::jobs::JOBS_SCHEMA).map_err(ctx)?;
         Ok(Catalog { conn })
@@ -447,6 +454,25 @@ impl Catalog {
     }
 
     /// Starts a write transaction. Nothing is visible to readers until `commit`.
+    /// Stored embeddings of the given chunk ids (those that have one).
+    pub fn embeddings(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<f32>>, IndexError> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT embedding FROM chunks WHERE id = ?1 AND embedding IS NOT NULL")
+            .map_err(self.err())?;
+        let mut out = HashMap::new();
+        for &id in ids {
+            let blob: Option<Vec<u8>> = st
+                .query_row([id], |r| r.get(0))
+                .optional()
+                .map_err(self.err())?;
+            if let Some(b) = blob {
+                out.insert(id, blob_to_embedding(&b));
+            }
+        }
+        Ok(out)
+    }
+
     pub fn begin(&mut self) -> Result<CatalogTx<'_>, IndexError> {
         let tx = self
             .conn
@@ -458,7 +484,7 @@ impl Catalog {
 
 /// A write transaction over the catalog.
 pub struct CatalogTx<'a> {
-    tx: rusqlite::Transaction<'a>,
+    pub(crate) tx: rusqlite::Transaction<'a>,
 }
 
 /// A chunk ready to be written: its stable id, the chunk, and its embedding if any.
@@ -550,6 +576,9 @@ impl CatalogTx<'_> {
     /// Forgets every file and chunk of a store (before a full rebuild).
     pub fn clear_store(&self, store_id: i64) -> Result<(), IndexError> {
         for sql in [
+            "DELETE FROM refs WHERE store_id = ?1",
+            "DELETE FROM imports WHERE store_id = ?1",
+            "DELETE FROM symbols WHERE store_id = ?1",
             "DELETE FROM chunks WHERE store_id = ?1",
             "DELETE FROM files WHERE store_id = ?1",
         ] {
@@ -558,8 +587,9 @@ impl CatalogTx<'_> {
         Ok(())
     }
 
-    /// Forgets a file and its chunks.
+    /// Forgets a file, its chunks and its code facts.
     pub fn remove_file(&self, store_id: i64, path: &str) -> Result<(), IndexError> {
+        self.remove_facts(store_id, path)?;
         for sql in [
             "DELETE FROM chunks WHERE store_id = ?1 AND path = ?2",
             "DELETE FROM files WHERE store_id = ?1 AND path = ?2",

@@ -12,6 +12,7 @@
 
 mod catalog;
 mod fts;
+mod graph;
 mod jobs;
 mod lock;
 pub mod tokenizer;
@@ -21,6 +22,7 @@ pub use catalog::{
     Catalog, CatalogTx, ChunkRow, FileRecord, NewStore, StoreRecord, StoreStats, StoredChunk,
     blob_to_embedding,
 };
+pub use graph::{Edge, ImportRow, RefRow, SymbolRow};
 pub use fts::{FieldBoosts, Fts, FtsHits, FtsWriter};
 pub use jobs::{JobProgress, JobRecord, JobStatus, is_job_id, new_job_id};
 pub use lock::WriterLock;

@@ -1,0 +1,331 @@
+//! The code graph: resolving a store's references after indexing, and answering
+//! callers / callees / definition questions about a symbol.
+
+use crate::{Engine, EngineError};
+use lore_graph::{Index, SymbolEntry};
+use lore_index::{Edge, StoreRecord, SymbolRow};
+use serde::Serialize;
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Callers,
+    Callees,
+    Definition,
+}
+
+impl Direction {
+    pub fn parse(s: &str) -> Option<Direction> {
+        match s {
+            "callers" => Some(Direction::Callers),
+            "callees" => Some(Direction::Callees),
+            "definition" => Some(Direction::Definition),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct GraphQuery {
+    /// A name (`add_item`) or a qualified name (`Cart.add_item`, `Store::get`).
+    pub symbol: String,
+    pub direction: Direction,
+    /// Store names; empty means all.
+    pub stores: Vec<String>,
+}
+
+/// A definition, as the graph reports it.
+#[derive(Debug, Clone, Serialize)]
+pub struct SymbolInfo {
+    pub store: String,
+    pub path: String,
+    pub name: String,
+    pub qualified: String,
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    /// First sentence of the doc comment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub exported: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub is_async: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub is_test: bool,
+}
+
+/// One edge next to the asked symbol: who calls it, or what it calls.
+#[derive(Debug, Clone, Serialize)]
+pub struct GraphLink {
+    /// calls, extends or implements.
+    pub kind: String,
+    /// The name as written at the reference.
+    pub name: String,
+    /// Where the reference is.
+    pub path: String,
+    pub line: u32,
+    /// The other end: the caller (for callers) or the callee (for callees), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<SymbolInfo>,
+    /// How sure the resolution is (0–1); absent when unresolved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f32>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GraphAnswer {
+    pub symbol: String,
+    pub direction: Direction,
+    pub definitions: Vec<SymbolInfo>,
+    pub links: Vec<GraphLink>,
+    /// Callees only: calls that reach no symbol of the store (std, packages, dynamic).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unresolved: Vec<GraphLink>,
+}
+
+/// The first sentence (or line) of a doc comment.
+pub(crate) fn first_sentence(doc: &str) -> Option<String> {
+    let para = doc.split("\n\n").next()?.trim();
+    let joined = para.split_whitespace().collect::<Vec<_>>().join(" ");
+    let end = joined
+        .char_indices()
+        .find(|&(i, c)| {
+            c == '.' && joined[i + 1..].chars().next().is_none_or(char::is_whitespace)
+        })
+        .map(|(i, _)| i + 1)
+        .unwrap_or(joined.len());
+    let s = joined[..end].trim();
+    (!s.is_empty()).then(|| s.chars().take(240).collect())
+}
+
+pub(crate) fn symbol_info(s: &SymbolRow, store: &str) -> SymbolInfo {
+    SymbolInfo {
+        store: store.to_string(),
+        path: s.path.clone(),
+        name: s.name.clone(),
+        qualified: s.qualified.clone(),
+        kind: s.kind.as_str().to_string(),
+        signature: s.signature.clone(),
+        summary: s.doc.as_deref().and_then(first_sentence),
+        start_line: s.start_line,
+        end_line: s.end_line,
+        exported: s.exported,
+        is_async: s.is_async,
+        is_test: s.is_test,
+    }
+}
+
+impl Engine {
+    /// Resolves the references of a store that may have changed meaning: those made in
+    /// `changed` files and those naming `names`; everything when `all` (files appeared
+    /// or vanished, so imports may point elsewhere) or when an earlier run stopped
+    /// before resolving.
+    pub(crate) fn resolve_graph(
+        &mut self,
+        store_id: i64,
+        generation_before: i64,
+        changed: &[String],
+        mut names: Vec<String>,
+        all: bool,
+    ) -> Result<(), EngineError> {
+        let generation = self
+            .catalog
+            .store_by_id(store_id)?
+            .map(|s| s.generation)
+            .unwrap_or_default();
+        let resolved_at = self.catalog.graph_resolved_generation(store_id)?;
+        if changed.is_empty() && names.is_empty() && !all && resolved_at == Some(generation) {
+            return Ok(());
+        }
+        // An earlier run that stopped between its commits and this point left references
+        // unresolved somewhere: resolve everything.
+        let all = all || resolved_at != Some(generation_before);
+        names.sort();
+        names.dedup();
+        let symbols = self.catalog.symbols(store_id)?;
+        let files: Vec<String> = self.catalog.manifest(store_id)?.into_keys().collect();
+        let imports = self.catalog.imports(store_id)?;
+        let index = Index::new(
+            files,
+            symbols
+                .iter()
+                .map(|s| SymbolEntry {
+                    id: s.id,
+                    path: s.path.clone(),
+                    name: s.name.clone(),
+                    qualified: s.qualified.clone(),
+                    kind: s.kind,
+                    container: s.container.clone(),
+                    signature: s.signature.clone(),
+                })
+                .collect(),
+            imports.iter().map(|i| (i.path.clone(), i.import.clone())),
+            self.catalog.heritage(store_id)?,
+        );
+        let changed_set: std::collections::HashSet<&str> =
+            changed.iter().map(String::as_str).collect();
+        let import_targets: Vec<(i64, Vec<String>)> = imports
+            .iter()
+            .filter(|i| all || changed_set.contains(i.path.as_str()))
+            .map(|i| (i.id, index.import_targets(&i.path, &i.import)))
+            .collect();
+        let refs = self.catalog.refs_to_resolve(store_id, changed, &names, all)?;
+        let resolved: Vec<_> = refs
+            .iter()
+            .map(|r| {
+                let res = index.resolve(&r.path, &r.reference);
+                (r.id, res)
+            })
+            .collect();
+        let how: Vec<(i64, Option<(i64, f32, String)>)> = resolved
+            .into_iter()
+            .map(|(id, r)| {
+                let how = r.map(|r| {
+                    let h = serde_json::to_value(r.how)
+                        .ok()
+                        .and_then(|v| v.as_str().map(String::from))
+                        .unwrap_or_default();
+                    (r.target, r.confidence, h)
+                });
+                (id, how)
+            })
+            .collect();
+        let targets: Vec<(i64, Option<(i64, f32, &str)>)> = how
+            .iter()
+            .map(|(id, t)| (*id, t.as_ref().map(|(a, b, c)| (*a, *b, c.as_str()))))
+            .collect();
+        let tx = self.catalog.begin()?;
+        tx.set_import_targets(&import_targets)?;
+        tx.set_ref_targets(&targets)?;
+        tx.set_graph_resolved(store_id, generation)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Callers, callees or the definition of a symbol.
+    pub fn graph(&self, q: &GraphQuery) -> Result<GraphAnswer, EngineError> {
+        let symbol = q.symbol.trim();
+        if symbol.is_empty() {
+            return Err(EngineError::Input(
+                "give a symbol name, e.g. `parse_query` or `Parser.parse`".into(),
+            ));
+        }
+        let stores = self.select_stores(&q.stores)?;
+        if stores.is_empty() {
+            return Err(EngineError::Input(
+                "there are no stores yet; add one with `lore store add NAME PATH`".into(),
+            ));
+        }
+        let names: HashMap<i64, String> = stores.iter().map(|s| (s.id, s.name.clone())).collect();
+        let ids: Vec<i64> = stores.iter().map(|s: &StoreRecord| s.id).collect();
+        let defs = self.catalog.symbols_named(&ids, symbol)?;
+        if defs.is_empty() {
+            return Err(EngineError::NotFound(format!(
+                "no symbol named {symbol:?} in {}; try `lore search {symbol:?}`",
+                if q.stores.is_empty() {
+                    "any store".to_string()
+                } else {
+                    q.stores.join(", ")
+                }
+            )));
+        }
+        let store_of = |id: i64| names.get(&id).cloned().unwrap_or_default();
+        let mut links = Vec::new();
+        let mut unresolved = Vec::new();
+        for d in &defs {
+            match q.direction {
+                Direction::Definition => {}
+                Direction::Callers => {
+                    for e in self.catalog.edges_to(d.id)? {
+                        links.push(link(&e, e.from.as_ref(), &store_of(d.store_id)));
+                    }
+                }
+                Direction::Callees => {
+                    for e in self.catalog.edges_from(d)? {
+                        if e.reference.reference.kind != lore_core::RefKind::Calls {
+                            continue;
+                        }
+                        let l = link(&e, e.to.as_ref(), &store_of(d.store_id));
+                        if e.to.is_some() {
+                            links.push(l);
+                        } else {
+                            unresolved.push(l);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(GraphAnswer {
+            symbol: symbol.to_string(),
+            direction: q.direction,
+            definitions: defs.iter().map(|d| symbol_info(d, &store_of(d.store_id))).collect(),
+            links,
+            unresolved,
+        })
+    }
+}
+
+/// One resolved edge of a store, by file and qualified name at both ends.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EdgeRecord {
+    pub from_path: String,
+    /// `<module>` for code outside any definition.
+    pub from: String,
+    pub to_path: String,
+    pub to: String,
+    pub confidence: f32,
+}
+
+impl Engine {
+    /// Every resolved edge of a kind in a store (evaluation, export).
+    pub fn graph_edges(
+        &self,
+        store: &str,
+        kind: lore_core::RefKind,
+    ) -> Result<Vec<EdgeRecord>, EngineError> {
+        let s = self.require_store(store)?;
+        let mut out: Vec<EdgeRecord> = self
+            .catalog
+            .resolved_refs(s.id, kind)?
+            .into_iter()
+            .map(|(path, caller, to, confidence)| EdgeRecord {
+                from_path: path,
+                from: caller.unwrap_or_else(|| "<module>".into()),
+                to_path: to.path,
+                to: to.qualified,
+                confidence,
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            (&a.from_path, &a.from, &a.to_path, &a.to).cmp(&(&b.from_path, &b.from, &b.to_path, &b.to))
+        });
+        Ok(out)
+    }
+}
+
+fn link(e: &Edge, other: Option<&SymbolRow>, store: &str) -> GraphLink {
+    let r = &e.reference;
+    GraphLink {
+        kind: r.reference.kind.as_str().to_string(),
+        name: r.reference.name.clone(),
+        path: r.path.clone(),
+        line: r.reference.line,
+        symbol: other.map(|s| symbol_info(s, store)),
+        confidence: r.confidence,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_sentences() {
+        assert_eq!(first_sentence("Adds an item. Then more.").as_deref(), Some("Adds an item."));
+        assert_eq!(first_sentence("Uses v1.2 rules\nand more\n\nDetails").as_deref(), Some("Uses v1.2 rules and more"));
+        assert_eq!(first_sentence("  \n"), None);
+    }
+}

@@ -1,0 +1,305 @@
+//! Where an import points: from a module as written to files of the same store, by each
+//! language's rules. Anything outside the store (std, packages) resolves to nothing.
+
+use lore_core::Language;
+use std::collections::{BTreeSet, HashMap};
+
+/// Every file path of a store, with lookups by directory and by path suffix.
+#[derive(Debug, Default)]
+pub struct FileSet {
+    files: BTreeSet<String>,
+    by_dir: HashMap<String, Vec<String>>,
+}
+
+pub fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
+}
+
+fn join(dir: &str, rel: &str) -> String {
+    if dir.is_empty() {
+        rel.to_string()
+    } else if rel.is_empty() {
+        dir.to_string()
+    } else {
+        format!("{dir}/{rel}")
+    }
+}
+
+/// `a/b/../c/./d` → `a/c/d`; `None` when it climbs above the root.
+fn normalize(path: &str) -> Option<String> {
+    let mut out: Vec<&str> = Vec::new();
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                out.pop()?;
+            }
+            s => out.push(s),
+        }
+    }
+    Some(out.join("/"))
+}
+
+impl FileSet {
+    pub fn new<I: IntoIterator<Item = String>>(paths: I) -> FileSet {
+        let mut fs = FileSet::default();
+        for p in paths {
+            fs.by_dir
+                .entry(dir_of(&p).to_string())
+                .or_default()
+                .push(p.clone());
+            fs.files.insert(p);
+        }
+        fs
+    }
+
+    pub fn contains(&self, path: &str) -> bool {
+        self.files.contains(path)
+    }
+
+    /// Files directly in `dir`.
+    pub fn in_dir(&self, dir: &str) -> &[String] {
+        self.by_dir.get(dir).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    fn first_existing(&self, candidates: impl IntoIterator<Item = String>) -> Option<String> {
+        candidates.into_iter().find(|c| self.contains(c))
+    }
+
+    /// The one file whose path ends with `/suffix` (or is `suffix`).
+    fn by_suffix(&self, suffix: &str) -> Option<String> {
+        if self.contains(suffix) {
+            return Some(suffix.to_string());
+        }
+        let tail = format!("/{suffix}");
+        let mut found = self.files.iter().filter(|f| f.ends_with(&tail));
+        let first = found.next()?;
+        found.next().is_none().then(|| first.clone())
+    }
+
+    /// The files a module names, seen from the file `from`. A Go or Java package is all
+    /// the files of its directory; everything else is one file.
+    pub fn resolve(&self, lang: Language, from: &str, module: &str) -> Vec<String> {
+        let one = |f: Option<String>| f.into_iter().collect::<Vec<_>>();
+        match lang {
+            Language::Python => one(self.python(from, module)),
+            Language::JavaScript | Language::TypeScript | Language::Tsx => one(self.js(from, module)),
+            Language::Rust => one(self.rust(from, module)),
+            Language::Go => self.go(module),
+            Language::Java => self.java(module),
+            Language::C | Language::Cpp => one(self.c(from, module)),
+            Language::Markdown | Language::Text => Vec::new(),
+        }
+    }
+
+    fn python(&self, from: &str, module: &str) -> Option<String> {
+        let dots = module.chars().take_while(|&c| c == '.').count();
+        let rest = module[dots..].replace('.', "/");
+        let candidates = |base: &str| {
+            let p = join(base, &rest);
+            if rest.is_empty() {
+                vec![join(base, "__init__.py")]
+            } else {
+                vec![format!("{p}.py"), format!("{p}/__init__.py"), format!("{p}.pyi")]
+            }
+        };
+        if dots > 0 {
+            let mut base = dir_of(from).to_string();
+            for _ in 1..dots {
+                base = dir_of(&base).to_string();
+            }
+            return self.first_existing(candidates(&base));
+        }
+        // Absolute: from the store root, else from any source root (`src/`, …).
+        self.first_existing(candidates(""))
+            .or_else(|| self.by_suffix(&format!("{rest}.py")))
+            .or_else(|| self.by_suffix(&format!("{rest}/__init__.py")))
+    }
+
+    fn js(&self, from: &str, module: &str) -> Option<String> {
+        if !(module.starts_with("./") || module.starts_with("../") || module == "." || module == "..") {
+            return None;
+        }
+        let base = normalize(&join(dir_of(from), module))?;
+        // `./util.js` in TypeScript sources often means `./util.ts`.
+        let stem = base
+            .strip_suffix(".js")
+            .or_else(|| base.strip_suffix(".jsx"))
+            .or_else(|| base.strip_suffix(".mjs"))
+            .unwrap_or(&base)
+            .to_string();
+        let mut c = vec![base.clone()];
+        for s in [&base, &stem] {
+            for ext in ["ts", "tsx", "d.ts", "js", "jsx", "mjs", "cjs"] {
+                c.push(format!("{s}.{ext}"));
+            }
+        }
+        for ext in ["ts", "tsx", "js", "jsx"] {
+            c.push(format!("{base}/index.{ext}"));
+        }
+        self.first_existing(c)
+    }
+
+    /// The crate root directory of a file: the nearest ancestor holding lib.rs or main.rs.
+    fn rust_crate_dir(&self, file: &str) -> String {
+        let mut dir = dir_of(file).to_string();
+        loop {
+            if self.contains(&join(&dir, "lib.rs")) || self.contains(&join(&dir, "main.rs")) {
+                return dir;
+            }
+            if dir.is_empty() {
+                return dir_of(file).to_string();
+            }
+            dir = dir_of(&dir).to_string();
+        }
+    }
+
+    /// A file's crate directory and module path: `src/store/index.rs` → (`src`,
+    /// [store, index]); `src/cli/mod.rs` → [cli]; `src/lib.rs` → [].
+    fn rust_module_path(&self, file: &str) -> (String, Vec<String>) {
+        let crate_dir = self.rust_crate_dir(file);
+        let rel = file[crate_dir.len()..].trim_start_matches('/');
+        let mut segs: Vec<String> = rel.trim_end_matches(".rs").split('/').map(String::from).collect();
+        let last = segs.last().map(String::as_str);
+        if last == Some("mod") || (segs.len() == 1 && matches!(last, Some("lib" | "main"))) {
+            segs.pop();
+        }
+        (crate_dir, segs)
+    }
+
+    fn rust_file_for(&self, crate_dir: &str, segs: &[String]) -> Option<String> {
+        if segs.is_empty() {
+            return self.first_existing([join(crate_dir, "lib.rs"), join(crate_dir, "main.rs")]);
+        }
+        let p = join(crate_dir, &segs.join("/"));
+        self.first_existing([format!("{p}.rs"), join(&p, "mod.rs")])
+    }
+
+    /// `crate::a::b`, `self::a`, `super::a`, `a::b` (relative to the file's module) →
+    /// the file of the longest prefix that is a module; the rest names items in it.
+    fn rust(&self, from: &str, module: &str) -> Option<String> {
+        let (crate_dir, mut base) = self.rust_module_path(from);
+        let mut segs = module.split("::").filter(|s| !s.is_empty()).peekable();
+        match segs.peek() {
+            Some(&"crate") => {
+                base.clear();
+                segs.next();
+            }
+            Some(&"self") => {
+                segs.next();
+            }
+            _ => {
+                while segs.peek() == Some(&"super") {
+                    base.pop();
+                    segs.next();
+                }
+            }
+        }
+        let mut current = self.rust_file_for(&crate_dir, &base);
+        for seg in segs {
+            base.push(seg.to_string());
+            match self.rust_file_for(&crate_dir, &base) {
+                Some(f) => current = Some(f),
+                None => break,
+            }
+        }
+        current
+    }
+
+    fn go(&self, module: &str) -> Vec<String> {
+        // The import path ends with the package's directory; match the longest suffix.
+        let segs: Vec<&str> = module.split('/').collect();
+        for start in 0..segs.len() {
+            let dir = segs[start..].join("/");
+            let files: Vec<String> = self
+                .in_dir(&dir)
+                .iter()
+                .filter(|f| f.ends_with(".go"))
+                .cloned()
+                .collect();
+            if !files.is_empty() {
+                return files;
+            }
+            // A package under a source root: any directory ending with the suffix.
+            if start + 1 < segs.len() {
+                continue;
+            }
+        }
+        Vec::new()
+    }
+
+    fn java(&self, module: &str) -> Vec<String> {
+        let dir_suffix = module.replace('.', "/");
+        let tail = format!("/{dir_suffix}");
+        let mut dirs: Vec<&String> = self
+            .by_dir
+            .keys()
+            .filter(|d| **d == dir_suffix || d.ends_with(&tail))
+            .collect();
+        dirs.sort();
+        match dirs.as_slice() {
+            [d] => self.in_dir(d).iter().filter(|f| f.ends_with(".java")).cloned().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn c(&self, from: &str, module: &str) -> Option<String> {
+        normalize(&join(dir_of(from), module))
+            .filter(|p| self.contains(p))
+            .or_else(|| self.by_suffix(module))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fs(paths: &[&str]) -> FileSet {
+        FileSet::new(paths.iter().map(|p| p.to_string()))
+    }
+
+    #[test]
+    fn python_modules() {
+        let f = fs(&["shop/__init__.py", "shop/cart.py", "shop/db/store.py", "tests/test_cart.py"]);
+        assert_eq!(f.python("shop/cart.py", ".db.store").as_deref(), Some("shop/db/store.py"));
+        assert_eq!(f.python("shop/db/store.py", "..cart").as_deref(), Some("shop/cart.py"));
+        assert_eq!(f.python("shop/cart.py", ".").as_deref(), Some("shop/__init__.py"));
+        assert_eq!(f.python("tests/test_cart.py", "shop.cart").as_deref(), Some("shop/cart.py"));
+        assert_eq!(f.python("tests/test_cart.py", "shop").as_deref(), Some("shop/__init__.py"));
+        assert_eq!(f.python("shop/cart.py", "os.path"), None);
+    }
+
+    #[test]
+    fn js_modules() {
+        let f = fs(&["src/util.ts", "src/lib/index.ts", "src/app.tsx", "test/a.test.ts"]);
+        assert_eq!(f.js("src/app.tsx", "./util").as_deref(), Some("src/util.ts"));
+        assert_eq!(f.js("src/app.tsx", "./util.js").as_deref(), Some("src/util.ts"));
+        assert_eq!(f.js("src/app.tsx", "./lib").as_deref(), Some("src/lib/index.ts"));
+        assert_eq!(f.js("test/a.test.ts", "../src/app").as_deref(), Some("src/app.tsx"));
+        assert_eq!(f.js("src/app.tsx", "react"), None);
+        assert_eq!(f.js("src/app.tsx", "../../../x"), None);
+    }
+
+    #[test]
+    fn rust_modules() {
+        let f = fs(&["src/lib.rs", "src/store.rs", "src/store/index.rs", "src/cli/mod.rs", "src/cli/args.rs"]);
+        assert_eq!(f.rust("src/cli/args.rs", "crate::store").as_deref(), Some("src/store.rs"));
+        assert_eq!(f.rust("src/cli/args.rs", "crate::store::index").as_deref(), Some("src/store/index.rs"));
+        assert_eq!(f.rust("src/store.rs", "self::index").as_deref(), Some("src/store/index.rs"));
+        assert_eq!(f.rust("src/store/index.rs", "super").as_deref(), Some("src/store.rs"));
+        assert_eq!(f.rust("src/cli/args.rs", "super").as_deref(), Some("src/cli/mod.rs"));
+        assert_eq!(f.rust("src/cli/mod.rs", "super::store").as_deref(), Some("src/store.rs"));
+        assert_eq!(f.rust("src/lib.rs", "self::cli").as_deref(), Some("src/cli/mod.rs"));
+        assert_eq!(f.rust("src/lib.rs", "crate::store::Store").as_deref(), Some("src/store.rs"));
+    }
+
+    #[test]
+    fn go_java_c_modules() {
+        let f = fs(&["store/store.go", "store/util.go", "cmd/notes/main.go", "src/main/java/com/acme/Repo.java", "include/kv.h", "src/kv.c"]);
+        assert_eq!(f.go("example.com/notes/store"), ["store/store.go", "store/util.go"]);
+        assert!(f.go("fmt").is_empty());
+        assert_eq!(f.java("com.acme"), ["src/main/java/com/acme/Repo.java"]);
+        assert_eq!(f.c("src/kv.c", "kv.h").as_deref(), Some("include/kv.h"));
+        assert_eq!(f.c("src/kv.c", "../include/kv.h").as_deref(), Some("include/kv.h"));
+    }
+}

@@ -1,0 +1,582 @@
+//! Reference resolution over a store's symbols and imports.
+
+use crate::modules::{FileSet, dir_of};
+use lore_chunk::type_name;
+use lore_core::{ChunkKind, Import, Language, Receiver, RefKind, Reference};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// A symbol as the resolver needs it.
+#[derive(Debug, Clone)]
+pub struct SymbolEntry {
+    pub id: i64,
+    pub path: String,
+    pub name: String,
+    pub qualified: String,
+    pub kind: ChunkKind,
+    pub container: Option<String>,
+    pub signature: Option<String>,
+}
+
+/// How a reference was resolved; the confidence follows from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum How {
+    /// Defined in the same file (or an enclosing scope).
+    Local,
+    /// A method of `self`/`this`'s type or one of its bases.
+    SelfMethod,
+    /// Through an import of the file.
+    Import,
+    /// Same package/directory (Go, Java).
+    Package,
+    /// A method of a type the file states (annotation, constructor, return type).
+    Typed,
+    /// Through a wildcard import or include.
+    Wildcard,
+    /// The only symbol of that name in the store.
+    Unique,
+}
+
+impl How {
+    pub fn confidence(self) -> f32 {
+        match self {
+            How::Local | How::SelfMethod => 1.0,
+            How::Import => 0.95,
+            How::Package | How::Typed => 0.9,
+            How::Wildcard => 0.8,
+            How::Unique => 0.5,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Resolution {
+    pub target: i64,
+    pub how: How,
+    pub confidence: f32,
+}
+
+/// Everything the resolver knows about a store.
+pub struct Index {
+    files: FileSet,
+    symbols: Vec<SymbolEntry>,
+    by_path: HashMap<String, Vec<usize>>,
+    by_name: HashMap<String, Vec<usize>>,
+    methods: HashMap<(String, String), Vec<usize>>,
+    imports: HashMap<String, Vec<Import>>,
+    /// Base types (extends/implements) by type name.
+    bases: HashMap<String, Vec<String>>,
+}
+
+const MAX_HOPS: usize = 4;
+
+fn lang_of(path: &str) -> Language {
+    Language::from_path(Path::new(path))
+}
+
+fn sep(lang: Language) -> &'static str {
+    match lang {
+        Language::Rust | Language::Cpp => "::",
+        _ => ".",
+    }
+}
+
+fn is_type(kind: ChunkKind) -> bool {
+    matches!(
+        kind,
+        ChunkKind::Class
+            | ChunkKind::Struct
+            | ChunkKind::Enum
+            | ChunkKind::Interface
+            | ChunkKind::Trait
+            | ChunkKind::Type
+    )
+}
+
+/// What a reference of this kind may land on.
+fn fits(kind: RefKind, sym: ChunkKind) -> bool {
+    match kind {
+        RefKind::Calls => matches!(
+            sym,
+            ChunkKind::Function | ChunkKind::Method | ChunkKind::Class | ChunkKind::Struct
+        ),
+        RefKind::Extends | RefKind::Implements => is_type(sym),
+    }
+}
+
+/// The type a function returns, from its signature as written.
+fn return_type(sig: &str, lang: Language, name: &str) -> Option<String> {
+    match lang {
+        Language::Rust | Language::Python => type_name(sig.rsplit_once("->")?.1),
+        Language::JavaScript | Language::TypeScript | Language::Tsx => {
+            let close = sig.rfind(')')?;
+            type_name(sig[close + 1..].trim_start().strip_prefix(':')?)
+        }
+        Language::Go => {
+            // `func [(recv)] Name(params) result`: the result follows the parameters.
+            let at = sig.find(&format!("{name}("))? + name.len();
+            let mut depth = 0;
+            for (i, c) in sig[at..].char_indices() {
+                match c {
+                    '(' => depth += 1,
+                    ')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return type_name(&sig[at + i + 1..]);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            None
+        }
+        // `public static Task create(…)`: the word before the name.
+        Language::Java | Language::C | Language::Cpp => {
+            let before = sig.split(&format!("{name}(")).next()?;
+            type_name(before.split_whitespace().last()?)
+        }
+        Language::Markdown | Language::Text => None,
+    }
+}
+
+impl Index {
+    /// `files` are every path of the store; `heritage` is (type name, base name) pairs
+    /// from its extends/implements references.
+    pub fn new(
+        files: impl IntoIterator<Item = String>,
+        symbols: Vec<SymbolEntry>,
+        imports: impl IntoIterator<Item = (String, Import)>,
+        heritage: impl IntoIterator<Item = (String, String)>,
+    ) -> Index {
+        let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut methods: HashMap<(String, String), Vec<usize>> = HashMap::new();
+        for (i, s) in symbols.iter().enumerate() {
+            by_path.entry(s.path.clone()).or_default().push(i);
+            by_name.entry(s.name.clone()).or_default().push(i);
+            if let Some(c) = &s.container {
+                methods.entry((c.clone(), s.name.clone())).or_default().push(i);
+            }
+        }
+        let mut by_file: HashMap<String, Vec<Import>> = HashMap::new();
+        for (p, i) in imports {
+            by_file.entry(p).or_default().push(i);
+        }
+        let mut bases: HashMap<String, Vec<String>> = HashMap::new();
+        for (t, b) in heritage {
+            bases.entry(t).or_default().push(b);
+        }
+        Index {
+            files: FileSet::new(files),
+            symbols,
+            by_path,
+            by_name,
+            methods,
+            imports: by_file,
+            bases,
+        }
+    }
+
+    pub fn symbol(&self, i: usize) -> &SymbolEntry {
+        &self.symbols[i]
+    }
+
+    /// The store files an import points to.
+    pub fn import_targets(&self, path: &str, imp: &Import) -> Vec<String> {
+        let lang = lang_of(path);
+        let mut out = self.files.resolve(lang, path, &imp.module);
+        // `from pkg import submodule`: the submodule's file.
+        if lang == Language::Python {
+            for n in &imp.names {
+                if let Some(f) = self.python_submodule(path, &imp.module, &n.name) {
+                    out.push(f);
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn python_submodule(&self, path: &str, module: &str, name: &str) -> Option<String> {
+        let full = if module.ends_with('.') {
+            format!("{module}{name}")
+        } else {
+            format!("{module}.{name}")
+        };
+        self.files
+            .resolve(Language::Python, path, &full)
+            .into_iter()
+            .next()
+    }
+
+    fn imports_of(&self, path: &str) -> &[Import] {
+        self.imports.get(path).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Symbols of `path` with this qualified name that fit.
+    fn in_file(&self, path: &str, qualified: &str, kind: RefKind) -> Option<usize> {
+        self.by_path.get(path)?.iter().copied().find(|&i| {
+            let s = &self.symbols[i];
+            s.qualified == qualified && fits(kind, s.kind)
+        })
+    }
+
+    fn top_level_in(&self, files: &[String], name: &str, kind: RefKind) -> Option<usize> {
+        let mut found = files.iter().filter_map(|f| self.in_file(f, name, kind));
+        let first = found.next()?;
+        found.next().is_none().then_some(first)
+    }
+
+    /// Resolves a reference made in `path`.
+    pub fn resolve(&self, path: &str, r: &Reference) -> Option<Resolution> {
+        let lang = lang_of(path);
+        let found = match &r.receiver {
+            Receiver::None => self.bare(path, lang, &r.name, r.caller.as_deref(), r.kind, 0),
+            Receiver::SelfType => {
+                let ty = self.self_type(path, lang, r.caller.as_deref()?)?;
+                self.method(path, &ty, &r.name, 0)
+                    .map(|i| (i, How::SelfMethod))
+            }
+            Receiver::Type(t) => self.typed_method(path, lang, t, &r.name),
+            Receiver::ReturnOf(expr) => {
+                let ty = self.type_of_call(path, lang, expr, r.caller.as_deref())?;
+                self.method(path, &ty, &r.name, 0).map(|i| (i, How::Typed))
+            }
+            Receiver::Path(p) => self.qualified_call(path, lang, p, &r.name, r.kind),
+            Receiver::Unknown => None,
+        }?;
+        let (i, how) = found;
+        Some(Resolution {
+            target: self.symbols[i].id,
+            how,
+            confidence: how.confidence(),
+        })
+    }
+
+    /// The type `self` means for code in `caller`.
+    fn self_type(&self, path: &str, lang: Language, caller: &str) -> Option<String> {
+        let sep = sep(lang);
+        let mut q = caller;
+        loop {
+            if let Some(&i) = self
+                .by_path
+                .get(path)?
+                .iter()
+                .find(|&&i| self.symbols[i].qualified == q)
+            {
+                let s = &self.symbols[i];
+                if is_type(s.kind) {
+                    return Some(s.name.clone());
+                }
+                if let Some(c) = &s.container {
+                    return Some(c.clone());
+                }
+            }
+            q = q.rsplit_once(sep)?.0;
+            // A Rust impl frame (`Store::get` → `Store`) is not a symbol itself.
+            if !self.by_path.get(path)?.iter().any(|&i| self.symbols[i].qualified == q) {
+                return Some(q.rsplit(sep).next().unwrap_or(q).to_string());
+            }
+        }
+    }
+
+    /// A bare name: enclosing scopes, the file, imports, the package, wildcards, and
+    /// (Rust, C, C++) a name unique in the store.
+    fn bare(
+        &self,
+        path: &str,
+        lang: Language,
+        name: &str,
+        caller: Option<&str>,
+        kind: RefKind,
+        hops: usize,
+    ) -> Option<(usize, How)> {
+        let sep = sep(lang);
+        let members_in_scope = matches!(lang, Language::Java | Language::Cpp | Language::C);
+        // Enclosing scopes, innermost first: a nested function, then the file's top level.
+        let mut scope = caller;
+        while let Some(s) = scope {
+            if let Some(i) = self.in_file(path, &format!("{s}{sep}{name}"), kind)
+                && (members_in_scope || self.symbols[i].kind != ChunkKind::Method)
+            {
+                return Some((i, How::Local));
+            }
+            if members_in_scope
+                && let Some(ty) = self.self_type(path, lang, s)
+                && let Some(i) = self.method(path, &ty, name, 0)
+            {
+                return Some((i, How::SelfMethod));
+            }
+            scope = s.rsplit_once(sep).map(|(a, _)| a);
+        }
+        if let Some(i) = self.in_file(path, name, kind) {
+            return Some((i, How::Local));
+        }
+        // Imported by name.
+        for imp in self.imports_of(path) {
+            for n in &imp.names {
+                if n.local() != name || n.name == "self" {
+                    continue;
+                }
+                let targets = self.files.resolve(lang, path, &imp.module);
+                let found = if n.name == "default" {
+                    self.default_export(&targets, kind)
+                } else {
+                    self.top_level_in(&targets, &n.name, kind).or_else(|| {
+                        // Re-exported (`index.ts`, `__init__.py`): one more hop.
+                        (hops < MAX_HOPS)
+                            .then(|| {
+                                targets.iter().find_map(|t| {
+                                    self.bare(t, lang, &n.name, None, kind, hops + 1)
+                                        .map(|(i, _)| i)
+                                })
+                            })
+                            .flatten()
+                    })
+                };
+                if let Some(i) = found {
+                    return Some((i, How::Import));
+                }
+            }
+        }
+        // The same package: Go and Java see their directory's top-level names.
+        if matches!(lang, Language::Go | Language::Java) {
+            let siblings: Vec<String> = self
+                .files
+                .in_dir(dir_of(path))
+                .iter()
+                .filter(|f| *f != path && lang_of(f) == lang)
+                .cloned()
+                .collect();
+            if let Some(i) = self.top_level_in(&siblings, name, kind) {
+                return Some((i, How::Package));
+            }
+        }
+        for imp in self.imports_of(path).iter().filter(|i| i.wildcard) {
+            let targets = self.files.resolve(lang, path, &imp.module);
+            if let Some(i) = self.top_level_in(&targets, name, kind) {
+                return Some((i, How::Wildcard));
+            }
+        }
+        if matches!(lang, Language::Rust | Language::C | Language::Cpp) {
+            return self.unique(name, kind, lang).map(|i| (i, How::Unique));
+        }
+        None
+    }
+
+    /// The one symbol of that name in the store (in a file of the same language family).
+    fn unique(&self, name: &str, kind: RefKind, lang: Language) -> Option<usize> {
+        let c_family = |l: Language| matches!(l, Language::C | Language::Cpp);
+        let mut found = self.by_name.get(name)?.iter().copied().filter(|&i| {
+            let s = &self.symbols[i];
+            let l = lang_of(&s.path);
+            fits(kind, s.kind) && (l == lang || (c_family(l) && c_family(lang)))
+        });
+        let first = found.next()?;
+        found.next().is_none().then_some(first)
+    }
+
+    /// The default export of a JS/TS module.
+    fn default_export(&self, files: &[String], kind: RefKind) -> Option<usize> {
+        files.iter().find_map(|f| {
+            self.by_path.get(f)?.iter().copied().find(|&i| {
+                let s = &self.symbols[i];
+                fits(kind, s.kind)
+                    && s.signature
+                        .as_deref()
+                        .is_some_and(|sig| sig.starts_with("export default"))
+            })
+        })
+    }
+
+    /// A method of a type, or of its bases; ambiguity between files is settled by the
+    /// file and directory of the caller, else left unresolved.
+    fn method(&self, path: &str, ty: &str, name: &str, depth: usize) -> Option<usize> {
+        if let Some(cands) = self.methods.get(&(ty.to_string(), name.to_string())) {
+            let callable: Vec<usize> = cands
+                .iter()
+                .copied()
+                .filter(|&i| fits(RefKind::Calls, self.symbols[i].kind))
+                .collect();
+            match callable.as_slice() {
+                [] => {}
+                [one] => return Some(*one),
+                many => {
+                    let same_file: Vec<usize> = many.iter().copied().filter(|&i| self.symbols[i].path == path).collect();
+                    if let [one] = same_file.as_slice() {
+                        return Some(*one);
+                    }
+                    let dir = dir_of(path);
+                    let same_dir: Vec<usize> = many.iter().copied().filter(|&i| dir_of(&self.symbols[i].path) == dir).collect();
+                    if let [one] = same_dir.as_slice() {
+                        return Some(*one);
+                    }
+                    // Where the type itself is defined, as the caller sees it.
+                    let def_dir = self
+                        .bare(path, lang_of(path), ty, None, RefKind::Extends, 0)
+                        .map(|(i, _)| dir_of(&self.symbols[i].path).to_string());
+                    if let Some(d) = def_dir {
+                        let near: Vec<usize> = many.iter().copied().filter(|&i| dir_of(&self.symbols[i].path) == d).collect();
+                        if let [one] = near.as_slice() {
+                            return Some(*one);
+                        }
+                    }
+                    return None;
+                }
+            }
+        }
+        if depth >= MAX_HOPS {
+            return None;
+        }
+        self.bases
+            .get(ty)?
+            .iter()
+            .find_map(|b| self.method(path, b, name, depth + 1))
+    }
+
+    /// `x.m()` where the file says `x` is a `T` (which may be an imported alias).
+    fn typed_method(&self, path: &str, lang: Language, t: &str, name: &str) -> Option<(usize, How)> {
+        let real = self
+            .bare(path, lang, t, None, RefKind::Extends, 0)
+            .map(|(i, _)| self.symbols[i].name.clone())
+            .unwrap_or_else(|| t.to_string());
+        self.method(path, &real, name, 0).map(|i| (i, How::Typed))
+    }
+
+    /// The type of the value a call returns: a constructed class, or the callee's
+    /// declared return type.
+    fn type_of_call(&self, path: &str, lang: Language, expr: &str, caller: Option<&str>) -> Option<String> {
+        let split = expr
+            .rsplit_once("::")
+            .or_else(|| expr.rsplit_once('.'));
+        let found = match split {
+            None => self.bare(path, lang, expr, caller, RefKind::Calls, 0),
+            Some(("Self" | "self" | "this", name)) => {
+                let ty = self.self_type(path, lang, caller?)?;
+                self.method(path, &ty, name, 0).map(|i| (i, How::SelfMethod))
+            }
+            Some((p, name)) => self.qualified_call(path, lang, p, name, RefKind::Calls),
+        };
+        let s = &self.symbols[found?.0];
+        if is_type(s.kind) {
+            return Some(s.name.clone());
+        }
+        let ret = return_type(s.signature.as_deref()?, lang_of(&s.path), &s.name)?;
+        if ret == "Self" {
+            return s.container.clone();
+        }
+        Some(ret)
+    }
+
+    /// `p.name()` / `p::name()`: `p` is a module, a package, or a type.
+    fn qualified_call(&self, path: &str, lang: Language, p: &str, name: &str, kind: RefKind) -> Option<(usize, How)> {
+        if matches!(p, "self" | "this" | "Self") {
+            return None;
+        }
+        if let Some(files) = self.module_alias(path, lang, p) {
+            if let Some(i) = self.top_level_in(&files, name, kind) {
+                return Some((i, How::Import));
+            }
+            // Rust `crate::store::Store::new`: the module's file, then a type in it.
+            if lang == Language::Rust
+                && let Some(ty) = p.rsplit("::").next()
+                && let Some(i) = files.iter().find_map(|f| {
+                    self.by_path.get(f)?.iter().copied().find(|&i| {
+                        let s = &self.symbols[i];
+                        s.name == name && s.container.as_deref() == Some(ty)
+                    })
+                })
+            {
+                return Some((i, How::Import));
+            }
+        }
+        // A type: a static method or associated function.
+        let ty = p.rsplit(['.', ':']).next().unwrap_or(p);
+        if ty.is_empty() {
+            return None;
+        }
+        let def = self.bare(path, lang, ty, None, RefKind::Extends, 0);
+        let real = def.map(|(i, _)| self.symbols[i].name.clone());
+        let resolved_type = real.is_some();
+        let real = real.unwrap_or_else(|| ty.to_string());
+        // Without a visible type definition, only trust a name that looks like a type.
+        if !resolved_type && !real.chars().next().is_some_and(char::is_uppercase) {
+            return None;
+        }
+        self.method(path, &real, name, 0).map(|i| (i, How::Typed))
+    }
+
+    /// The files a qualifier names when it is a module or package in `path`.
+    fn module_alias(&self, path: &str, lang: Language, p: &str) -> Option<Vec<String>> {
+        let nonempty = |v: Vec<String>| (!v.is_empty()).then_some(v);
+        if lang == Language::Rust && (p.starts_with("crate") || p.starts_with("super") || p.starts_with("self")) {
+            return nonempty(self.files.resolve(lang, path, p));
+        }
+        let (head, tail) = match lang {
+            Language::Rust | Language::Cpp => p.split_once("::").unwrap_or((p, "")),
+            _ => p.split_once('.').unwrap_or((p, "")),
+        };
+        for imp in self.imports_of(path) {
+            // `import x as p`, `import * as p`, Go package names, Rust `mod p;`.
+            let module = if imp.alias.as_deref() == Some(head) {
+                Some(imp.module.clone())
+            } else if let Some(n) = imp.names.iter().find(|n| n.local() == head || (n.name == "self" && imp.module.rsplit("::").next() == Some(head))) {
+                // `from pkg import module`, `use crate::codec::{self}`, `use crate::codec`.
+                match lang {
+                    Language::Python => Some(if imp.module.ends_with('.') {
+                        format!("{}{}", imp.module, n.name)
+                    } else {
+                        format!("{}.{}", imp.module, n.name)
+                    }),
+                    Language::Rust if n.name == "self" => Some(imp.module.clone()),
+                    Language::Rust => Some(format!("{}::{}", imp.module, n.name)),
+                    _ => None,
+                }
+            } else if lang == Language::Python && imp.alias.is_none() && imp.names.is_empty() && (imp.module == p || imp.module.starts_with(&format!("{p}."))) {
+                // `import shop.pricing` then `shop.pricing.f()`.
+                Some(p.to_string())
+            } else {
+                None
+            };
+            let Some(module) = module else { continue };
+            let full = if tail.is_empty() {
+                module
+            } else if lang == Language::Rust {
+                format!("{module}::{tail}")
+            } else if lang == Language::Python && module != p {
+                format!("{module}.{tail}")
+            } else {
+                module
+            };
+            let files = self.files.resolve(lang, path, &full);
+            if !files.is_empty() {
+                return Some(files);
+            }
+        }
+        if lang == Language::Rust {
+            return nonempty(self.files.resolve(lang, path, &format!("self::{p}")))
+                .filter(|f| f.iter().all(|x| x != path));
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn return_types_from_signatures() {
+        assert_eq!(return_type("pub fn new() -> Self", Language::Rust, "new").as_deref(), Some("Self"));
+        assert_eq!(return_type("fn open(p: &Path) -> Result<Store, Error>", Language::Rust, "open").as_deref(), Some("Store"));
+        assert_eq!(return_type("def make() -> Cart", Language::Python, "make").as_deref(), Some("Cart"));
+        assert_eq!(return_type("static create(name: string): Task", Language::TypeScript, "create").as_deref(), Some("Task"));
+        assert_eq!(return_type("async load(): Promise<Task>", Language::TypeScript, "load").as_deref(), Some("Task"));
+        assert_eq!(return_type("func New(dir string) *Store", Language::Go, "New").as_deref(), Some("Store"));
+        assert_eq!(return_type("func (s *S) Open() (*Store, error)", Language::Go, "Open").as_deref(), Some("Store"));
+        assert_eq!(return_type("public static Task create(String n)", Language::Java, "create").as_deref(), Some("Task"));
+    }
+}

@@ -1,0 +1,605 @@
+//! The code graph in the catalog: symbols, imports and references per file, and the
+//! resolved target of each reference. A file's facts are replaced with its chunks;
+//! resolution is written afterwards by the engine.
+
+use crate::IndexError;
+use crate::catalog::{Catalog, CatalogTx};
+use lore_core::{ChunkKind, FileFacts, Import, ImportedName, Receiver, RefKind, Reference};
+use rusqlite::{Row, params, params_from_iter};
+use serde::Serialize;
+
+pub(crate) const GRAPH_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS symbols (
+    id INTEGER PRIMARY KEY,
+    store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    name TEXT NOT NULL,
+    qualified TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    container TEXT,
+    signature TEXT,
+    doc TEXT,
+    exported INTEGER NOT NULL,
+    is_async INTEGER NOT NULL,
+    is_test INTEGER NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    start_byte INTEGER NOT NULL,
+    end_byte INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(store_id, name);
+CREATE INDEX IF NOT EXISTS symbols_by_qualified ON symbols(store_id, qualified);
+CREATE INDEX IF NOT EXISTS symbols_by_file ON symbols(store_id, path);
+CREATE TABLE IF NOT EXISTS imports (
+    id INTEGER PRIMARY KEY,
+    store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    module TEXT NOT NULL,
+    names TEXT NOT NULL,
+    alias TEXT,
+    wildcard INTEGER NOT NULL,
+    type_only INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    targets TEXT
+);
+CREATE INDEX IF NOT EXISTS imports_by_file ON imports(store_id, path);
+CREATE TABLE IF NOT EXISTS refs (
+    id INTEGER PRIMARY KEY,
+    store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    caller TEXT,
+    name TEXT NOT NULL,
+    receiver TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    target INTEGER REFERENCES symbols(id) ON DELETE SET NULL,
+    confidence REAL,
+    how TEXT
+);
+CREATE INDEX IF NOT EXISTS refs_by_file ON refs(store_id, path);
+CREATE INDEX IF NOT EXISTS refs_by_name ON refs(store_id, name);
+CREATE INDEX IF NOT EXISTS refs_by_target ON refs(target);
+CREATE TABLE IF NOT EXISTS graph_state (
+    store_id INTEGER PRIMARY KEY REFERENCES stores(id) ON DELETE CASCADE,
+    resolved_generation INTEGER NOT NULL
+);
+";
+
+/// A symbol as stored, with its id and file.
+#[derive(Debug, Clone, Serialize)]
+pub struct SymbolRow {
+    pub id: i64,
+    pub store_id: i64,
+    pub path: String,
+    pub name: String,
+    pub qualified: String,
+    pub kind: ChunkKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub container: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub doc: Option<String>,
+    pub exported: bool,
+    pub is_async: bool,
+    pub is_test: bool,
+    pub start_line: u32,
+    pub end_line: u32,
+    #[serde(skip)]
+    pub start_byte: usize,
+    #[serde(skip)]
+    pub end_byte: usize,
+}
+
+const SYMBOL_COLUMNS: &str = "id, store_id, path, name, qualified, kind, container, signature, doc, \
+     exported, is_async, is_test, start_line, end_line, start_byte, end_byte";
+
+fn symbol_from_row(r: &Row, at: usize) -> rusqlite::Result<SymbolRow> {
+    let kind: String = r.get(at + 5)?;
+    Ok(SymbolRow {
+        id: r.get(at)?,
+        store_id: r.get(at + 1)?,
+        path: r.get(at + 2)?,
+        name: r.get(at + 3)?,
+        qualified: r.get(at + 4)?,
+        kind: ChunkKind::parse(&kind).unwrap_or(ChunkKind::Function),
+        container: r.get(at + 6)?,
+        signature: r.get(at + 7)?,
+        doc: r.get(at + 8)?,
+        exported: r.get(at + 9)?,
+        is_async: r.get(at + 10)?,
+        is_test: r.get(at + 11)?,
+        start_line: r.get(at + 12)?,
+        end_line: r.get(at + 13)?,
+        start_byte: r.get::<_, i64>(at + 14)? as usize,
+        end_byte: r.get::<_, i64>(at + 15)? as usize,
+    })
+}
+
+/// A stored reference and where it was made.
+#[derive(Debug, Clone)]
+pub struct RefRow {
+    pub id: i64,
+    pub path: String,
+    pub reference: Reference,
+    pub target: Option<i64>,
+    pub confidence: Option<f32>,
+}
+
+const REF_COLUMNS: &str = "refs.id, refs.path, refs.kind, refs.caller, refs.name, refs.receiver, \
+     refs.line, refs.target, refs.confidence";
+
+fn ref_from_row(r: &Row) -> rusqlite::Result<RefRow> {
+    let kind: String = r.get(2)?;
+    let receiver: String = r.get(5)?;
+    Ok(RefRow {
+        id: r.get(0)?,
+        path: r.get(1)?,
+        reference: Reference {
+            kind: RefKind::parse(&kind).unwrap_or(RefKind::Calls),
+            caller: r.get(3)?,
+            name: r.get(4)?,
+            receiver: serde_json::from_str(&receiver).unwrap_or(Receiver::Unknown),
+            line: r.get(6)?,
+        },
+        target: r.get(7)?,
+        confidence: r.get(8)?,
+    })
+}
+
+/// One resolved use: the reference, the symbol that makes it (if any) and the target.
+#[derive(Debug, Clone)]
+pub struct Edge {
+    pub reference: RefRow,
+    /// The enclosing symbol of the reference (`None` at module level).
+    pub from: Option<SymbolRow>,
+    pub to: Option<SymbolRow>,
+}
+
+/// An import as stored, with the files it was resolved to.
+#[derive(Debug, Clone)]
+pub struct ImportRow {
+    pub id: i64,
+    pub path: String,
+    pub import: Import,
+    pub targets: Vec<String>,
+}
+
+fn err(e: rusqlite::Error) -> IndexError {
+    IndexError::Catalog("lore.db".into(), e)
+}
+
+fn placeholders(n: usize, from: usize) -> String {
+    (0..n)
+        .map(|i| format!("?{}", i + from))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+impl CatalogTx<'_> {
+    /// Replaces the code facts of a file. Returns the names its old symbols had, whose
+    /// references elsewhere must be resolved again.
+    pub fn replace_facts(
+        &self,
+        store_id: i64,
+        path: &str,
+        facts: &FileFacts,
+    ) -> Result<Vec<String>, IndexError> {
+        let old = self.remove_facts(store_id, path)?;
+        let tx = &self.tx;
+        let mut st = tx
+            .prepare_cached(
+                "INSERT INTO symbols (store_id, path, name, qualified, kind, container, signature, doc, \
+                 exported, is_async, is_test, start_line, end_line, start_byte, end_byte) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+            )
+            .map_err(err)?;
+        for s in &facts.symbols {
+            st.execute(params![
+                store_id,
+                path,
+                s.name,
+                s.qualified,
+                s.kind.as_str(),
+                s.container,
+                s.signature,
+                s.doc,
+                s.exported,
+                s.is_async,
+                s.is_test,
+                s.start_line,
+                s.end_line,
+                s.start_byte as i64,
+                s.end_byte as i64
+            ])
+            .map_err(err)?;
+        }
+        let mut st = tx
+            .prepare_cached(
+                "INSERT INTO imports (store_id, path, module, names, alias, wildcard, type_only, line) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )
+            .map_err(err)?;
+        for i in &facts.imports {
+            let names = serde_json::to_string(&i.names).unwrap_or_else(|_| "[]".into());
+            st.execute(params![
+                store_id, path, i.module, names, i.alias, i.wildcard, i.type_only, i.line
+            ])
+            .map_err(err)?;
+        }
+        let mut st = tx
+            .prepare_cached(
+                "INSERT INTO refs (store_id, path, kind, caller, name, receiver, line) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )
+            .map_err(err)?;
+        for r in &facts.refs {
+            let receiver = serde_json::to_string(&r.receiver).unwrap_or_else(|_| "null".into());
+            st.execute(params![
+                store_id,
+                path,
+                r.kind.as_str(),
+                r.caller,
+                r.name,
+                receiver,
+                r.line
+            ])
+            .map_err(err)?;
+        }
+        Ok(old)
+    }
+
+    /// Forgets a file's code facts; returns the names of its symbols.
+    pub fn remove_facts(&self, store_id: i64, path: &str) -> Result<Vec<String>, IndexError> {
+        let tx = &self.tx;
+        let names = tx
+            .prepare_cached("SELECT DISTINCT name FROM symbols WHERE store_id = ?1 AND path = ?2")
+            .and_then(|mut s| {
+                s.query_map(params![store_id, path], |r| r.get(0))?
+                    .collect::<Result<Vec<String>, _>>()
+            })
+            .map_err(err)?;
+        for sql in [
+            "DELETE FROM refs WHERE store_id = ?1 AND path = ?2",
+            "DELETE FROM imports WHERE store_id = ?1 AND path = ?2",
+            "DELETE FROM symbols WHERE store_id = ?1 AND path = ?2",
+        ] {
+            tx.prepare_cached(sql)
+                .and_then(|mut s| s.execute(params![store_id, path]))
+                .map_err(err)?;
+        }
+        Ok(names)
+    }
+
+    /// Records what references resolved to (`None`: unresolved).
+    pub fn set_ref_targets(
+        &self,
+        targets: &[(i64, Option<(i64, f32, &str)>)],
+    ) -> Result<(), IndexError> {
+        let mut st = self
+            .tx
+            .prepare_cached("UPDATE refs SET target = ?2, confidence = ?3, how = ?4 WHERE id = ?1")
+            .map_err(err)?;
+        for (id, t) in targets {
+            st.execute(params![id, t.map(|t| t.0), t.map(|t| t.1), t.map(|t| t.2)])
+                .map_err(err)?;
+        }
+        Ok(())
+    }
+
+    /// Records that the graph is resolved as of this catalog generation.
+    pub fn set_graph_resolved(&self, store_id: i64, generation: i64) -> Result<(), IndexError> {
+        self.tx
+            .execute(
+                "INSERT OR REPLACE INTO graph_state (store_id, resolved_generation) VALUES (?1, ?2)",
+                params![store_id, generation],
+            )
+            .map_err(err)?;
+        Ok(())
+    }
+
+    pub fn set_import_targets(&self, targets: &[(i64, Vec<String>)]) -> Result<(), IndexError> {
+        let mut st = self
+            .tx
+            .prepare_cached("UPDATE imports SET targets = ?2 WHERE id = ?1")
+            .map_err(err)?;
+        for (id, t) in targets {
+            let json = serde_json::to_string(t).unwrap_or_else(|_| "[]".into());
+            st.execute(params![id, json]).map_err(err)?;
+        }
+        Ok(())
+    }
+}
+
+impl Catalog {
+    fn rows<T>(
+        &self,
+        sql: &str,
+        args: impl rusqlite::Params,
+        f: impl FnMut(&Row) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>, IndexError> {
+        let mut st = self.conn.prepare_cached(sql).map_err(err)?;
+        let out = st
+            .query_map(args, f)
+            .and_then(|rows| rows.collect::<Result<Vec<T>, _>>())
+            .map_err(err)?;
+        Ok(out)
+    }
+
+    /// The catalog generation the store's graph was last resolved at.
+    pub fn graph_resolved_generation(&self, store_id: i64) -> Result<Option<i64>, IndexError> {
+        Ok(self
+            .rows(
+                "SELECT resolved_generation FROM graph_state WHERE store_id = ?1",
+                [store_id],
+                |r| r.get(0),
+            )?
+            .pop())
+    }
+
+    /// Every symbol of a store.
+    pub fn symbols(&self, store_id: i64) -> Result<Vec<SymbolRow>, IndexError> {
+        self.rows(
+            &format!("SELECT {SYMBOL_COLUMNS} FROM symbols WHERE store_id = ?1"),
+            [store_id],
+            |r| symbol_from_row(r, 0),
+        )
+    }
+
+    /// Symbols of the given stores whose name or qualified name is `name`.
+    pub fn symbols_named(&self, store_ids: &[i64], name: &str) -> Result<Vec<SymbolRow>, IndexError> {
+        let mut out = Vec::new();
+        for &s in store_ids {
+            out.extend(self.rows(
+                &format!(
+                    "SELECT {SYMBOL_COLUMNS} FROM symbols WHERE store_id = ?1 AND (name = ?2 OR qualified = ?2) \
+                     ORDER BY path, start_line"
+                ),
+                params![s, name],
+                |r| symbol_from_row(r, 0),
+            )?);
+        }
+        Ok(out)
+    }
+
+    /// Symbols of one file, in file order.
+    pub fn file_symbols(&self, store_id: i64, path: &str) -> Result<Vec<SymbolRow>, IndexError> {
+        self.rows(
+            &format!(
+                "SELECT {SYMBOL_COLUMNS} FROM symbols WHERE store_id = ?1 AND path = ?2 ORDER BY start_byte"
+            ),
+            params![store_id, path],
+            |r| symbol_from_row(r, 0),
+        )
+    }
+
+    pub fn symbol(&self, id: i64) -> Result<Option<SymbolRow>, IndexError> {
+        Ok(self
+            .rows(
+                &format!("SELECT {SYMBOL_COLUMNS} FROM symbols WHERE id = ?1"),
+                [id],
+                |r| symbol_from_row(r, 0),
+            )?
+            .pop())
+    }
+
+    /// Every import of a store.
+    pub fn imports(&self, store_id: i64) -> Result<Vec<ImportRow>, IndexError> {
+        self.rows(
+            "SELECT id, path, module, names, alias, wildcard, type_only, line, targets FROM imports WHERE store_id = ?1",
+            [store_id],
+            import_from_row,
+        )
+    }
+
+    pub fn file_imports(&self, store_id: i64, path: &str) -> Result<Vec<ImportRow>, IndexError> {
+        self.rows(
+            "SELECT id, path, module, names, alias, wildcard, type_only, line, targets FROM imports \
+             WHERE store_id = ?1 AND path = ?2 ORDER BY line",
+            params![store_id, path],
+            import_from_row,
+        )
+    }
+
+    /// (type, base) name pairs of every extends/implements reference of a store.
+    pub fn heritage(&self, store_id: i64) -> Result<Vec<(String, String)>, IndexError> {
+        self.rows(
+            "SELECT caller, name FROM refs WHERE store_id = ?1 AND kind != 'calls' AND caller IS NOT NULL",
+            [store_id],
+            |r| {
+                let caller: String = r.get(0)?;
+                let ty = caller
+                    .rsplit(['.', ':'])
+                    .next()
+                    .unwrap_or(&caller)
+                    .to_string();
+                Ok((ty, r.get(1)?))
+            },
+        )
+    }
+
+    /// References to resolve again: those made in `paths`, and those naming `names`
+    /// (or every reference of the store with `all`).
+    pub fn refs_to_resolve(
+        &self,
+        store_id: i64,
+        paths: &[String],
+        names: &[String],
+        all: bool,
+    ) -> Result<Vec<RefRow>, IndexError> {
+        if all {
+            return self.rows(
+                &format!("SELECT {REF_COLUMNS} FROM refs WHERE store_id = ?1"),
+                [store_id],
+                ref_from_row,
+            );
+        }
+        let mut out = Vec::new();
+        for (col, values) in [("path", paths), ("name", names)] {
+            for part in values.chunks(500) {
+                let sql = format!(
+                    "SELECT {REF_COLUMNS} FROM refs WHERE store_id = ?1 AND {col} IN ({})",
+                    placeholders(part.len(), 2)
+                );
+                let args = std::iter::once(rusqlite::types::Value::Integer(store_id)).chain(
+                    part.iter().map(|v| rusqlite::types::Value::Text(v.clone())),
+                );
+                out.extend(self.rows(&sql, params_from_iter(args), ref_from_row)?);
+            }
+        }
+        out.sort_by_key(|r| r.id);
+        out.dedup_by_key(|r| r.id);
+        Ok(out)
+    }
+
+    fn edges(&self, sql_where: &str, args: impl rusqlite::Params) -> Result<Vec<Edge>, IndexError> {
+        let from_cols = SYMBOL_COLUMNS
+            .split(", ")
+            .map(|c| format!("f.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let to_cols = SYMBOL_COLUMNS
+            .split(", ")
+            .map(|c| format!("t.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let sql = format!(
+            "SELECT {REF_COLUMNS}, {from_cols}, {to_cols} FROM refs \
+             LEFT JOIN symbols f ON f.store_id = refs.store_id AND f.path = refs.path AND f.qualified = refs.caller \
+             LEFT JOIN symbols t ON t.id = refs.target \
+             WHERE {sql_where} ORDER BY refs.path, refs.line"
+        );
+        let n = REF_COLUMNS.split(", ").count();
+        let m = SYMBOL_COLUMNS.split(", ").count();
+        self.rows(&sql, args, |r| {
+            let from = match r.get::<_, Option<i64>>(n)? {
+                Some(_) => Some(symbol_from_row(r, n)?),
+                None => None,
+            };
+            let to = match r.get::<_, Option<i64>>(n + m)? {
+                Some(_) => Some(symbol_from_row(r, n + m)?),
+                None => None,
+            };
+            Ok(Edge {
+                reference: ref_from_row(r)?,
+                from,
+                to,
+            })
+        })
+    }
+
+    /// References resolved to a symbol: its callers (and subclasses, implementors).
+    pub fn edges_to(&self, symbol_id: i64) -> Result<Vec<Edge>, IndexError> {
+        self.edges("refs.target = ?1", [symbol_id])
+    }
+
+    /// References made inside a symbol (resolved or not).
+    pub fn edges_from(&self, symbol: &SymbolRow) -> Result<Vec<Edge>, IndexError> {
+        self.edges(
+            "refs.store_id = ?1 AND refs.path = ?2 AND (refs.caller = ?3 OR refs.caller LIKE ?4 ESCAPE '\\')",
+            params![
+                symbol.store_id,
+                symbol.path,
+                symbol.qualified,
+                format!("{}%", like_escape(&symbol.qualified)) + "",
+            ],
+        )
+        .map(|edges| {
+            // Nested definitions count as the symbol's own code; `LIKE` also matched
+            // siblings that merely share the prefix.
+            edges
+                .into_iter()
+                .filter(|e| {
+                    e.reference.reference.caller.as_deref().is_some_and(|c| {
+                        c == symbol.qualified
+                            || c.strip_prefix(&symbol.qualified)
+                                .is_some_and(|rest| rest.starts_with('.') || rest.starts_with("::"))
+                    })
+                })
+                .collect()
+        })
+    }
+
+    /// How many resolved references point to the symbol, and how many resolved calls it
+    /// makes.
+    pub fn usage_counts(&self, symbol: &SymbolRow) -> Result<(u64, u64), IndexError> {
+        let called_by: i64 = self
+            .conn
+            .prepare_cached("SELECT COUNT(*) FROM refs WHERE target = ?1 AND kind = 'calls'")
+            .and_then(|mut s| s.query_row([symbol.id], |r| r.get(0)))
+            .map_err(err)?;
+        let calls: i64 = self
+            .conn
+            .prepare_cached(
+                "SELECT COUNT(*) FROM refs WHERE store_id = ?1 AND path = ?2 AND caller = ?3 \
+                 AND kind = 'calls' AND target IS NOT NULL",
+            )
+            .and_then(|mut s| {
+                s.query_row(params![symbol.store_id, symbol.path, symbol.qualified], |r| r.get(0))
+            })
+            .map_err(err)?;
+        Ok((called_by as u64, calls as u64))
+    }
+
+    /// Every resolved reference of a kind in a store: (path, caller, target symbol,
+    /// confidence).
+    pub fn resolved_refs(
+        &self,
+        store_id: i64,
+        kind: RefKind,
+    ) -> Result<Vec<(String, Option<String>, SymbolRow, f32)>, IndexError> {
+        let cols = SYMBOL_COLUMNS
+            .split(", ")
+            .map(|c| format!("t.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        self.rows(
+            &format!(
+                "SELECT refs.path, refs.caller, refs.confidence, {cols} FROM refs \
+                 JOIN symbols t ON t.id = refs.target WHERE refs.store_id = ?1 AND refs.kind = ?2"
+            ),
+            params![store_id, kind.as_str()],
+            |r| Ok((r.get(0)?, r.get(1)?, symbol_from_row(r, 3)?, r.get(2)?)),
+        )
+    }
+
+    /// Counts of symbols, references and resolved references of a store.
+    pub fn graph_stats(&self, store_id: i64) -> Result<(u64, u64, u64), IndexError> {
+        self.conn
+            .query_row(
+                "SELECT (SELECT COUNT(*) FROM symbols WHERE store_id = ?1), \
+                        (SELECT COUNT(*) FROM refs WHERE store_id = ?1), \
+                        (SELECT COUNT(*) FROM refs WHERE store_id = ?1 AND target IS NOT NULL)",
+                [store_id],
+                |r| {
+                    let n = |i| r.get::<_, i64>(i).map(|v| v as u64);
+                    Ok((n(0)?, n(1)?, n(2)?))
+                },
+            )
+            .map_err(err)
+    }
+}
+
+fn like_escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
+}
+
+fn import_from_row(r: &Row) -> rusqlite::Result<ImportRow> {
+    let names: String = r.get(3)?;
+    let targets: Option<String> = r.get(8)?;
+    Ok(ImportRow {
+        id: r.get(0)?,
+        path: r.get(1)?,
+        import: Import {
+            module: r.get(2)?,
+            names: serde_json::from_str::<Vec<ImportedName>>(&names).unwrap_or_default(),
+            alias: r.get(4)?,
+            wildcard: r.get(5)?,
+            type_only: r.get(6)?,
+            line: r.get(7)?,
+        },
+        targets: targets
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default(),
+    })
+}
