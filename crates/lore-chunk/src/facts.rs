@@ -30,6 +30,10 @@ struct Frame {
     /// Local names with a known type (parameters, assignments).
     env: HashMap<String, Receiver>,
     is_test: bool,
+    /// The base class (`super` calls go there).
+    base: Option<String>,
+    /// Index of this frame's symbol in the output.
+    symbol: Option<usize>,
 }
 
 struct Extractor<'s, 'a> {
@@ -40,12 +44,20 @@ struct Extractor<'s, 'a> {
     test_file: bool,
     /// Field types per type name (`self.store` in `Cart` → `Store`).
     fields: HashMap<String, HashMap<String, Receiver>>,
+    /// Names bound outside any definition (test files bind in callbacks at top level).
+    module_env: HashMap<String, Receiver>,
     out: FileFacts,
 }
 
 /// Extracts the code facts of a parsed file. `path` (relative, `/`-separated) only tells
 /// whether this is a test file.
-pub(crate) fn extract(src: &Src, lang: Language, grammar: Language, tree: &Tree, path: &str) -> FileFacts {
+pub(crate) fn extract(
+    src: &Src,
+    lang: Language,
+    grammar: Language,
+    tree: &Tree,
+    path: &str,
+) -> FileFacts {
     let mut x = Extractor {
         src,
         lang,
@@ -56,6 +68,7 @@ pub(crate) fn extract(src: &Src, lang: Language, grammar: Language, tree: &Tree,
         },
         test_file: is_test_path(path),
         fields: HashMap::new(),
+        module_env: HashMap::new(),
         out: FileFacts::default(),
     };
     let root = tree.root_node();
@@ -65,11 +78,30 @@ pub(crate) fn extract(src: &Src, lang: Language, grammar: Language, tree: &Tree,
     x.out
 }
 
+/// The function node of a unit's declaration: through `export`, decorators and
+/// `const f = () => …`.
+fn function_node(node: Node, depth: usize) -> Option<Node> {
+    if depth > 4 {
+        return None;
+    }
+    match node.kind() {
+        "export_statement" => function_node(node.child_by_field_name("declaration")?, depth + 1),
+        "decorated_definition" => function_node(node.child_by_field_name("definition")?, depth + 1),
+        "lexical_declaration" | "variable_declaration" => named_children(node)
+            .into_iter()
+            .find(|c| c.kind() == "variable_declarator")?
+            .child_by_field_name("value"),
+        _ => Some(node),
+    }
+}
+
 /// Test files by the conventions of the supported languages.
 pub fn is_test_path(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     let file = lower.rsplit('/').next().unwrap_or(&lower);
-    lower.split('/').any(|seg| matches!(seg, "test" | "tests" | "__tests__" | "spec" | "testdata"))
+    lower
+        .split('/')
+        .any(|seg| matches!(seg, "test" | "tests" | "__tests__" | "spec" | "testdata"))
         || file.starts_with("test_")
         || file.ends_with("_test.go")
         || file.ends_with("_test.py")
@@ -97,13 +129,38 @@ fn is_type_kind(kind: ChunkKind) -> bool {
 /// The type name in a written type: `&mut Store` → `Store`, `*pkg.Store` → `Store`,
 /// `Optional[Cart]` → `Cart`, `Vec<Item>` → `Vec`.
 pub fn type_name(written: &str) -> Option<String> {
-    const WRAPPERS: [&str; 12] = [
-        "Option", "Optional", "Result", "Box", "Arc", "Rc", "Promise", "Ref", "RefCell",
-        "Mutex", "Readonly", "Awaited",
+    // Wrappers and collections: a loop over `Vec<Item>` yields `Item`s.
+    const WRAPPERS: [&str; 26] = [
+        "Option",
+        "Optional",
+        "Result",
+        "Box",
+        "Arc",
+        "Rc",
+        "Promise",
+        "Ref",
+        "RefCell",
+        "Mutex",
+        "Readonly",
+        "Awaited",
+        "Vec",
+        "VecDeque",
+        "HashSet",
+        "BTreeSet",
+        "list",
+        "List",
+        "Sequence",
+        "Iterable",
+        "Iterator",
+        "Array",
+        "ReadonlyArray",
+        "Set",
+        "set",
+        "Type",
     ];
     let mut rest = written.trim();
     loop {
-        rest = rest.trim_start_matches(['&', '*', ' ', ':', '[', '(']);
+        rest = rest.trim_start_matches(['&', '*', ' ', ':', '[', ']', '(']);
         for kw in ["mut ", "dyn ", "impl ", "const ", "typing."] {
             if let Some(r) = rest.strip_prefix(kw) {
                 rest = r;
@@ -160,7 +217,13 @@ impl<'a> Extractor<'_, 'a> {
         match (self.lang, node.kind()) {
             (Language::Rust, "struct_item")
             | (Language::Java, "class_declaration")
-            | (_, "class_declaration" | "abstract_class_declaration" | "class_definition" | "class_specifier") => {
+            | (
+                _,
+                "class_declaration"
+                | "abstract_class_declaration"
+                | "class_definition"
+                | "class_specifier",
+            ) => {
                 owner = self.field(node, "name").map(str::to_string);
             }
             (Language::Go, "type_spec") => owner = self.field(node, "name").map(str::to_string),
@@ -186,6 +249,13 @@ impl<'a> Extractor<'_, 'a> {
     /// A field declaration or a `self.x = …` assignment: (field, type).
     fn field_decl(&self, node: Node) -> Option<(String, Receiver)> {
         match node.kind() {
+            // Go embedding: the field is named after its type.
+            "field_declaration"
+                if self.lang == Language::Go && node.child_by_field_name("name").is_none() =>
+            {
+                let ty = type_name(self.field(node, "type")?)?;
+                Some((ty.clone(), Receiver::Type(ty)))
+            }
             // Rust `name: Type`, Go `Name Type`.
             "field_declaration" if matches!(self.lang, Language::Rust | Language::Go) => {
                 let name = self.field(node, "name")?;
@@ -265,7 +335,9 @@ impl<'a> Extractor<'_, 'a> {
         if let Some(info) = self.rules.classify(self.src, node, scope)
             && let Some(name) = info.name.clone()
             && !stack.last().is_some_and(|f| {
-                f.name == name && f.kind == info.kind && f.start <= node.start_byte()
+                f.name == name
+                    && f.kind == info.kind
+                    && f.start <= node.start_byte()
                     && node.end_byte() <= f.end
             })
         {
@@ -277,8 +349,29 @@ impl<'a> Extractor<'_, 'a> {
             return;
         }
         self.reference(node, stack);
-        if matches!(kind, "assignment" | "variable_declarator" | "let_declaration" | "short_var_declaration" | "var_spec" | "local_variable_declaration") {
+        if matches!(
+            kind,
+            "assignment"
+                | "variable_declarator"
+                | "let_declaration"
+                | "short_var_declaration"
+                | "var_spec"
+                | "local_variable_declaration"
+        ) {
             self.bind(node, stack);
+        }
+        if matches!(
+            kind,
+            "for_statement"
+                | "for_in_statement"
+                | "range_clause"
+                | "for_expression"
+                | "enhanced_for_statement"
+        ) {
+            self.bind_loop(node, stack);
+        }
+        if kind == "return_statement" {
+            self.returns(node, stack);
         }
         for c in named_children(node) {
             self.walk(c, scope, stack, depth + 1);
@@ -310,6 +403,8 @@ impl<'a> Extractor<'_, 'a> {
             self_type: Some(ty),
             env: HashMap::new(),
             is_test: stack.last().is_some_and(|f| f.is_test),
+            base: None,
+            symbol: None,
         });
         if let Some(body) = node.child_by_field_name("body") {
             for c in named_children(body) {
@@ -335,7 +430,10 @@ impl<'a> Extractor<'_, 'a> {
                     && !stack.last().is_some_and(|f| is_type_kind(f.kind)) =>
             {
                 let p = type_name(p).unwrap_or_else(|| p.clone());
-                (self.qualify(stack, &format!("{p}{}{name}", self.sep)), Some(p))
+                (
+                    self.qualify(stack, &format!("{p}{}{name}", self.sep)),
+                    Some(p),
+                )
             }
             _ => (
                 self.qualify(stack, &name),
@@ -352,14 +450,17 @@ impl<'a> Extractor<'_, 'a> {
             || attrs.contains("cfg(test)");
         let parent_test = stack.last().is_some_and(|f| f.is_test);
         let name_test = is_callable(info.kind)
-            && (name.starts_with("test_") || (self.lang == Language::Go && name.starts_with("Test")));
+            && (name.starts_with("test_")
+                || (self.lang == Language::Go && name.starts_with("Test")));
         let is_test = self.test_file
             || parent_test
             || test_attr
             || name_test
             || (info.kind == ChunkKind::Module && name == "tests")
             || (info.kind == ChunkKind::Class && name.starts_with("Test"));
-        let decl = self.src.slice(info.sig_start, info.sig_end.max(info.sig_start));
+        let decl = self
+            .src
+            .slice(info.sig_start, info.sig_end.max(info.sig_start));
         let symbol = Symbol {
             name: name.clone(),
             qualified: qualified.clone(),
@@ -374,12 +475,16 @@ impl<'a> Extractor<'_, 'a> {
             end_line: src.last_line(node.start_byte(), node.end_byte()),
             start_byte: node.start_byte(),
             end_byte: node.end_byte(),
+            returns: None,
         };
         self.out.symbols.push(symbol);
+        let symbol_index = self.out.symbols.len() - 1;
         let self_type = if is_type_kind(info.kind) {
             Some(name.clone())
         } else {
-            container.clone().or_else(|| stack.last().and_then(|f| f.self_type.clone()))
+            container
+                .clone()
+                .or_else(|| stack.last().and_then(|f| f.self_type.clone()))
         };
         let mut frame = Frame {
             qualified,
@@ -391,12 +496,14 @@ impl<'a> Extractor<'_, 'a> {
             self_type,
             env: HashMap::new(),
             is_test,
+            base: None,
+            symbol: Some(symbol_index),
         };
         if is_callable(info.kind) {
             self.params(node, &mut frame);
         }
         if is_type_kind(info.kind) {
-            self.heritage(node, &frame.qualified.clone(), &frame.name.clone());
+            frame.base = self.heritage(node, &frame.qualified.clone());
         }
         stack.push(frame);
     }
@@ -406,14 +513,20 @@ impl<'a> Extractor<'_, 'a> {
         let mut out = String::new();
         let mut prev = node.prev_named_sibling();
         while let Some(p) = prev {
-            if !matches!(p.kind(), "attribute_item" | "line_comment" | "block_comment" | "comment") {
+            if !matches!(
+                p.kind(),
+                "attribute_item" | "line_comment" | "block_comment" | "comment"
+            ) {
                 break;
             }
             out.push_str(self.text(p));
             prev = p.prev_named_sibling();
         }
         for c in lang::children(node) {
-            if matches!(c.kind(), "decorator" | "modifiers" | "attribute_item" | "marker_annotation" | "annotation") {
+            if matches!(
+                c.kind(),
+                "decorator" | "modifiers" | "attribute_item" | "marker_annotation" | "annotation"
+            ) {
                 out.push_str(self.text(c));
             }
         }
@@ -450,16 +563,22 @@ impl<'a> Extractor<'_, 'a> {
         let first = decl.split_whitespace().next().unwrap_or("");
         match self.lang {
             Language::Rust => first.starts_with("pub"),
-            Language::Python => !name.starts_with('_') || (name.starts_with("__") && name.ends_with("__")),
+            Language::Python => {
+                !name.starts_with('_') || (name.starts_with("__") && name.ends_with("__"))
+            }
             Language::Go => name.chars().next().is_some_and(char::is_uppercase),
             Language::Java => decl.split_whitespace().any(|w| w == "public"),
             Language::C | Language::Cpp => !decl.split_whitespace().any(|w| w == "static"),
             _ => {
                 if member {
-                    !decl.split_whitespace().take(3).any(|w| w == "private" || w == "#")
+                    !decl
+                        .split_whitespace()
+                        .take(3)
+                        .any(|w| w == "private" || w == "#")
                         && !name.starts_with('#')
                 } else {
-                    node.parent().is_some_and(|p| p.kind() == "export_statement")
+                    node.parent()
+                        .is_some_and(|p| p.kind() == "export_statement")
                         || decl.starts_with("export")
                 }
             }
@@ -471,18 +590,9 @@ impl<'a> Extractor<'_, 'a> {
     /// Types of a function's parameters (and the Go receiver).
     fn params(&self, node: Node, frame: &mut Frame) {
         let mut lists = Vec::new();
-        let fnode = match node.kind() {
-            "lexical_declaration" | "variable_declaration" | "export_statement" => {
-                lang::children(node).into_iter().find_map(|c| {
-                    let d = if c.kind() == "variable_declarator" { Some(c) } else { None };
-                    d.and_then(|d| d.child_by_field_name("value"))
-                        .or_else(|| c.child_by_field_name("declaration"))
-                })
-            }
-            "decorated_definition" => node.child_by_field_name("definition"),
-            _ => Some(node),
+        let Some(fnode) = function_node(node, 0) else {
+            return;
         };
-        let Some(fnode) = fnode else { return };
         for f in ["parameters", "receiver"] {
             if let Some(p) = fnode.child_by_field_name(f) {
                 lists.push((f, p));
@@ -495,14 +605,18 @@ impl<'a> Extractor<'_, 'a> {
                         p.named_child(0).map(|n| self.text(n)).into_iter().collect(),
                         self.field(p, "type"),
                     ),
-                    "typed_default_parameter" | "formal_parameter" => {
-                        (self.field(p, "name").into_iter().collect(), self.field(p, "type"))
-                    }
+                    "typed_default_parameter" | "formal_parameter" => (
+                        self.field(p, "name").into_iter().collect(),
+                        self.field(p, "type"),
+                    ),
                     "required_parameter" | "optional_parameter" => (
                         self.field(p, "pattern").into_iter().collect(),
                         self.field(p, "type").map(|t| t.trim_start_matches(':')),
                     ),
-                    "parameter" => (self.field(p, "pattern").into_iter().collect(), self.field(p, "type")),
+                    "parameter" => (
+                        self.field(p, "pattern").into_iter().collect(),
+                        self.field(p, "type"),
+                    ),
                     "parameter_declaration" => {
                         let mut cur = p.walk();
                         let names = p
@@ -513,7 +627,9 @@ impl<'a> Extractor<'_, 'a> {
                     }
                     _ => continue,
                 };
-                let Some(ty) = ty.and_then(type_name) else { continue };
+                let Some(ty) = ty.and_then(type_name) else {
+                    continue;
+                };
                 for n in names {
                     let n = n.trim_start_matches("mut ").trim();
                     if which == "receiver" {
@@ -527,28 +643,130 @@ impl<'a> Extractor<'_, 'a> {
         }
     }
 
+    /// `for x in xs`: `x` is of `xs`'s element type (collections unwrap in `type_name`).
+    fn bind_loop(&mut self, node: Node, stack: &mut [Frame]) {
+        let (var, iter) = match node.kind() {
+            "for_statement" | "for_in_statement" => (
+                node.child_by_field_name("left"),
+                node.child_by_field_name("right"),
+            ),
+            "range_clause" => (
+                node.child_by_field_name("left")
+                    .and_then(|l| l.named_child(l.named_child_count().saturating_sub(1) as u32)),
+                node.child_by_field_name("right"),
+            ),
+            "for_expression" => (
+                node.child_by_field_name("pattern"),
+                node.child_by_field_name("value"),
+            ),
+            "enhanced_for_statement" => {
+                let (Some(name), Some(ty)) =
+                    (node.child_by_field_name("name"), self.field(node, "type"))
+                else {
+                    return;
+                };
+                if let Some(t) = type_name(ty) {
+                    self.set_local(self.text(name).to_string(), Receiver::Type(t), stack);
+                }
+                return;
+            }
+            _ => return,
+        };
+        let (Some(var), Some(iter)) = (var, iter) else {
+            return;
+        };
+        if var.kind() != "identifier" {
+            return;
+        }
+        let ty = match iter.kind() {
+            // `for x in self.items` / `this.items`: a field's declared type.
+            "attribute" | "member_expression" | "field_expression" | "selector_expression" => {
+                match self.receiver(iter, stack) {
+                    Receiver::Unknown | Receiver::Path(_) => None,
+                    r => Some(r),
+                }
+            }
+            _ => self.value_type(iter, stack),
+        };
+        if let Some(t) = ty {
+            self.set_local(self.text(var).to_string(), t, stack);
+        }
+    }
+
+    fn set_local(&mut self, var: String, ty: Receiver, stack: &mut [Frame]) {
+        match stack.last_mut() {
+            Some(f) => {
+                f.env.insert(var, ty);
+            }
+            None => {
+                self.module_env.insert(var, ty);
+            }
+        }
+    }
+
+    /// `return x` in a function whose signature gives no type: remember what `x` is.
+    fn returns(&mut self, node: Node, stack: &[Frame]) {
+        let Some(frame) = stack.iter().rev().find(|f| is_callable(f.kind)) else {
+            return;
+        };
+        let Some(i) = frame.symbol else { return };
+        if self.out.symbols[i].returns.is_some() {
+            return;
+        }
+        let Some(mut value) = node.named_child(0) else {
+            return;
+        };
+        if value.kind() == "expression_list" {
+            match value.named_child(0) {
+                Some(v) => value = v,
+                None => return,
+            }
+        }
+        let ty = self.value_type(value, stack);
+        self.out.symbols[i].returns = ty;
+    }
+
     /// Records the type of a local from its declaration or assignment.
-    fn bind(&self, node: Node, stack: &mut [Frame]) {
+    fn bind(&mut self, node: Node, stack: &mut [Frame]) {
         let pairs: Vec<(Node, Option<Node>, Option<Node>)> = match node.kind() {
             "assignment" => vec![(
-                match node.child_by_field_name("left") { Some(l) => l, None => return },
+                match node.child_by_field_name("left") {
+                    Some(l) => l,
+                    None => return,
+                },
                 node.child_by_field_name("type"),
                 node.child_by_field_name("right"),
             )],
             "variable_declarator" => match node.child_by_field_name("name") {
-                Some(n) => vec![(n, node.child_by_field_name("type"), node.child_by_field_name("value"))],
+                Some(n) => vec![(
+                    n,
+                    node.child_by_field_name("type"),
+                    node.child_by_field_name("value"),
+                )],
                 None => return,
             },
             "let_declaration" => match node.child_by_field_name("pattern") {
-                Some(n) => vec![(n, node.child_by_field_name("type"), node.child_by_field_name("value"))],
+                Some(n) => vec![(
+                    n,
+                    node.child_by_field_name("type"),
+                    node.child_by_field_name("value"),
+                )],
                 None => return,
             },
             "var_spec" => match node.child_by_field_name("name") {
-                Some(n) => vec![(n, node.child_by_field_name("type"), node.child_by_field_name("value").and_then(|v| v.named_child(0)))],
+                Some(n) => vec![(
+                    n,
+                    node.child_by_field_name("type"),
+                    node.child_by_field_name("value")
+                        .and_then(|v| v.named_child(0)),
+                )],
                 None => return,
             },
             "short_var_declaration" => {
-                let (Some(l), Some(r)) = (node.child_by_field_name("left"), node.child_by_field_name("right")) else {
+                let (Some(l), Some(r)) = (
+                    node.child_by_field_name("left"),
+                    node.child_by_field_name("right"),
+                ) else {
                     return;
                 };
                 match (l.named_child(0), r.named_child(0)) {
@@ -574,8 +792,8 @@ impl<'a> Extractor<'_, 'a> {
                 .and_then(|t| type_name(self.text(t).trim_start_matches(':')))
                 .map(Receiver::Type)
                 .or_else(|| value.and_then(|v| self.value_type(v, stack)));
-            if let (Some(r), Some(f)) = (known, stack.last_mut()) {
-                f.env.insert(var, r);
+            if let Some(r) = known {
+                self.set_local(var, r, stack);
             }
         }
     }
@@ -584,13 +802,20 @@ impl<'a> Extractor<'_, 'a> {
     fn value_type(&self, v: Node, stack: &[Frame]) -> Option<Receiver> {
         match v.kind() {
             "new_expression" | "object_creation_expression" => {
-                let c = v.child_by_field_name("constructor").or_else(|| v.child_by_field_name("type"))?;
+                let c = v
+                    .child_by_field_name("constructor")
+                    .or_else(|| v.child_by_field_name("type"))?;
                 type_name(self.text(c)).map(Receiver::Type)
             }
             "struct_expression" => type_name(self.field(v, "name")?).map(Receiver::Type),
             "composite_literal" => type_name(self.field(v, "type")?).map(Receiver::Type),
-            "unary_expression" | "reference_expression" | "await_expression" | "await" | "try_expression" => {
-                let inner = v.child_by_field_name("operand")
+            "unary_expression"
+            | "reference_expression"
+            | "await_expression"
+            | "await"
+            | "try_expression" => {
+                let inner = v
+                    .child_by_field_name("operand")
                     .or_else(|| v.child_by_field_name("value"))
                     .or_else(|| v.named_child(0))?;
                 self.value_type(inner, stack)
@@ -598,7 +823,29 @@ impl<'a> Extractor<'_, 'a> {
             "call" | "call_expression" => {
                 let f = v.child_by_field_name("function")?;
                 match f.kind() {
-                    "identifier" | "scoped_identifier" | "attribute" | "member_expression" | "selector_expression" => {
+                    "attribute" | "member_expression" | "selector_expression" => {
+                        // `board.add(…)` with `board: Board` → what `Board.add` returns.
+                        let (obj, method) = match f.kind() {
+                            "attribute" => {
+                                (f.child_by_field_name("object"), self.field(f, "attribute"))
+                            }
+                            "member_expression" => {
+                                (f.child_by_field_name("object"), self.field(f, "property"))
+                            }
+                            _ => (f.child_by_field_name("operand"), self.field(f, "field")),
+                        };
+                        let typed =
+                            obj.zip(method)
+                                .and_then(|(o, m)| match self.receiver(o, stack) {
+                                    Receiver::Type(t) => Some(format!("{t}.{m}")),
+                                    Receiver::SelfType => Some(format!("self.{m}")),
+                                    _ => None,
+                                });
+                        Some(Receiver::ReturnOf(
+                            typed.unwrap_or_else(|| self.text(f).to_string()),
+                        ))
+                    }
+                    "identifier" | "scoped_identifier" => {
                         Some(Receiver::ReturnOf(self.text(f).to_string()))
                     }
                     "field_expression" => {
@@ -614,7 +861,14 @@ impl<'a> Extractor<'_, 'a> {
                     _ => None,
                 }
             }
-            "identifier" => self.lookup(self.text(v), stack),
+            "identifier" => {
+                let t = self.text(v);
+                self.lookup(t, stack).or_else(|| {
+                    // A Rust unit struct used as a value: `let hex = Hex;`.
+                    (self.lang == Language::Rust && t.starts_with(|c: char| c.is_ascii_uppercase()))
+                        .then(|| Receiver::Type(t.to_string()))
+                })
+            }
             _ => None,
         }
     }
@@ -629,7 +883,11 @@ impl<'a> Extractor<'_, 'a> {
     }
 
     fn lookup(&self, var: &str, stack: &[Frame]) -> Option<Receiver> {
-        stack.iter().rev().find_map(|f| f.env.get(var).cloned())
+        stack
+            .iter()
+            .rev()
+            .find_map(|f| f.env.get(var).cloned())
+            .or_else(|| self.module_env.get(var).cloned())
     }
 
     /// The receiver of `obj.method()`.
@@ -650,12 +908,23 @@ impl<'a> Extractor<'_, 'a> {
                 }
             }
             // `self.store.get()`: the field's type.
-            "attribute" | "member_expression" | "field_expression" | "selector_expression" | "field_access" => {
+            "attribute"
+            | "member_expression"
+            | "field_expression"
+            | "selector_expression"
+            | "field_access" => {
                 let (base, field) = match obj.kind() {
-                    "attribute" => (obj.child_by_field_name("object"), self.field(obj, "attribute")),
-                    "member_expression" => (obj.child_by_field_name("object"), self.field(obj, "property")),
+                    "attribute" => (
+                        obj.child_by_field_name("object"),
+                        self.field(obj, "attribute"),
+                    ),
+                    "member_expression" => (
+                        obj.child_by_field_name("object"),
+                        self.field(obj, "property"),
+                    ),
                     "field_expression" => (
-                        obj.child_by_field_name("value").or_else(|| obj.child_by_field_name("argument")),
+                        obj.child_by_field_name("value")
+                            .or_else(|| obj.child_by_field_name("argument")),
                         self.field(obj, "field"),
                     ),
                     "field_access" => (obj.child_by_field_name("object"), self.field(obj, "field")),
@@ -668,7 +937,12 @@ impl<'a> Extractor<'_, 'a> {
                     Receiver::SelfType => stack.iter().rev().find_map(|f| f.self_type.clone()),
                     Receiver::Type(t) => Some(t),
                     // `pkg.sub.f()`: a dotted module path.
-                    Receiver::Path(p) if matches!(obj.kind(), "attribute" | "member_expression" | "selector_expression") => {
+                    Receiver::Path(p)
+                        if matches!(
+                            obj.kind(),
+                            "attribute" | "member_expression" | "selector_expression"
+                        ) =>
+                    {
                         return Receiver::Path(format!("{p}.{field}"));
                     }
                     _ => None,
@@ -677,9 +951,13 @@ impl<'a> Extractor<'_, 'a> {
                     .and_then(|o| self.fields.get(&o).and_then(|m| m.get(field)).cloned())
                     .unwrap_or(Receiver::Unknown)
             }
-            "call" | "call_expression" | "new_expression" | "parenthesized_expression" | "try_expression" | "await_expression" | "await" => {
-                self.value_type(obj, stack).unwrap_or(Receiver::Unknown)
-            }
+            "call"
+            | "call_expression"
+            | "new_expression"
+            | "parenthesized_expression"
+            | "try_expression"
+            | "await_expression"
+            | "await" => self.value_type(obj, stack).unwrap_or(Receiver::Unknown),
             _ => Receiver::Unknown,
         }
     }
@@ -698,7 +976,11 @@ impl<'a> Extractor<'_, 'a> {
 
     fn push_call(&mut self, node: Node, name: &str, receiver: Receiver, stack: &[Frame]) {
         let name = name.trim();
-        if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$') {
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+        {
             return;
         }
         self.out.refs.push(Reference {
@@ -713,18 +995,29 @@ impl<'a> Extractor<'_, 'a> {
     fn reference(&mut self, node: Node, stack: &[Frame]) {
         match node.kind() {
             "call" | "call_expression" => {
-                let Some(f) = node.child_by_field_name("function") else { return };
+                let Some(f) = node.child_by_field_name("function") else {
+                    return;
+                };
                 self.callee(node, f, stack);
             }
             "new_expression" | "object_creation_expression" => {
-                let Some(c) = node.child_by_field_name("constructor").or_else(|| node.child_by_field_name("type")) else {
+                let Some(c) = node
+                    .child_by_field_name("constructor")
+                    .or_else(|| node.child_by_field_name("type"))
+                else {
                     return;
                 };
                 match c.kind() {
                     "member_expression" | "scoped_type_identifier" => {
                         let (obj, prop) = match c.kind() {
-                            "member_expression" => (c.child_by_field_name("object"), c.child_by_field_name("property")),
-                            _ => (c.named_child(0), c.named_child(c.named_child_count().saturating_sub(1) as u32)),
+                            "member_expression" => (
+                                c.child_by_field_name("object"),
+                                c.child_by_field_name("property"),
+                            ),
+                            _ => (
+                                c.named_child(0),
+                                c.named_child(c.named_child_count().saturating_sub(1) as u32),
+                            ),
                         };
                         if let (Some(o), Some(p)) = (obj, prop) {
                             let r = Receiver::Path(self.text(o).to_string());
@@ -739,7 +1032,9 @@ impl<'a> Extractor<'_, 'a> {
                 }
             }
             "method_invocation" => {
-                let Some(name) = self.field(node, "name") else { return };
+                let Some(name) = self.field(node, "name") else {
+                    return;
+                };
                 let r = match node.child_by_field_name("object") {
                     Some(o) => self.receiver(o, stack),
                     None => Receiver::None,
@@ -777,25 +1072,36 @@ impl<'a> Extractor<'_, 'a> {
             "attribute" | "member_expression" | "field_expression" | "selector_expression" => {
                 let (obj, name) = match f.kind() {
                     "attribute" => (f.child_by_field_name("object"), self.field(f, "attribute")),
-                    "member_expression" => (f.child_by_field_name("object"), self.field(f, "property")),
+                    "member_expression" => {
+                        (f.child_by_field_name("object"), self.field(f, "property"))
+                    }
                     "field_expression" => (
-                        f.child_by_field_name("value").or_else(|| f.child_by_field_name("argument")),
+                        f.child_by_field_name("value")
+                            .or_else(|| f.child_by_field_name("argument")),
                         self.field(f, "field"),
                     ),
                     _ => (f.child_by_field_name("operand"), self.field(f, "field")),
                 };
-                let (Some(obj), Some(name)) = (obj, name) else { return };
+                let (Some(obj), Some(name)) = (obj, name) else {
+                    return;
+                };
                 // `super().__init__()` / `super.m()`: the base class's method.
                 let r = if self.text(obj) == "super()" || obj.kind() == "super" {
-                    Receiver::Unknown
+                    self.base_of(stack)
+                        .map(Receiver::Type)
+                        .unwrap_or(Receiver::Unknown)
                 } else {
                     self.receiver(obj, stack)
                 };
                 self.push_call(call, name, r, stack);
             }
             "scoped_identifier" | "qualified_identifier" => {
-                let path = f.child_by_field_name("path").or_else(|| f.child_by_field_name("scope"));
-                let Some(name) = self.field(f, "name") else { return };
+                let path = f
+                    .child_by_field_name("path")
+                    .or_else(|| f.child_by_field_name("scope"));
+                let Some(name) = self.field(f, "name") else {
+                    return;
+                };
                 let r = match path.map(|p| self.text(p)) {
                     Some("Self") => Receiver::SelfType,
                     Some(p) => Receiver::Path(p.to_string()),
@@ -803,13 +1109,31 @@ impl<'a> Extractor<'_, 'a> {
                 };
                 self.push_call(call, name, r, stack);
             }
+            // `super(…)` in a constructor: the base class.
+            "super" => {
+                if let Some(base) = self.base_of(stack) {
+                    self.push_call(call, &base, Receiver::None, stack);
+                }
+            }
             "generic_function" | "template_function" => {
-                if let Some(inner) = f.child_by_field_name("function").or_else(|| f.child_by_field_name("name")) {
+                if let Some(inner) = f
+                    .child_by_field_name("function")
+                    .or_else(|| f.child_by_field_name("name"))
+                {
                     self.callee(call, inner, stack);
                 }
             }
             _ => {}
         }
+    }
+
+    /// The base class of the innermost enclosing class.
+    fn base_of(&self, stack: &[Frame]) -> Option<String> {
+        stack
+            .iter()
+            .rev()
+            .find(|f| is_type_kind(f.kind))
+            .and_then(|f| f.base.clone())
     }
 
     /// Calls written inside a Rust macro's tokens: `name(…)`, `x.name(…)`, `a::b(…)`.
@@ -833,12 +1157,16 @@ impl<'a> Extractor<'_, 'a> {
                 continue;
             }
             let name = self.text(*c);
-            let prev = |k: usize| i.checked_sub(k).and_then(|j| kids.get(j)).map(|n| (n.kind(), self.text(*n)));
+            let prev = |k: usize| {
+                i.checked_sub(k)
+                    .and_then(|j| kids.get(j))
+                    .map(|n| (n.kind(), self.text(*n)))
+            };
             let receiver = match (prev(1), prev(2)) {
                 (Some((_, ".")), Some(("self", _))) => Receiver::SelfType,
-                (Some((_, ".")), Some(("identifier", v))) => {
-                    self.lookup(v, stack).unwrap_or(Receiver::Unknown)
-                }
+                (Some((_, ".")), Some(("identifier", v))) => self
+                    .lookup(v, stack)
+                    .unwrap_or_else(|| Receiver::Path(v.to_string())),
                 (Some((_, ".")), _) => Receiver::Unknown,
                 (Some((_, "::")), Some((_, p))) if p == "Self" => Receiver::SelfType,
                 (Some((_, "::")), Some((_, p))) => Receiver::Path(p.to_string()),
@@ -849,7 +1177,8 @@ impl<'a> Extractor<'_, 'a> {
     }
 
     /// `extends` / `implements` of a type definition.
-    fn heritage(&mut self, node: Node, qualified: &str, _name: &str) {
+    /// Records `extends`/`implements` of a type; returns its (first) base class.
+    fn heritage(&mut self, node: Node, qualified: &str) -> Option<String> {
         let mut bases: Vec<(RefKind, String, u32)> = Vec::new();
         let def = match node.kind() {
             "decorated_definition" => node.child_by_field_name("definition").unwrap_or(node),
@@ -890,7 +1219,10 @@ impl<'a> Extractor<'_, 'a> {
                 for c in named_children(def) {
                     if c.kind() == "base_class_clause" {
                         for t in named_children(c) {
-                            if matches!(t.kind(), "type_identifier" | "qualified_identifier" | "template_type") {
+                            if matches!(
+                                t.kind(),
+                                "type_identifier" | "qualified_identifier" | "template_type"
+                            ) {
                                 visit(RefKind::Extends, t, &mut bases);
                             }
                         }
@@ -898,7 +1230,11 @@ impl<'a> Extractor<'_, 'a> {
                 }
             }
             _ if self.js() => {
-                let class = if def.kind() == "lexical_declaration" { None } else { Some(def) };
+                let class = if def.kind() == "lexical_declaration" {
+                    None
+                } else {
+                    Some(def)
+                };
                 for c in class.map(named_children).unwrap_or_default() {
                     if c.kind() != "class_heritage" {
                         continue;
@@ -932,8 +1268,34 @@ impl<'a> Extractor<'_, 'a> {
                     }
                 }
             }
+            // Go struct embedding: the embedded type's methods are promoted.
+            Language::Go => {
+                let spec = named_children(def)
+                    .into_iter()
+                    .find(|c| c.kind() == "type_spec");
+                let fields = spec
+                    .and_then(|t| t.child_by_field_name("type"))
+                    .filter(|t| t.kind() == "struct_type")
+                    .and_then(|t| {
+                        named_children(t)
+                            .into_iter()
+                            .find(|c| c.kind() == "field_declaration_list")
+                    });
+                for f in fields.map(named_children).unwrap_or_default() {
+                    if f.kind() == "field_declaration"
+                        && f.child_by_field_name("name").is_none()
+                        && let Some(t) = f.child_by_field_name("type")
+                    {
+                        visit(RefKind::Extends, t, &mut bases);
+                    }
+                }
+            }
             _ => {}
         }
+        let first_base = bases
+            .iter()
+            .find(|b| b.0 == RefKind::Extends)
+            .map(|b| b.1.clone());
         for (kind, name, line) in bases {
             self.out.refs.push(Reference {
                 kind,
@@ -943,6 +1305,7 @@ impl<'a> Extractor<'_, 'a> {
                 line,
             });
         }
+        first_base
     }
 }
 
@@ -955,8 +1318,19 @@ pub(crate) fn imports(src: &Src, lang: Language, tree: &Tree) -> Vec<Import> {
     let text = |n: Node| src.slice(n.start_byte(), n.end_byte());
     while let Some((n, depth)) = stack.pop() {
         let line = src.line_of(n.start_byte());
-        let mut imp = |module: String, names: Vec<ImportedName>, alias: Option<String>, wildcard: bool, type_only: bool| {
-            out.push(Import { module, names, alias, wildcard, type_only, line });
+        let mut imp = |module: String,
+                       names: Vec<ImportedName>,
+                       alias: Option<String>,
+                       wildcard: bool,
+                       type_only: bool| {
+            out.push(Import {
+                module,
+                names,
+                alias,
+                wildcard,
+                type_only,
+                line,
+            });
         };
         match (lang, n.kind()) {
             (Language::Python, "import_statement") => {
@@ -974,41 +1348,74 @@ pub(crate) fn imports(src: &Src, lang: Language, tree: &Tree) -> Vec<Import> {
                 continue;
             }
             (Language::Python, "import_from_statement") => {
-                let module = n.child_by_field_name("module_name").map(text).unwrap_or("").to_string();
+                let module = n
+                    .child_by_field_name("module_name")
+                    .map(text)
+                    .unwrap_or("")
+                    .to_string();
                 let mut names = Vec::new();
                 let mut wildcard = false;
                 let mut cur = n.walk();
                 for c in n.children_by_field_name("name", &mut cur) {
                     match c.kind() {
                         "aliased_import" => names.push(ImportedName {
-                            name: c.child_by_field_name("name").map(text).unwrap_or("").to_string(),
+                            name: c
+                                .child_by_field_name("name")
+                                .map(text)
+                                .unwrap_or("")
+                                .to_string(),
                             alias: c.child_by_field_name("alias").map(|a| text(a).to_string()),
                         }),
-                        _ => names.push(ImportedName { name: text(c).to_string(), alias: None }),
+                        _ => names.push(ImportedName {
+                            name: text(c).to_string(),
+                            alias: None,
+                        }),
                     }
                 }
-                if named_children(n).iter().any(|c| c.kind() == "wildcard_import") {
+                if named_children(n)
+                    .iter()
+                    .any(|c| c.kind() == "wildcard_import")
+                {
                     wildcard = true;
                 }
                 imp(module, names, None, wildcard, false);
                 continue;
             }
             (Language::JavaScript | Language::TypeScript | Language::Tsx, "import_statement") => {
-                let Some(source) = n.child_by_field_name("source") else { continue };
+                let Some(source) = n.child_by_field_name("source") else {
+                    continue;
+                };
                 let module = text(source).trim_matches(['"', '\'', '`']).to_string();
                 let type_only = lang::children(n).iter().any(|c| c.kind() == "type");
                 let mut names = Vec::new();
                 let mut alias = None;
-                for clause in named_children(n).into_iter().filter(|c| c.kind() == "import_clause") {
+                for clause in named_children(n)
+                    .into_iter()
+                    .filter(|c| c.kind() == "import_clause")
+                {
                     for c in named_children(clause) {
                         match c.kind() {
-                            "identifier" => names.push(ImportedName { name: "default".into(), alias: Some(text(c).to_string()) }),
-                            "namespace_import" => alias = c.named_child(0).map(|i| text(i).to_string()),
+                            "identifier" => names.push(ImportedName {
+                                name: "default".into(),
+                                alias: Some(text(c).to_string()),
+                            }),
+                            "namespace_import" => {
+                                alias = c.named_child(0).map(|i| text(i).to_string())
+                            }
                             "named_imports" => {
-                                for s in named_children(c).into_iter().filter(|s| s.kind() == "import_specifier") {
+                                for s in named_children(c)
+                                    .into_iter()
+                                    .filter(|s| s.kind() == "import_specifier")
+                                {
                                     names.push(ImportedName {
-                                        name: s.child_by_field_name("name").map(text).unwrap_or("").to_string(),
-                                        alias: s.child_by_field_name("alias").map(|a| text(a).to_string()),
+                                        name: s
+                                            .child_by_field_name("name")
+                                            .map(text)
+                                            .unwrap_or("")
+                                            .to_string(),
+                                        alias: s
+                                            .child_by_field_name("alias")
+                                            .map(|a| text(a).to_string()),
                                     });
                                 }
                             }
@@ -1019,6 +1426,37 @@ pub(crate) fn imports(src: &Src, lang: Language, tree: &Tree) -> Vec<Import> {
                 imp(module, names, alias, false, type_only);
                 continue;
             }
+            // `export { a, b as c } from "./x"` / `export * from "./x"`: re-exports.
+            (Language::JavaScript | Language::TypeScript | Language::Tsx, "export_statement")
+                if n.child_by_field_name("source").is_some() =>
+            {
+                let Some(source) = n.child_by_field_name("source") else {
+                    continue;
+                };
+                let module = text(source).trim_matches(['"', '\'', '`']).to_string();
+                let mut names = Vec::new();
+                for clause in named_children(n)
+                    .into_iter()
+                    .filter(|c| c.kind() == "export_clause")
+                {
+                    for s in named_children(clause)
+                        .into_iter()
+                        .filter(|s| s.kind() == "export_specifier")
+                    {
+                        names.push(ImportedName {
+                            name: s
+                                .child_by_field_name("name")
+                                .map(text)
+                                .unwrap_or("")
+                                .to_string(),
+                            alias: s.child_by_field_name("alias").map(|a| text(a).to_string()),
+                        });
+                    }
+                }
+                let wildcard = names.is_empty();
+                imp(module, names, None, wildcard, false);
+                continue;
+            }
             (Language::Rust, "use_declaration") => {
                 if let Some(arg) = n.child_by_field_name("argument") {
                     rust_use(src, arg, "", line, &mut out);
@@ -1027,12 +1465,20 @@ pub(crate) fn imports(src: &Src, lang: Language, tree: &Tree) -> Vec<Import> {
             }
             (Language::Rust, "mod_item") if n.child_by_field_name("body").is_none() => {
                 if let Some(name) = n.child_by_field_name("name") {
-                    imp(format!("self::{}", text(name)), vec![], Some(text(name).to_string()), false, false);
+                    imp(
+                        format!("self::{}", text(name)),
+                        vec![],
+                        Some(text(name).to_string()),
+                        false,
+                        false,
+                    );
                 }
                 continue;
             }
             (Language::Go, "import_spec") => {
-                let Some(path) = n.child_by_field_name("path") else { continue };
+                let Some(path) = n.child_by_field_name("path") else {
+                    continue;
+                };
                 let module = text(path).trim_matches(['"', '`']).to_string();
                 let alias = n
                     .child_by_field_name("name")
@@ -1044,13 +1490,25 @@ pub(crate) fn imports(src: &Src, lang: Language, tree: &Tree) -> Vec<Import> {
             }
             (Language::Java, "import_declaration") => {
                 let wildcard = named_children(n).iter().any(|c| c.kind() == "asterisk");
-                if let Some(p) = named_children(n).into_iter().find(|c| matches!(c.kind(), "scoped_identifier" | "identifier")) {
+                if let Some(p) = named_children(n)
+                    .into_iter()
+                    .find(|c| matches!(c.kind(), "scoped_identifier" | "identifier"))
+                {
                     let full = text(p).to_string();
                     if wildcard {
                         imp(full, vec![], None, true, false);
                     } else {
                         let (m, name) = full.rsplit_once('.').unwrap_or(("", &full));
-                        imp(m.to_string(), vec![ImportedName { name: name.to_string(), alias: None }], None, false, false);
+                        imp(
+                            m.to_string(),
+                            vec![ImportedName {
+                                name: name.to_string(),
+                                alias: None,
+                            }],
+                            None,
+                            false,
+                            false,
+                        );
                     }
                 }
                 continue;
@@ -1077,14 +1535,23 @@ pub(crate) fn imports(src: &Src, lang: Language, tree: &Tree) -> Vec<Import> {
 /// Flattens a Rust `use` tree: `a::{b, c::d as e, f::*}`.
 fn rust_use(src: &Src, node: Node, prefix: &str, line: u32, out: &mut Vec<Import>) {
     let text = |n: Node| src.slice(n.start_byte(), n.end_byte());
-    let join = |p: &str, s: &str| if p.is_empty() { s.to_string() } else { format!("{p}::{s}") };
+    let join = |p: &str, s: &str| {
+        if p.is_empty() {
+            s.to_string()
+        } else {
+            format!("{p}::{s}")
+        }
+    };
     match node.kind() {
         "scoped_identifier" | "identifier" | "crate" | "self" | "super" => {
             let full = join(prefix, &collapse_ws(text(node)));
             let (m, name) = full.rsplit_once("::").unwrap_or(("", &full));
             out.push(Import {
                 module: m.to_string(),
-                names: vec![ImportedName { name: name.to_string(), alias: None }],
+                names: vec![ImportedName {
+                    name: name.to_string(),
+                    alias: None,
+                }],
                 alias: None,
                 wildcard: false,
                 type_only: false,
@@ -1092,14 +1559,18 @@ fn rust_use(src: &Src, node: Node, prefix: &str, line: u32, out: &mut Vec<Import
             });
         }
         "use_as_clause" => {
-            let Some(path) = node.child_by_field_name("path") else { return };
+            let Some(path) = node.child_by_field_name("path") else {
+                return;
+            };
             let full = join(prefix, &collapse_ws(text(path)));
             let (m, name) = full.rsplit_once("::").unwrap_or(("", &full));
             out.push(Import {
                 module: m.to_string(),
                 names: vec![ImportedName {
                     name: name.to_string(),
-                    alias: node.child_by_field_name("alias").map(|a| text(a).to_string()),
+                    alias: node
+                        .child_by_field_name("alias")
+                        .map(|a| text(a).to_string()),
                 }],
                 alias: None,
                 wildcard: false,
@@ -1108,7 +1579,10 @@ fn rust_use(src: &Src, node: Node, prefix: &str, line: u32, out: &mut Vec<Import
             });
         }
         "use_wildcard" => {
-            let inner = node.named_child(0).map(|n| collapse_ws(text(n))).unwrap_or_default();
+            let inner = node
+                .named_child(0)
+                .map(|n| collapse_ws(text(n)))
+                .unwrap_or_default();
             out.push(Import {
                 module: join(prefix, &inner),
                 names: vec![],
@@ -1119,7 +1593,10 @@ fn rust_use(src: &Src, node: Node, prefix: &str, line: u32, out: &mut Vec<Import
             });
         }
         "scoped_use_list" => {
-            let p = node.child_by_field_name("path").map(|p| join(prefix, &collapse_ws(text(p)))).unwrap_or_else(|| prefix.to_string());
+            let p = node
+                .child_by_field_name("path")
+                .map(|p| join(prefix, &collapse_ws(text(p))))
+                .unwrap_or_else(|| prefix.to_string());
             if let Some(list) = node.child_by_field_name("list") {
                 rust_use(src, list, &p, line, out);
             }

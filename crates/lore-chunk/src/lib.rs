@@ -74,7 +74,13 @@ pub fn analyze_file(path: &str, text: &str, opts: &ChunkOptions) -> Analysis {
     analyze(Language::from_path(Path::new(path)), path, text, opts, true)
 }
 
-fn analyze(language: Language, path: &str, text: &str, opts: &ChunkOptions, facts: bool) -> Analysis {
+fn analyze(
+    language: Language,
+    path: &str,
+    text: &str,
+    opts: &ChunkOptions,
+    facts: bool,
+) -> Analysis {
     if text.bytes().all(|b| b.is_ascii_whitespace()) {
         return Analysis::default();
     }

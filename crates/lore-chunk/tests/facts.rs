@@ -96,15 +96,34 @@ def checkout(cart: Cart):
     assert_eq!(nested.kind, ChunkKind::Function);
     assert_eq!(nested.start_line, 24);
 
-    has_call(&f, "Cart.add_item", "apply_discount", Receiver::Path("pricing".into()));
-    has_call(&f, "Cart.add_item", "put", Receiver::ReturnOf("Store".into()));
+    has_call(
+        &f,
+        "Cart.add_item",
+        "apply_discount",
+        Receiver::Path("pricing".into()),
+    );
+    has_call(
+        &f,
+        "Cart.add_item",
+        "put",
+        Receiver::ReturnOf("Store".into()),
+    );
     has_call(&f, "Cart.add_item", "_log", Receiver::SelfType);
     has_call(&f, "Cart.add_item", "persist", Receiver::None);
     has_call(&f, "Cart._log", "fmt", Receiver::None);
-    has_call(&f, "checkout", "add_item", Receiver::ReturnOf("Cart".into()));
+    has_call(
+        &f,
+        "checkout",
+        "add_item",
+        Receiver::ReturnOf("Cart".into()),
+    );
     has_call(&f, "checkout", "add_item", Receiver::Type("Cart".into()));
     has_call(&f, "checkout", "Cart", Receiver::None);
-    let ext: Vec<_> = f.refs.iter().filter(|r| r.kind == RefKind::Extends).collect();
+    let ext: Vec<_> = f
+        .refs
+        .iter()
+        .filter(|r| r.kind == RefKind::Extends)
+        .collect();
     assert_eq!(ext.len(), 1);
     assert_eq!(ext[0].name, "Base");
 
@@ -154,7 +173,10 @@ export const total = (tasks: Task[]): number => {
 "#;
     let f = facts("src/task.ts", src);
     let task = sym(&f, "Task");
-    assert_eq!((task.kind, task.start_line, task.end_line), (ChunkKind::Class, 10, 28));
+    assert_eq!(
+        (task.kind, task.start_line, task.end_line),
+        (ChunkKind::Class, 10, 28)
+    );
     assert!(task.exported);
     let complete = sym(&f, "Task.complete");
     assert!(complete.is_async);
@@ -167,10 +189,20 @@ export const total = (tasks: Task[]): number => {
     has_call(&f, "Task.create", "slugify", Receiver::None);
     has_call(&f, "Task.complete", "save", Receiver::Type("Repo".into()));
     has_call(&f, "Task.complete", "put", Receiver::Type("Store".into()));
-    has_call(&f, "Task.complete", "archive", Receiver::Type("Task".into()));
+    has_call(
+        &f,
+        "Task.complete",
+        "archive",
+        Receiver::Type("Task".into()),
+    );
     has_call(&f, "Task.complete", "info", Receiver::Path("log".into()));
     has_call(&f, "total", "create", Receiver::Path("Task".into()));
-    has_call(&f, "total", "complete", Receiver::ReturnOf("Task.create".into()));
+    has_call(
+        &f,
+        "total",
+        "complete",
+        Receiver::ReturnOf("Task.create".into()),
+    );
     has_call(&f, "total", "limit", Receiver::None);
     let bases: Vec<_> = f
         .refs
@@ -178,7 +210,10 @@ export const total = (tasks: Task[]): number => {
         .filter(|r| r.kind != RefKind::Calls)
         .map(|r| (r.kind, r.name.as_str()))
         .collect();
-    assert_eq!(bases, [(RefKind::Extends, "Base"), (RefKind::Implements, "Named")]);
+    assert_eq!(
+        bases,
+        [(RefKind::Extends, "Base"), (RefKind::Implements, "Named")]
+    );
 
     assert_eq!(f.imports.len(), 4);
     assert_eq!(f.imports[0].names[1].local(), "limit");
@@ -241,7 +276,10 @@ mod tests {
     assert_eq!((store.kind, store.start_line), (ChunkKind::Struct, 7));
     assert_eq!(store.doc.as_deref(), Some("Stores values."));
     let get = sym(&f, "Store::get");
-    assert_eq!((get.kind, get.start_line, get.end_line), (ChunkKind::Method, 22, 26));
+    assert_eq!(
+        (get.kind, get.start_line, get.end_line),
+        (ChunkKind::Method, 22, 26)
+    );
     assert!(get.is_async && get.exported);
     assert_eq!(
         get.signature.as_deref(),
@@ -257,7 +295,12 @@ mod tests {
     has_call(&f, "Store::get", "describe", Receiver::None);
     has_call(&f, "Store::get", "decode", Receiver::Path("codec".into()));
     has_call(&f, "describe", "new", Receiver::Path("Store".into()));
-    has_call(&f, "describe", "get", Receiver::ReturnOf("Store::new".into()));
+    has_call(
+        &f,
+        "describe",
+        "get",
+        Receiver::ReturnOf("Store::new".into()),
+    );
     has_call(&f, "describe", "get", Receiver::Type("Store".into()));
     has_call(&f, "describe", "encode", Receiver::None);
     has_call(&f, "tests::roundtrip", "describe", Receiver::None);
@@ -272,7 +315,12 @@ mod tests {
     let mods: Vec<_> = f
         .imports
         .iter()
-        .map(|i| (i.module.as_str(), i.names.iter().map(|n| n.local()).collect::<Vec<_>>()))
+        .map(|i| {
+            (
+                i.module.as_str(),
+                i.names.iter().map(|n| n.local()).collect::<Vec<_>>(),
+            )
+        })
         .collect();
     assert_eq!(
         mods,
@@ -322,7 +370,10 @@ func Open() *Note {
 "#;
     let f = facts("notes/note.go", src);
     let save = sym(&f, "Note.Save");
-    assert_eq!((save.kind, save.start_line, save.end_line), (ChunkKind::Method, 15, 21));
+    assert_eq!(
+        (save.kind, save.start_line, save.end_line),
+        (ChunkKind::Method, 15, 21)
+    );
     assert_eq!(save.container.as_deref(), Some("Note"));
     assert_eq!(save.doc.as_deref(), Some("Save writes the note."));
     assert!(save.exported);
@@ -362,8 +413,18 @@ public class CartService extends BaseService implements Service {
     assert_eq!((load.start_line, load.end_line), (8, 12));
     assert!(load.exported);
     assert!(!sym(&f, "CartService.audit").exported);
-    has_call(&f, "CartService.load", "find", Receiver::Type("Repo".into()));
-    has_call(&f, "CartService.load", "validate", Receiver::Type("Cart".into()));
+    has_call(
+        &f,
+        "CartService.load",
+        "find",
+        Receiver::Type("Repo".into()),
+    );
+    has_call(
+        &f,
+        "CartService.load",
+        "validate",
+        Receiver::Type("Cart".into()),
+    );
     has_call(&f, "CartService.load", "audit", Receiver::None);
     has_call(&f, "CartService.audit", "Cart", Receiver::None);
     assert_eq!(f.imports[0].module, "com.acme.shop.db");
@@ -383,6 +444,11 @@ int Store::get(int key) const {
     let get = sym(&f, "kv::Store::get");
     assert_eq!((get.kind, get.start_line), (ChunkKind::Method, 5));
     has_call(&f, "kv::Store::get", "lookup", Receiver::None);
-    has_call(&f, "kv::Store::get", "twice", Receiver::Path("helper".into()));
+    has_call(
+        &f,
+        "kv::Store::get",
+        "twice",
+        Receiver::Path("helper".into()),
+    );
     assert_eq!(f.imports[0].module, "store.h");
 }

@@ -22,6 +22,9 @@ pub struct Symbol {
     pub is_async: bool,
     /// Declared in a test (test file, test module, or a test function itself).
     pub is_test: bool,
+    /// What the body returns when the signature does not say (`return Cart()`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub returns: Option<Receiver>,
     pub start_line: u32,
     pub end_line: u32,
     pub start_byte: usize,

@@ -121,7 +121,10 @@ mod tests {
             let t = UtcTime::from_unix(d * 86_400);
             assert!(t > prev, "{t:?} after {prev:?}");
             if t.day != 1 {
-                assert_eq!((t.year, t.month, t.day - 1), (prev.year, prev.month, prev.day));
+                assert_eq!(
+                    (t.year, t.month, t.day - 1),
+                    (prev.year, prev.month, prev.day)
+                );
             } else {
                 assert!(prev.day >= 28);
             }

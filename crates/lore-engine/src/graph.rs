@@ -93,7 +93,11 @@ pub(crate) fn first_sentence(doc: &str) -> Option<String> {
     let end = joined
         .char_indices()
         .find(|&(i, c)| {
-            c == '.' && joined[i + 1..].chars().next().is_none_or(char::is_whitespace)
+            c == '.'
+                && joined[i + 1..]
+                    .chars()
+                    .next()
+                    .is_none_or(char::is_whitespace)
         })
         .map(|(i, _)| i + 1)
         .unwrap_or(joined.len());
@@ -160,6 +164,7 @@ impl Engine {
                     kind: s.kind,
                     container: s.container.clone(),
                     signature: s.signature.clone(),
+                    returns: s.returns.clone(),
                 })
                 .collect(),
             imports.iter().map(|i| (i.path.clone(), i.import.clone())),
@@ -172,7 +177,9 @@ impl Engine {
             .filter(|i| all || changed_set.contains(i.path.as_str()))
             .map(|i| (i.id, index.import_targets(&i.path, &i.import)))
             .collect();
-        let refs = self.catalog.refs_to_resolve(store_id, changed, &names, all)?;
+        let refs = self
+            .catalog
+            .refs_to_resolve(store_id, changed, &names, all)?;
         let resolved: Vec<_> = refs
             .iter()
             .map(|r| {
@@ -261,7 +268,10 @@ impl Engine {
         Ok(GraphAnswer {
             symbol: symbol.to_string(),
             direction: q.direction,
-            definitions: defs.iter().map(|d| symbol_info(d, &store_of(d.store_id))).collect(),
+            definitions: defs
+                .iter()
+                .map(|d| symbol_info(d, &store_of(d.store_id)))
+                .collect(),
             links,
             unresolved,
         })
@@ -300,7 +310,12 @@ impl Engine {
             })
             .collect();
         out.sort_by(|a, b| {
-            (&a.from_path, &a.from, &a.to_path, &a.to).cmp(&(&b.from_path, &b.from, &b.to_path, &b.to))
+            (&a.from_path, &a.from, &a.to_path, &a.to).cmp(&(
+                &b.from_path,
+                &b.from,
+                &b.to_path,
+                &b.to,
+            ))
         });
         Ok(out)
     }
@@ -324,8 +339,14 @@ mod tests {
 
     #[test]
     fn first_sentences() {
-        assert_eq!(first_sentence("Adds an item. Then more.").as_deref(), Some("Adds an item."));
-        assert_eq!(first_sentence("Uses v1.2 rules\nand more\n\nDetails").as_deref(), Some("Uses v1.2 rules and more"));
+        assert_eq!(
+            first_sentence("Adds an item. Then more.").as_deref(),
+            Some("Adds an item.")
+        );
+        assert_eq!(
+            first_sentence("Uses v1.2 rules\nand more\n\nDetails").as_deref(),
+            Some("Uses v1.2 rules and more")
+        );
         assert_eq!(first_sentence("  \n"), None);
     }
 }

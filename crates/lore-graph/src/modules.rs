@@ -83,7 +83,9 @@ impl FileSet {
         let one = |f: Option<String>| f.into_iter().collect::<Vec<_>>();
         match lang {
             Language::Python => one(self.python(from, module)),
-            Language::JavaScript | Language::TypeScript | Language::Tsx => one(self.js(from, module)),
+            Language::JavaScript | Language::TypeScript | Language::Tsx => {
+                one(self.js(from, module))
+            }
             Language::Rust => one(self.rust(from, module)),
             Language::Go => self.go(module),
             Language::Java => self.java(module),
@@ -100,7 +102,11 @@ impl FileSet {
             if rest.is_empty() {
                 vec![join(base, "__init__.py")]
             } else {
-                vec![format!("{p}.py"), format!("{p}/__init__.py"), format!("{p}.pyi")]
+                vec![
+                    format!("{p}.py"),
+                    format!("{p}/__init__.py"),
+                    format!("{p}.pyi"),
+                ]
             }
         };
         if dots > 0 {
@@ -117,7 +123,11 @@ impl FileSet {
     }
 
     fn js(&self, from: &str, module: &str) -> Option<String> {
-        if !(module.starts_with("./") || module.starts_with("../") || module == "." || module == "..") {
+        if !(module.starts_with("./")
+            || module.starts_with("../")
+            || module == "."
+            || module == "..")
+        {
             return None;
         }
         let base = normalize(&join(dir_of(from), module))?;
@@ -159,7 +169,11 @@ impl FileSet {
     fn rust_module_path(&self, file: &str) -> (String, Vec<String>) {
         let crate_dir = self.rust_crate_dir(file);
         let rel = file[crate_dir.len()..].trim_start_matches('/');
-        let mut segs: Vec<String> = rel.trim_end_matches(".rs").split('/').map(String::from).collect();
+        let mut segs: Vec<String> = rel
+            .trim_end_matches(".rs")
+            .split('/')
+            .map(String::from)
+            .collect();
         let last = segs.last().map(String::as_str);
         if last == Some("mod") || (segs.len() == 1 && matches!(last, Some("lib" | "main"))) {
             segs.pop();
@@ -180,6 +194,24 @@ impl FileSet {
     fn rust(&self, from: &str, module: &str) -> Option<String> {
         let (crate_dir, mut base) = self.rust_module_path(from);
         let mut segs = module.split("::").filter(|s| !s.is_empty()).peekable();
+        // `use mycrate::x` from the crate's binaries and tests: the crate root, when
+        // the first segment is no module of this one.
+        if let Some(first) = segs.peek().copied()
+            && !matches!(first, "crate" | "self" | "super")
+        {
+            let mut child = base.clone();
+            child.push(first.to_string());
+            if self.rust_file_for(&crate_dir, &child).is_none() {
+                let rest: Vec<String> = segs.clone().skip(1).map(String::from).collect();
+                if let Some(second) = rest.first()
+                    && self
+                        .rust_file_for(&crate_dir, std::slice::from_ref(second))
+                        .is_some()
+                {
+                    return self.rust(from, &format!("crate::{}", rest.join("::")));
+                }
+            }
+        }
         match segs.peek() {
             Some(&"crate") => {
                 base.clear();
@@ -238,7 +270,12 @@ impl FileSet {
             .collect();
         dirs.sort();
         match dirs.as_slice() {
-            [d] => self.in_dir(d).iter().filter(|f| f.ends_with(".java")).cloned().collect(),
+            [d] => self
+                .in_dir(d)
+                .iter()
+                .filter(|f| f.ends_with(".java"))
+                .cloned()
+                .collect(),
             _ => Vec::new(),
         }
     }
@@ -260,46 +297,126 @@ mod tests {
 
     #[test]
     fn python_modules() {
-        let f = fs(&["shop/__init__.py", "shop/cart.py", "shop/db/store.py", "tests/test_cart.py"]);
-        assert_eq!(f.python("shop/cart.py", ".db.store").as_deref(), Some("shop/db/store.py"));
-        assert_eq!(f.python("shop/db/store.py", "..cart").as_deref(), Some("shop/cart.py"));
-        assert_eq!(f.python("shop/cart.py", ".").as_deref(), Some("shop/__init__.py"));
-        assert_eq!(f.python("tests/test_cart.py", "shop.cart").as_deref(), Some("shop/cart.py"));
-        assert_eq!(f.python("tests/test_cart.py", "shop").as_deref(), Some("shop/__init__.py"));
+        let f = fs(&[
+            "shop/__init__.py",
+            "shop/cart.py",
+            "shop/db/store.py",
+            "tests/test_cart.py",
+        ]);
+        assert_eq!(
+            f.python("shop/cart.py", ".db.store").as_deref(),
+            Some("shop/db/store.py")
+        );
+        assert_eq!(
+            f.python("shop/db/store.py", "..cart").as_deref(),
+            Some("shop/cart.py")
+        );
+        assert_eq!(
+            f.python("shop/cart.py", ".").as_deref(),
+            Some("shop/__init__.py")
+        );
+        assert_eq!(
+            f.python("tests/test_cart.py", "shop.cart").as_deref(),
+            Some("shop/cart.py")
+        );
+        assert_eq!(
+            f.python("tests/test_cart.py", "shop").as_deref(),
+            Some("shop/__init__.py")
+        );
         assert_eq!(f.python("shop/cart.py", "os.path"), None);
     }
 
     #[test]
     fn js_modules() {
-        let f = fs(&["src/util.ts", "src/lib/index.ts", "src/app.tsx", "test/a.test.ts"]);
-        assert_eq!(f.js("src/app.tsx", "./util").as_deref(), Some("src/util.ts"));
-        assert_eq!(f.js("src/app.tsx", "./util.js").as_deref(), Some("src/util.ts"));
-        assert_eq!(f.js("src/app.tsx", "./lib").as_deref(), Some("src/lib/index.ts"));
-        assert_eq!(f.js("test/a.test.ts", "../src/app").as_deref(), Some("src/app.tsx"));
+        let f = fs(&[
+            "src/util.ts",
+            "src/lib/index.ts",
+            "src/app.tsx",
+            "test/a.test.ts",
+        ]);
+        assert_eq!(
+            f.js("src/app.tsx", "./util").as_deref(),
+            Some("src/util.ts")
+        );
+        assert_eq!(
+            f.js("src/app.tsx", "./util.js").as_deref(),
+            Some("src/util.ts")
+        );
+        assert_eq!(
+            f.js("src/app.tsx", "./lib").as_deref(),
+            Some("src/lib/index.ts")
+        );
+        assert_eq!(
+            f.js("test/a.test.ts", "../src/app").as_deref(),
+            Some("src/app.tsx")
+        );
         assert_eq!(f.js("src/app.tsx", "react"), None);
         assert_eq!(f.js("src/app.tsx", "../../../x"), None);
     }
 
     #[test]
     fn rust_modules() {
-        let f = fs(&["src/lib.rs", "src/store.rs", "src/store/index.rs", "src/cli/mod.rs", "src/cli/args.rs"]);
-        assert_eq!(f.rust("src/cli/args.rs", "crate::store").as_deref(), Some("src/store.rs"));
-        assert_eq!(f.rust("src/cli/args.rs", "crate::store::index").as_deref(), Some("src/store/index.rs"));
-        assert_eq!(f.rust("src/store.rs", "self::index").as_deref(), Some("src/store/index.rs"));
-        assert_eq!(f.rust("src/store/index.rs", "super").as_deref(), Some("src/store.rs"));
-        assert_eq!(f.rust("src/cli/args.rs", "super").as_deref(), Some("src/cli/mod.rs"));
-        assert_eq!(f.rust("src/cli/mod.rs", "super::store").as_deref(), Some("src/store.rs"));
-        assert_eq!(f.rust("src/lib.rs", "self::cli").as_deref(), Some("src/cli/mod.rs"));
-        assert_eq!(f.rust("src/lib.rs", "crate::store::Store").as_deref(), Some("src/store.rs"));
+        let f = fs(&[
+            "src/lib.rs",
+            "src/store.rs",
+            "src/store/index.rs",
+            "src/cli/mod.rs",
+            "src/cli/args.rs",
+        ]);
+        assert_eq!(
+            f.rust("src/cli/args.rs", "crate::store").as_deref(),
+            Some("src/store.rs")
+        );
+        assert_eq!(
+            f.rust("src/cli/args.rs", "crate::store::index").as_deref(),
+            Some("src/store/index.rs")
+        );
+        assert_eq!(
+            f.rust("src/store.rs", "self::index").as_deref(),
+            Some("src/store/index.rs")
+        );
+        assert_eq!(
+            f.rust("src/store/index.rs", "super").as_deref(),
+            Some("src/store.rs")
+        );
+        assert_eq!(
+            f.rust("src/cli/args.rs", "super").as_deref(),
+            Some("src/cli/mod.rs")
+        );
+        assert_eq!(
+            f.rust("src/cli/mod.rs", "super::store").as_deref(),
+            Some("src/store.rs")
+        );
+        assert_eq!(
+            f.rust("src/lib.rs", "self::cli").as_deref(),
+            Some("src/cli/mod.rs")
+        );
+        assert_eq!(
+            f.rust("src/lib.rs", "crate::store::Store").as_deref(),
+            Some("src/store.rs")
+        );
     }
 
     #[test]
     fn go_java_c_modules() {
-        let f = fs(&["store/store.go", "store/util.go", "cmd/notes/main.go", "src/main/java/com/acme/Repo.java", "include/kv.h", "src/kv.c"]);
-        assert_eq!(f.go("example.com/notes/store"), ["store/store.go", "store/util.go"]);
+        let f = fs(&[
+            "store/store.go",
+            "store/util.go",
+            "cmd/notes/main.go",
+            "src/main/java/com/acme/Repo.java",
+            "include/kv.h",
+            "src/kv.c",
+        ]);
+        assert_eq!(
+            f.go("example.com/notes/store"),
+            ["store/store.go", "store/util.go"]
+        );
         assert!(f.go("fmt").is_empty());
         assert_eq!(f.java("com.acme"), ["src/main/java/com/acme/Repo.java"]);
         assert_eq!(f.c("src/kv.c", "kv.h").as_deref(), Some("include/kv.h"));
-        assert_eq!(f.c("src/kv.c", "../include/kv.h").as_deref(), Some("include/kv.h"));
+        assert_eq!(
+            f.c("src/kv.c", "../include/kv.h").as_deref(),
+            Some("include/kv.h")
+        );
     }
 }

@@ -17,6 +17,8 @@ pub struct SymbolEntry {
     pub kind: ChunkKind,
     pub container: Option<String>,
     pub signature: Option<String>,
+    /// What the body returns when the signature does not say.
+    pub returns: Option<Receiver>,
 }
 
 /// How a reference was resolved; the confidence follows from it.
@@ -157,7 +159,10 @@ impl Index {
             by_path.entry(s.path.clone()).or_default().push(i);
             by_name.entry(s.name.clone()).or_default().push(i);
             if let Some(c) = &s.container {
-                methods.entry((c.clone(), s.name.clone())).or_default().push(i);
+                methods
+                    .entry((c.clone(), s.name.clone()))
+                    .or_default()
+                    .push(i);
             }
         }
         let mut by_file: HashMap<String, Vec<Import>> = HashMap::new();
@@ -242,7 +247,7 @@ impl Index {
             }
             Receiver::Type(t) => self.typed_method(path, lang, t, &r.name),
             Receiver::ReturnOf(expr) => {
-                let ty = self.type_of_call(path, lang, expr, r.caller.as_deref())?;
+                let ty = self.type_of_call(path, lang, expr, r.caller.as_deref(), 0)?;
                 self.method(path, &ty, &r.name, 0).map(|i| (i, How::Typed))
             }
             Receiver::Path(p) => self.qualified_call(path, lang, p, &r.name, r.kind),
@@ -277,7 +282,12 @@ impl Index {
             }
             q = q.rsplit_once(sep)?.0;
             // A Rust impl frame (`Store::get` → `Store`) is not a symbol itself.
-            if !self.by_path.get(path)?.iter().any(|&i| self.symbols[i].qualified == q) {
+            if !self
+                .by_path
+                .get(path)?
+                .iter()
+                .any(|&i| self.symbols[i].qualified == q)
+            {
                 return Some(q.rsplit(sep).next().unwrap_or(q).to_string());
             }
         }
@@ -405,12 +415,20 @@ impl Index {
                 [] => {}
                 [one] => return Some(*one),
                 many => {
-                    let same_file: Vec<usize> = many.iter().copied().filter(|&i| self.symbols[i].path == path).collect();
+                    let same_file: Vec<usize> = many
+                        .iter()
+                        .copied()
+                        .filter(|&i| self.symbols[i].path == path)
+                        .collect();
                     if let [one] = same_file.as_slice() {
                         return Some(*one);
                     }
                     let dir = dir_of(path);
-                    let same_dir: Vec<usize> = many.iter().copied().filter(|&i| dir_of(&self.symbols[i].path) == dir).collect();
+                    let same_dir: Vec<usize> = many
+                        .iter()
+                        .copied()
+                        .filter(|&i| dir_of(&self.symbols[i].path) == dir)
+                        .collect();
                     if let [one] = same_dir.as_slice() {
                         return Some(*one);
                     }
@@ -419,7 +437,11 @@ impl Index {
                         .bare(path, lang_of(path), ty, None, RefKind::Extends, 0)
                         .map(|(i, _)| dir_of(&self.symbols[i].path).to_string());
                     if let Some(d) = def_dir {
-                        let near: Vec<usize> = many.iter().copied().filter(|&i| dir_of(&self.symbols[i].path) == d).collect();
+                        let near: Vec<usize> = many
+                            .iter()
+                            .copied()
+                            .filter(|&i| dir_of(&self.symbols[i].path) == d)
+                            .collect();
                         if let [one] = near.as_slice() {
                             return Some(*one);
                         }
@@ -438,7 +460,13 @@ impl Index {
     }
 
     /// `x.m()` where the file says `x` is a `T` (which may be an imported alias).
-    fn typed_method(&self, path: &str, lang: Language, t: &str, name: &str) -> Option<(usize, How)> {
+    fn typed_method(
+        &self,
+        path: &str,
+        lang: Language,
+        t: &str,
+        name: &str,
+    ) -> Option<(usize, How)> {
         let real = self
             .bare(path, lang, t, None, RefKind::Extends, 0)
             .map(|(i, _)| self.symbols[i].name.clone())
@@ -448,15 +476,24 @@ impl Index {
 
     /// The type of the value a call returns: a constructed class, or the callee's
     /// declared return type.
-    fn type_of_call(&self, path: &str, lang: Language, expr: &str, caller: Option<&str>) -> Option<String> {
-        let split = expr
-            .rsplit_once("::")
-            .or_else(|| expr.rsplit_once('.'));
+    fn type_of_call(
+        &self,
+        path: &str,
+        lang: Language,
+        expr: &str,
+        caller: Option<&str>,
+        depth: usize,
+    ) -> Option<String> {
+        if depth > MAX_HOPS {
+            return None;
+        }
+        let split = expr.rsplit_once("::").or_else(|| expr.rsplit_once('.'));
         let found = match split {
             None => self.bare(path, lang, expr, caller, RefKind::Calls, 0),
             Some(("Self" | "self" | "this", name)) => {
                 let ty = self.self_type(path, lang, caller?)?;
-                self.method(path, &ty, name, 0).map(|i| (i, How::SelfMethod))
+                self.method(path, &ty, name, 0)
+                    .map(|i| (i, How::SelfMethod))
             }
             Some((p, name)) => self.qualified_call(path, lang, p, name, RefKind::Calls),
         };
@@ -464,7 +501,25 @@ impl Index {
         if is_type(s.kind) {
             return Some(s.name.clone());
         }
-        let ret = return_type(s.signature.as_deref()?, lang_of(&s.path), &s.name)?;
+        let declared = s
+            .signature
+            .as_deref()
+            .and_then(|sig| return_type(sig, lang_of(&s.path), &s.name));
+        let ret = match (declared, &s.returns) {
+            (Some(r), _) => r,
+            (None, Some(Receiver::Type(t))) => t.clone(),
+            (None, Some(Receiver::SelfType)) => return s.container.clone(),
+            (None, Some(Receiver::ReturnOf(e))) => {
+                return self.type_of_call(
+                    &s.path,
+                    lang_of(&s.path),
+                    e,
+                    Some(&s.qualified),
+                    depth + 1,
+                );
+            }
+            _ => return None,
+        };
         if ret == "Self" {
             return s.container.clone();
         }
@@ -472,7 +527,14 @@ impl Index {
     }
 
     /// `p.name()` / `p::name()`: `p` is a module, a package, or a type.
-    fn qualified_call(&self, path: &str, lang: Language, p: &str, name: &str, kind: RefKind) -> Option<(usize, How)> {
+    fn qualified_call(
+        &self,
+        path: &str,
+        lang: Language,
+        p: &str,
+        name: &str,
+        kind: RefKind,
+    ) -> Option<(usize, How)> {
         if matches!(p, "self" | "this" | "Self") {
             return None;
         }
@@ -512,7 +574,9 @@ impl Index {
     /// The files a qualifier names when it is a module or package in `path`.
     fn module_alias(&self, path: &str, lang: Language, p: &str) -> Option<Vec<String>> {
         let nonempty = |v: Vec<String>| (!v.is_empty()).then_some(v);
-        if lang == Language::Rust && (p.starts_with("crate") || p.starts_with("super") || p.starts_with("self")) {
+        if lang == Language::Rust
+            && (p.starts_with("crate") || p.starts_with("super") || p.starts_with("self"))
+        {
             return nonempty(self.files.resolve(lang, path, p));
         }
         let (head, tail) = match lang {
@@ -523,7 +587,10 @@ impl Index {
             // `import x as p`, `import * as p`, Go package names, Rust `mod p;`.
             let module = if imp.alias.as_deref() == Some(head) {
                 Some(imp.module.clone())
-            } else if let Some(n) = imp.names.iter().find(|n| n.local() == head || (n.name == "self" && imp.module.rsplit("::").next() == Some(head))) {
+            } else if let Some(n) = imp.names.iter().find(|n| {
+                n.local() == head
+                    || (n.name == "self" && imp.module.rsplit("::").next() == Some(head))
+            }) {
                 // `from pkg import module`, `use crate::codec::{self}`, `use crate::codec`.
                 match lang {
                     Language::Python => Some(if imp.module.ends_with('.') {
@@ -535,7 +602,11 @@ impl Index {
                     Language::Rust => Some(format!("{}::{}", imp.module, n.name)),
                     _ => None,
                 }
-            } else if lang == Language::Python && imp.alias.is_none() && imp.names.is_empty() && (imp.module == p || imp.module.starts_with(&format!("{p}."))) {
+            } else if lang == Language::Python
+                && imp.alias.is_none()
+                && imp.names.is_empty()
+                && (imp.module == p || imp.module.starts_with(&format!("{p}.")))
+            {
                 // `import shop.pricing` then `shop.pricing.f()`.
                 Some(p.to_string())
             } else {
@@ -570,13 +641,52 @@ mod tests {
 
     #[test]
     fn return_types_from_signatures() {
-        assert_eq!(return_type("pub fn new() -> Self", Language::Rust, "new").as_deref(), Some("Self"));
-        assert_eq!(return_type("fn open(p: &Path) -> Result<Store, Error>", Language::Rust, "open").as_deref(), Some("Store"));
-        assert_eq!(return_type("def make() -> Cart", Language::Python, "make").as_deref(), Some("Cart"));
-        assert_eq!(return_type("static create(name: string): Task", Language::TypeScript, "create").as_deref(), Some("Task"));
-        assert_eq!(return_type("async load(): Promise<Task>", Language::TypeScript, "load").as_deref(), Some("Task"));
-        assert_eq!(return_type("func New(dir string) *Store", Language::Go, "New").as_deref(), Some("Store"));
-        assert_eq!(return_type("func (s *S) Open() (*Store, error)", Language::Go, "Open").as_deref(), Some("Store"));
-        assert_eq!(return_type("public static Task create(String n)", Language::Java, "create").as_deref(), Some("Task"));
+        assert_eq!(
+            return_type("pub fn new() -> Self", Language::Rust, "new").as_deref(),
+            Some("Self")
+        );
+        assert_eq!(
+            return_type(
+                "fn open(p: &Path) -> Result<Store, Error>",
+                Language::Rust,
+                "open"
+            )
+            .as_deref(),
+            Some("Store")
+        );
+        assert_eq!(
+            return_type("def make() -> Cart", Language::Python, "make").as_deref(),
+            Some("Cart")
+        );
+        assert_eq!(
+            return_type(
+                "static create(name: string): Task",
+                Language::TypeScript,
+                "create"
+            )
+            .as_deref(),
+            Some("Task")
+        );
+        assert_eq!(
+            return_type("async load(): Promise<Task>", Language::TypeScript, "load").as_deref(),
+            Some("Task")
+        );
+        assert_eq!(
+            return_type("func New(dir string) *Store", Language::Go, "New").as_deref(),
+            Some("Store")
+        );
+        assert_eq!(
+            return_type("func (s *S) Open() (*Store, error)", Language::Go, "Open").as_deref(),
+            Some("Store")
+        );
+        assert_eq!(
+            return_type(
+                "public static Task create(String n)",
+                Language::Java,
+                "create"
+            )
+            .as_deref(),
+            Some("Task")
+        );
     }
 }

@@ -25,7 +25,8 @@ CREATE TABLE IF NOT EXISTS symbols (
     start_line INTEGER NOT NULL,
     end_line INTEGER NOT NULL,
     start_byte INTEGER NOT NULL,
-    end_byte INTEGER NOT NULL
+    end_byte INTEGER NOT NULL,
+    returns TEXT
 );
 CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(store_id, name);
 CREATE INDEX IF NOT EXISTS symbols_by_qualified ON symbols(store_id, qualified);
@@ -89,10 +90,12 @@ pub struct SymbolRow {
     pub start_byte: usize,
     #[serde(skip)]
     pub end_byte: usize,
+    #[serde(skip)]
+    pub returns: Option<Receiver>,
 }
 
 const SYMBOL_COLUMNS: &str = "id, store_id, path, name, qualified, kind, container, signature, doc, \
-     exported, is_async, is_test, start_line, end_line, start_byte, end_byte";
+     exported, is_async, is_test, start_line, end_line, start_byte, end_byte, returns";
 
 fn symbol_from_row(r: &Row, at: usize) -> rusqlite::Result<SymbolRow> {
     let kind: String = r.get(at + 5)?;
@@ -113,6 +116,9 @@ fn symbol_from_row(r: &Row, at: usize) -> rusqlite::Result<SymbolRow> {
         end_line: r.get(at + 13)?,
         start_byte: r.get::<_, i64>(at + 14)? as usize,
         end_byte: r.get::<_, i64>(at + 15)? as usize,
+        returns: r
+            .get::<_, Option<String>>(at + 16)?
+            .and_then(|j| serde_json::from_str(&j).ok()),
     })
 }
 
@@ -190,8 +196,8 @@ impl CatalogTx<'_> {
         let mut st = tx
             .prepare_cached(
                 "INSERT INTO symbols (store_id, path, name, qualified, kind, container, signature, doc, \
-                 exported, is_async, is_test, start_line, end_line, start_byte, end_byte) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                 exported, is_async, is_test, start_line, end_line, start_byte, end_byte, returns) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
             )
             .map_err(err)?;
         for s in &facts.symbols {
@@ -210,7 +216,10 @@ impl CatalogTx<'_> {
                 s.start_line,
                 s.end_line,
                 s.start_byte as i64,
-                s.end_byte as i64
+                s.end_byte as i64,
+                s.returns
+                    .as_ref()
+                    .and_then(|r| serde_json::to_string(r).ok())
             ])
             .map_err(err)?;
         }
@@ -223,7 +232,14 @@ impl CatalogTx<'_> {
         for i in &facts.imports {
             let names = serde_json::to_string(&i.names).unwrap_or_else(|_| "[]".into());
             st.execute(params![
-                store_id, path, i.module, names, i.alias, i.wildcard, i.type_only, i.line
+                store_id,
+                path,
+                i.module,
+                names,
+                i.alias,
+                i.wildcard,
+                i.type_only,
+                i.line
             ])
             .map_err(err)?;
         }
@@ -347,7 +363,11 @@ impl Catalog {
     }
 
     /// Symbols of the given stores whose name or qualified name is `name`.
-    pub fn symbols_named(&self, store_ids: &[i64], name: &str) -> Result<Vec<SymbolRow>, IndexError> {
+    pub fn symbols_named(
+        &self,
+        store_ids: &[i64],
+        name: &str,
+    ) -> Result<Vec<SymbolRow>, IndexError> {
         let mut out = Vec::new();
         for &s in store_ids {
             out.extend(self.rows(
@@ -441,9 +461,8 @@ impl Catalog {
                     "SELECT {REF_COLUMNS} FROM refs WHERE store_id = ?1 AND {col} IN ({})",
                     placeholders(part.len(), 2)
                 );
-                let args = std::iter::once(rusqlite::types::Value::Integer(store_id)).chain(
-                    part.iter().map(|v| rusqlite::types::Value::Text(v.clone())),
-                );
+                let args = std::iter::once(rusqlite::types::Value::Integer(store_id))
+                    .chain(part.iter().map(|v| rusqlite::types::Value::Text(v.clone())));
                 out.extend(self.rows(&sql, params_from_iter(args), ref_from_row)?);
             }
         }
@@ -535,7 +554,10 @@ impl Catalog {
                  AND kind = 'calls' AND target IS NOT NULL",
             )
             .and_then(|mut s| {
-                s.query_row(params![symbol.store_id, symbol.path, symbol.qualified], |r| r.get(0))
+                s.query_row(
+                    params![symbol.store_id, symbol.path, symbol.qualified],
+                    |r| r.get(0),
+                )
             })
             .map_err(err)?;
         Ok((called_by as u64, calls as u64))
@@ -581,7 +603,9 @@ impl Catalog {
 }
 
 fn like_escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
+    s.replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_")
 }
 
 fn import_from_row(r: &Row) -> rusqlite::Result<ImportRow> {
