@@ -293,7 +293,15 @@ impl Engine {
             || rebuild
             || !deleted.is_empty()
             || report.added > 0
-            || prepared.iter().any(|p| matches!(p, Prepared::Skipped { was_indexed: true, .. }));
+            || prepared.iter().any(|p| {
+                matches!(
+                    p,
+                    Prepared::Skipped {
+                        was_indexed: true,
+                        ..
+                    }
+                )
+            });
         self.resolve_graph(
             store.id,
             store.generation,

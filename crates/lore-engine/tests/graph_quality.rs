@@ -20,14 +20,24 @@ fn expected(project: &Path) -> BTreeSet<(String, String)> {
 }
 
 /// (true positives, found, expected) for one project, with the misses printed.
-fn score(engine: &mut Engine, name: &str, root: &Path, min_confidence: f32) -> (usize, usize, usize) {
+fn score(
+    engine: &mut Engine,
+    name: &str,
+    root: &Path,
+    min_confidence: f32,
+) -> (usize, usize, usize) {
     let truth = expected(root);
     let found: BTreeSet<(String, String)> = engine
         .graph_edges(name, RefKind::Calls)
         .unwrap()
         .into_iter()
         .filter(|e| e.confidence >= min_confidence)
-        .map(|e| (format!("{}::{}", e.from_path, e.from), format!("{}::{}", e.to_path, e.to)))
+        .map(|e| {
+            (
+                format!("{}::{}", e.from_path, e.from),
+                format!("{}::{}", e.to_path, e.to),
+            )
+        })
         .collect();
     let tp = found.intersection(&truth).count();
     for fp in found.difference(&truth) {
@@ -76,7 +86,9 @@ fn call_edges_reach_90_percent_precision_and_recall() {
     }
     let precision = tp as f64 / found.max(1) as f64;
     let recall = tp as f64 / truth as f64;
-    eprintln!("all: precision {precision:.3} recall {recall:.3} ({tp} of {found} found, {truth} true)");
+    eprintln!(
+        "all: precision {precision:.3} recall {recall:.3} ({tp} of {found} found, {truth} true)"
+    );
     assert!(truth >= 150);
     assert!(precision >= 0.9, "precision {precision:.3}");
     assert!(recall >= 0.9, "recall {recall:.3}");

@@ -22,8 +22,8 @@ pub use catalog::{
     Catalog, CatalogTx, ChunkRow, FileRecord, NewStore, StoreRecord, StoreStats, StoredChunk,
     blob_to_embedding,
 };
-pub use graph::{Edge, ImportRow, RefRow, SymbolRow};
 pub use fts::{FieldBoosts, Fts, FtsHits, FtsWriter};
+pub use graph::{Edge, ImportRow, RefRow, SymbolRow};
 pub use jobs::{JobProgress, JobRecord, JobStatus, is_job_id, new_job_id};
 pub use lock::WriterLock;
 pub use vectors::{VectorSet, dot};
