@@ -503,7 +503,7 @@ pub fn run(
                 Some(a) => judged.push(a.clone()),
                 None => failed += 1,
             }
-            append_line(&mut file, &out, &line.to_json())?;
+            append_line(&mut file, &out, &line.record())?;
             progress.advance(Phase::Queries, 1);
         }
         Ok::<(), JudgeError>(())
@@ -531,9 +531,7 @@ pub fn run(
             queries_from,
         },
     );
-    let text = serde_json::to_value(&summary)
-        .map_err(|e| JudgeError::Io("cannot encode the summary".into(), e.into()))?;
-    append_line(&mut file, &out, &text)?;
+    append_line(&mut file, &out, &summary)?;
     Ok(JudgeReport {
         summary,
         out,
@@ -590,9 +588,14 @@ fn create_run_file(dir: &Path, stamp: &str) -> Result<(PathBuf, std::fs::File), 
 fn append_line(
     file: &mut std::fs::File,
     path: &Path,
-    value: &serde_json::Value,
+    value: &impl Serialize,
 ) -> Result<(), JudgeError> {
-    let mut line = value.to_string();
+    let mut line = serde_json::to_string(value).map_err(|e| {
+        JudgeError::Io(
+            format!("cannot encode a line of {}", path.display()),
+            e.into(),
+        )
+    })?;
     line.push('\n');
     file.write_all(line.as_bytes())
         .and_then(|_| file.flush())
@@ -822,17 +825,15 @@ Query: {}\nIntent: {}\n",
 source: store:path:lines; preview: the snippet lore showed):\n",
         );
         for r in results {
-            let mut v = serde_json::json!({
-                "rank": r.rank,
-                "score": (r.score * 1000.0).round() / 1000.0,
-                "source": r.source,
-                "kind": r.kind,
-                "preview": r.preview,
-            });
-            if let Some(sym) = &r.symbol {
-                v["symbol"] = sym.as_str().into();
-            }
-            p.push_str(&v.to_string());
+            let line = PromptResult {
+                rank: r.rank,
+                score: (r.score * 1000.0).round() / 1000.0,
+                source: &r.source,
+                kind: &r.kind,
+                symbol: r.symbol.as_deref(),
+                preview: &r.preview,
+            };
+            p.push_str(&serde_json::to_string(&line).unwrap_or_default());
             p.push('\n');
         }
         p.push('\n');
@@ -908,35 +909,71 @@ struct Line {
     judge_ms: u64,
 }
 
+/// A query line as written, fields in this order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LineRecord<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    index: usize,
+    timestamp: &'a str,
+    status: &'static str,
+    query: &'a str,
+    intent: &'a str,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    expected_content_types: &'a [String],
+    mode: &'static str,
+    result_count: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scores: Option<&'a Scores>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    analysis: Option<&'a Analysis>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    suggestions: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result_assessments: Option<&'a [ResultAssessment]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+    attempts: u32,
+    judge_ms: u64,
+    results: &'a [ResultView],
+}
+
 impl Line {
-    fn to_json(&self) -> serde_json::Value {
-        let mut v = serde_json::json!({
-            "type": "query",
-            "index": self.index,
-            "timestamp": self.timestamp,
-            "status": if self.answer.is_some() { "ok" } else { "failed" },
-            "query": self.query.query,
-            "intent": self.query.intent,
-        });
-        if !self.query.expected_content_types.is_empty() {
-            v["expectedContentTypes"] = serde_json::json!(self.query.expected_content_types);
+    fn record(&self) -> LineRecord<'_> {
+        let a = self.answer.as_ref();
+        LineRecord {
+            kind: "query",
+            index: self.index,
+            timestamp: &self.timestamp,
+            status: if a.is_some() { "ok" } else { "failed" },
+            query: &self.query.query,
+            intent: &self.query.intent,
+            expected_content_types: &self.query.expected_content_types,
+            mode: self.mode.as_str(),
+            result_count: self.results.len(),
+            scores: a.map(|a| &a.scores),
+            analysis: a.map(|a| &a.analysis),
+            suggestions: a.map(|a| a.suggestions.as_slice()),
+            result_assessments: a.map(|a| a.result_assessments.as_slice()),
+            error: self.error.as_deref(),
+            attempts: self.attempts,
+            judge_ms: self.judge_ms,
+            results: &self.results,
         }
-        v["mode"] = self.mode.as_str().into();
-        v["resultCount"] = self.results.len().into();
-        if let Some(a) = &self.answer {
-            v["scores"] = serde_json::json!(a.scores);
-            v["analysis"] = serde_json::json!(a.analysis);
-            v["suggestions"] = serde_json::json!(a.suggestions);
-            v["resultAssessments"] = serde_json::json!(a.result_assessments);
-        }
-        if let Some(e) = &self.error {
-            v["error"] = e.as_str().into();
-        }
-        v["attempts"] = self.attempts.into();
-        v["judgeMs"] = self.judge_ms.into();
-        v["results"] = serde_json::json!(self.results);
-        v
     }
+}
+
+/// One result as the judge sees it.
+#[derive(Serialize)]
+struct PromptResult<'a> {
+    rank: u32,
+    score: f64,
+    source: &'a str,
+    kind: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    symbol: Option<&'a str>,
+    preview: &'a str,
 }
 
 fn judge_one(

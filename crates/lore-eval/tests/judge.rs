@@ -208,7 +208,7 @@ fn generated_queries_are_judged_and_recorded_field_by_field() {
     assert!(judge_prompt.contains("Expected content: function"));
     assert!(judge_prompt.contains("Search: mode fts, limit 2, 2 results"));
     assert!(
-        judge_prompt.contains("{\"kind\":"),
+        judge_prompt.contains("\n{\"rank\":1,\"score\":"),
         "results as JSON lines: {judge_prompt}"
     );
     assert!(judge_prompt.contains("\"title\": \"JudgeAnswer\""));

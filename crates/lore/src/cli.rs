@@ -58,6 +58,20 @@ pub enum Command {
     },
     /// Measure indexing and query speed.
     Bench(lore_eval::bench::BenchArgs),
+    /// Speak MCP on stdin/stdout (for Claude Code, Cursor and other agents).
+    Mcp,
+    /// Serve REST (/api) and MCP (/mcp) on one port, keeping folder stores fresh.
+    Serve(crate::serve::ServeArgs),
+    /// Keep folder stores fresh without a server: re-index files as they change.
+    Watch {
+        /// Folder stores to watch (default: all).
+        stores: Vec<String>,
+    },
+    /// Background jobs (add, index, sync) started through MCP or REST.
+    Jobs {
+        #[command(subcommand)]
+        command: Option<crate::serve::JobsCommand>,
+    },
 }
 
 #[derive(Subcommand, Debug)]

@@ -4,6 +4,7 @@
 mod cli;
 mod output;
 mod progress;
+mod serve;
 
 use clap::Parser;
 use cli::{Cli, Command, ModelCommand, StoreCommand};
@@ -145,6 +146,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Eval { command } => {
             let mut engine = open(&cli)?;
             lore_eval::cli::run(&mut engine, command, json, &bars)?;
+        }
+        Command::Mcp | Command::Serve(_) | Command::Watch { .. } | Command::Jobs { .. } => {
+            serve::run(&cli)?
         }
         Command::Bench(args) => {
             let mut engine = open(&cli)?;

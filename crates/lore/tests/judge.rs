@@ -1,0 +1,231 @@
+//! `lore eval judge` and `lore eval compare` through the real binary: clear errors without an
+//! LLM, stores or valid files (no model needed), and a whole run with a judge command (needs
+//! the embedding model to index; skipped without it).
+
+mod common;
+
+use common::{Lore, Out, one_error_line, run_command, write};
+use serde_json::{Value, json};
+use std::process::Command;
+use std::time::Duration;
+
+const TIMEOUT: Duration = Duration::from_secs(300);
+
+/// A `lore` command that sees no LLM from the environment.
+fn command(lore: &Lore, args: &[&str]) -> Command {
+    let mut c = lore.command(args);
+    for k in ["LORE_LLM_URL", "LORE_LLM_MODEL", "LORE_LLM_API_KEY"] {
+        c.env_remove(k);
+    }
+    c
+}
+
+fn run(lore: &Lore, args: &[&str]) -> Out {
+    run_command(&mut command(lore, args), TIMEOUT)
+}
+
+fn fails(lore: &Lore, args: &[&str], code: i32) -> String {
+    let out = run(lore, args);
+    assert_eq!(
+        out.code, code,
+        "lore {args:?}: expected exit {code}, got {}\nstdout:\n{}\nstderr:\n{}",
+        out.code, out.stdout, out.stderr
+    );
+    one_error_line(&out.stderr, args)
+}
+
+fn ok(lore: &Lore, args: &[&str]) -> String {
+    let out = run(lore, args);
+    assert_eq!(
+        out.code, 0,
+        "lore {args:?} failed\nstdout:\n{}\nstderr:\n{}",
+        out.stdout, out.stderr
+    );
+    out.stdout
+}
+
+#[test]
+fn judge_fails_clearly_without_an_llm_stores_or_a_valid_config() {
+    let lore = Lore::without_model();
+    assert_eq!(
+        fails(&lore, &["eval", "judge"], 1),
+        "error: no LLM configured: set LORE_LLM_URL and LORE_LLM_MODEL, or pass --judge-cmd"
+    );
+    let mut c = command(&lore, &["eval", "judge"]);
+    c.env("LORE_LLM_URL", "http://127.0.0.1:9/v1");
+    let out = run_command(&mut c, TIMEOUT);
+    assert_eq!(out.code, 1);
+    assert!(
+        one_error_line(&out.stderr, &[]).contains("LORE_LLM_URL is set but LORE_LLM_MODEL is not"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        fails(&lore, &["eval", "judge", "--judge-cmd", "cat"], 1),
+        "error: there are no stores yet; add one with `lore store add NAME PATH`"
+    );
+    write(
+        lore.root(),
+        "judge.toml",
+        "query_count = 5\nquery_cont = 3\n",
+    );
+    let cfg = lore.path("judge.toml");
+    let e = fails(
+        &lore,
+        &["eval", "judge", "--config", cfg.to_str().unwrap()],
+        1,
+    );
+    assert!(
+        e.contains("judge.toml line 2: unknown field `query_cont`"),
+        "{e}"
+    );
+    let e = fails(
+        &lore,
+        &["eval", "judge", "--judge-cmd", "cat", "--queries", "0"],
+        1,
+    );
+    assert_eq!(e, "error: query_count must be between 1 and 500");
+}
+
+#[test]
+fn compare_fails_clearly_on_missing_or_garbled_files() {
+    let lore = Lore::without_model();
+    write(
+        lore.root(),
+        "a.jsonl",
+        format!(
+            "{}\n",
+            json!({"type": "query", "status": "ok", "query": "q",
+                   "scores": {"relevance": 1, "ranking": 1, "coverage": 1, "snippetQuality": 1, "overall": 1}})
+        ),
+    );
+    write(
+        lore.root(),
+        "b.jsonl",
+        "{\"type\": \"query\", \"query\": \"q\"}\nnot json\n",
+    );
+    let a = lore.path("a.jsonl");
+    let a = a.to_str().unwrap();
+    let e = fails(&lore, &["eval", "compare", a, "missing.jsonl"], 2);
+    assert_eq!(e, "error: missing.jsonl does not exist");
+    let e = fails(&lore, &["eval", "compare", a, "b.jsonl"], 1);
+    assert!(
+        e.starts_with("error: b.jsonl line 2: not a JSON record"),
+        "{e}"
+    );
+}
+
+#[test]
+fn judge_with_a_command_then_compare_two_runs() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let src = lore.path("proj");
+    write(
+        &src,
+        "retry.rs",
+        "/// Waits longer after each failed attempt.\npub fn retry_backoff(attempt: u32) -> u64 {\n    100 << attempt\n}\n",
+    );
+    write(
+        &src,
+        "config.rs",
+        "/// Reads the retry limit from the config.\npub fn retry_limit(text: &str) -> usize {\n    text.len()\n}\n",
+    );
+    write(
+        &src,
+        "README.md",
+        "# Client\n\n## Retries\n\nFailed calls are retried with backoff.\n",
+    );
+    ok(&lore, &["store", "add", "proj", src.to_str().unwrap()]);
+
+    let answer = json!({
+        "scores": {"relevance": 0.75, "ranking": 0.5, "coverage": 0.25, "snippetQuality": 1, "overall": 0.5},
+        "analysis": {"relevance": "a", "ranking": "b", "coverage": "c", "snippetQuality": "d", "overall": "e"},
+        "suggestions": ["Rank definitions first"],
+        "resultAssessments": [
+            {"rank": 1, "source": "x", "relevant": true},
+            {"rank": 2, "source": "y", "relevant": false, "note": "unrelated"}
+        ]
+    });
+    write(lore.root(), "answer.json", answer.to_string());
+    write(
+        lore.root(),
+        "judge.sh",
+        format!(
+            "#!/bin/sh\ncat > /dev/null\ncat '{}'\n",
+            lore.path("answer.json").display()
+        ),
+    );
+    write(
+        lore.root(),
+        "queries.json",
+        json!({"queries": [
+            {"query": "retry backoff", "intent": "find-implementation"},
+            {"query": "how many retries are allowed", "intent": "find-definition"}
+        ]})
+        .to_string(),
+    );
+    let judge_cmd = format!("sh '{}'", lore.path("judge.sh").display());
+    let runs = lore.path("runs");
+    let args = [
+        "eval",
+        "judge",
+        "--judge-cmd",
+        judge_cmd.as_str(),
+        "--queries-file",
+        "queries.json",
+        "--limit",
+        "2",
+        "--out-dir",
+        runs.to_str().unwrap(),
+    ];
+    let mut with_json = vec!["--json"];
+    with_json.extend_from_slice(&args);
+    let first: Value = serde_json::from_str(&ok(&lore, &with_json)).unwrap();
+    assert_eq!(first["type"], "summary");
+    assert_eq!(first["totalQueries"], 2);
+    assert_eq!(first["judgedQueries"], 2);
+    assert_eq!(first["failedQueries"], 0);
+    assert_eq!(first["mode"], "hybrid");
+    assert_eq!(first["stores"], json!(["proj"]));
+    assert_eq!(first["averageScores"]["coverage"], 0.25);
+    assert_eq!(first["recommendedFocus"], "coverage");
+    assert_eq!(
+        first["topIssues"],
+        json!([{"suggestion": "Rank definitions first", "count": 2}])
+    );
+    let out_a = first["out"].as_str().unwrap().to_string();
+    let lines: Vec<Value> = std::fs::read_to_string(&out_a)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["query"], "retry backoff");
+    assert_eq!(lines[0]["resultCount"], 2);
+    assert_eq!(lines[2]["type"], "summary");
+
+    // Text mode: the table and where the results are.
+    let text = ok(&lore, &args);
+    assert!(text.contains("judged 2 of 2 queries (0 failed)"), "{text}");
+    assert!(text.contains("coverage           0.250"), "{text}");
+    assert!(text.contains("recommended focus: coverage"), "{text}");
+    let out_b = text
+        .lines()
+        .find_map(|l| l.strip_prefix("per-query results: "))
+        .unwrap()
+        .to_string();
+    assert_ne!(out_a, out_b);
+
+    let cmp: Value =
+        serde_json::from_str(&ok(&lore, &["--json", "eval", "compare", &out_a, &out_b])).unwrap();
+    assert_eq!(cmp["averages"][2]["dimension"], "coverage");
+    assert_eq!(cmp["averages"][2]["delta"], 0.0);
+    assert_eq!(cmp["queries"].as_array().unwrap().len(), 2);
+    assert_eq!(cmp["onlyInA"], json!([]));
+    let text = ok(&lore, &["eval", "compare", &out_a, &out_b]);
+    assert!(
+        text.contains("relevance          0.750   0.750  +0.000"),
+        "{text}"
+    );
+}
