@@ -1,0 +1,353 @@
+//! One port: REST under `/api`, MCP (streamable HTTP) at `/mcp`, `/health`.
+//!
+//! Guards, in order, on every request: the Host must be a loopback name when the server is
+//! bound to loopback (DNS rebinding), a browser Origin must be this server's own, and the
+//! bearer token (when set) must be present everywhere but `/health`. Bodies are capped at
+//! `MAX_BODY`. There is no CORS: browsers on other origins get nothing.
+
+use crate::app::{App, AppError, Failure};
+use crate::mcp::LoreMcp;
+use crate::params::JsonObject;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use serde::Serialize;
+use serde_json::json;
+use std::sync::Arc;
+
+/// Largest request body accepted (REST and MCP).
+pub const MAX_BODY: usize = 1024 * 1024;
+
+const OPENAPI: &str = include_str!("openapi.json");
+
+/// Who may call: the token (if any) and whether Host/Origin must be loopback names.
+pub(crate) struct Guard {
+    pub token: Option<String>,
+    pub loopback: bool,
+}
+
+pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
+    let mcp_app = app.clone();
+    let mut config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true)
+        .with_sse_keep_alive(None)
+        .with_max_request_body_bytes(MAX_BODY);
+    if !guard.loopback {
+        // Off loopback the bearer token is what protects the server; any Host may call.
+        config = config.disable_allowed_hosts();
+    }
+    let mcp = StreamableHttpService::new(
+        move || Ok(LoreMcp::new(mcp_app.clone())),
+        Arc::new(NeverSessionManager::default()),
+        config,
+    );
+    Router::new()
+        .route("/health", get(health))
+        .route("/api/openapi.json", get(openapi))
+        .route("/api/stores", get(list_stores).post(add_store))
+        .route("/api/stores/{name}", get(store).delete(remove_store))
+        .route("/api/stores/{name}/index", post(index_store))
+        .route("/api/search", post(search))
+        .route("/api/results/{id}", get(result))
+        .route("/api/graph", get(graph))
+        .route("/api/jobs", get(jobs))
+        .route("/api/jobs/{id}", get(job))
+        .route("/api/jobs/{id}/cancel", post(cancel_job))
+        .nest_service("/mcp", mcp)
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(middleware::from_fn_with_state(guard, guard_request))
+        .with_state(app)
+}
+
+/// A JSON error: `{"error": "..."}` with a status that fits.
+pub(crate) struct ApiError(StatusCode, String);
+
+impl From<AppError> for ApiError {
+    fn from(e: AppError) -> ApiError {
+        let status = match e.failure() {
+            Failure::BadRequest => StatusCode::BAD_REQUEST,
+            Failure::NotFound => StatusCode::NOT_FOUND,
+            Failure::Conflict => StatusCode::CONFLICT,
+            Failure::Internal => {
+                tracing::error!("{e}");
+                StatusCode::INTERNAL_SERVER_ERROR
+            }
+        };
+        ApiError(status, e.to_string())
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.0, axum::Json(json!({ "error": self.1 }))).into_response()
+    }
+}
+
+type ApiResult<T> = Result<axum::Json<T>, ApiError>;
+
+fn ok<T: Serialize>(v: T) -> ApiResult<T> {
+    Ok(axum::Json(v))
+}
+
+fn accepted<T: Serialize>(v: T) -> (StatusCode, axum::Json<T>) {
+    (StatusCode::ACCEPTED, axum::Json(v))
+}
+
+/// The body as a JSON object; an empty body is `{}` when `optional`. Non-JSON content types
+/// are refused, so a cross-site form cannot post here without a CORS preflight.
+fn body_object(headers: &HeaderMap, body: &Bytes, optional: bool) -> Result<JsonObject, ApiError> {
+    if body.is_empty() && optional {
+        return Ok(JsonObject::new());
+    }
+    let is_json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| {
+            let v = v.trim();
+            v.eq_ignore_ascii_case("application/json") || v.ends_with("+json")
+        });
+    if !is_json {
+        return Err(ApiError(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "send the body as JSON with Content-Type: application/json".into(),
+        ));
+    }
+    match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(serde_json::Value::Object(o)) => Ok(o),
+        Ok(_) => Err(ApiError(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "the body must be a JSON object".into(),
+        )),
+        Err(e) => Err(ApiError(
+            StatusCode::BAD_REQUEST,
+            format!("the body is not valid JSON: {e}"),
+        )),
+    }
+}
+
+async fn health() -> axum::Json<serde_json::Value> {
+    axum::Json(json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION") }))
+}
+
+async fn openapi() -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, "application/json")], OPENAPI)
+}
+
+async fn not_found() -> ApiError {
+    ApiError(
+        StatusCode::NOT_FOUND,
+        "no such route; see /api/openapi.json".into(),
+    )
+}
+
+async fn list_stores(State(app): State<Arc<App>>) -> Result<impl IntoResponse, ApiError> {
+    Ok(ok(app.stores().await?))
+}
+
+async fn add_store(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<impl IntoResponse, ApiError> {
+    let args = body_object(&headers, &body, false)?;
+    Ok(accepted(app.add(&args).await?))
+}
+
+async fn store(
+    State(app): State<Arc<App>>,
+    Path(name): Path<String>,
+) -> Result<impl IntoResponse, ApiError> {
+    Ok(ok(app.store(&name).await?))
+}
+
+async fn remove_store(
+    State(app): State<Arc<App>>,
+    Path(name): Path<String>,
+) -> Result<impl IntoResponse, ApiError> {
+    Ok(ok(app.remove(&name).await?))
+}
+
+async fn index_store(
+    State(app): State<Arc<App>>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<impl IntoResponse, ApiError> {
+    let args = body_object(&headers, &body, true)?;
+    Ok(accepted(app.index(&name, &args).await?))
+}
+
+async fn search(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<impl IntoResponse, ApiError> {
+    let args = body_object(&headers, &body, false)?;
+    Ok(ok(app.search(&args).await?))
+}
+
+async fn result(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse, ApiError> {
+    Ok(ok(app.context(&id).await?))
+}
+
+async fn graph(
+    State(app): State<Arc<App>>,
+    Query(query): Query<Vec<(String, String)>>,
+) -> Result<impl IntoResponse, ApiError> {
+    let mut args = JsonObject::new();
+    for (k, v) in query {
+        args.insert(k, serde_json::Value::String(v));
+    }
+    Ok(ok(app.graph(&args).await?))
+}
+
+async fn jobs(State(app): State<Arc<App>>) -> Result<impl IntoResponse, ApiError> {
+    Ok(ok(app.jobs().await?))
+}
+
+async fn job(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse, ApiError> {
+    Ok(ok(app.job(&id).await?))
+}
+
+async fn cancel_job(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse, ApiError> {
+    Ok(ok(app.cancel(&id).await?))
+}
+
+fn is_loopback_host(host: &str) -> bool {
+    // Strip a port: "[::1]:7411", "127.0.0.1:7411", "localhost".
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        rest.split(']').next().unwrap_or("")
+    } else {
+        host.rsplit_once(':').map_or(host, |(h, _)| h)
+    };
+    name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Constant-time comparison, so the token cannot be guessed byte by byte from timings.
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+async fn guard_request(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
+    let headers = req.headers();
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    if guard.loopback && !is_loopback_host(host) {
+        return ApiError(
+            StatusCode::FORBIDDEN,
+            format!(
+                "host {host:?} is not a loopback name; call this server as 127.0.0.1 or localhost"
+            ),
+        )
+        .into_response();
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or("");
+        let own = ["http://", "https://"]
+            .iter()
+            .any(|scheme| origin.strip_prefix(scheme) == Some(host));
+        if !own {
+            return ApiError(
+                StatusCode::FORBIDDEN,
+                format!("requests from origin {origin:?} are not allowed"),
+            )
+            .into_response();
+        }
+    }
+    if let Some(token) = &guard.token
+        && req.uri().path() != "/health"
+    {
+        let given = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .unwrap_or("");
+        if !same_secret(given.trim().as_bytes(), token.as_bytes()) {
+            let mut resp = ApiError(
+                StatusCode::UNAUTHORIZED,
+                "missing or wrong bearer token: send Authorization: Bearer <LORE_TOKEN>".into(),
+            )
+            .into_response();
+            resp.headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            return resp;
+        }
+    }
+    next.run(req).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_hosts() {
+        for h in [
+            "localhost",
+            "localhost:7411",
+            "127.0.0.1:1",
+            "[::1]:80",
+            "127.3.2.1",
+        ] {
+            assert!(is_loopback_host(h), "{h}");
+        }
+        for h in [
+            "",
+            "example.com",
+            "evil.localhost.example:80",
+            "10.0.0.1:7411",
+            "[::2]",
+        ] {
+            assert!(!is_loopback_host(h), "{h}");
+        }
+        assert!(same_secret(b"abc", b"abc"));
+        assert!(!same_secret(b"abc", b"abd"));
+        assert!(!same_secret(b"abc", b"abcd"));
+    }
+
+    #[test]
+    fn openapi_lists_every_route() {
+        let doc: serde_json::Value = serde_json::from_str(OPENAPI).unwrap();
+        let paths = doc["paths"].as_object().unwrap();
+        for p in [
+            "/health",
+            "/api/openapi.json",
+            "/api/stores",
+            "/api/stores/{name}",
+            "/api/stores/{name}/index",
+            "/api/search",
+            "/api/results/{id}",
+            "/api/graph",
+            "/api/jobs",
+            "/api/jobs/{id}",
+            "/api/jobs/{id}/cancel",
+            "/mcp",
+        ] {
+            assert!(paths.contains_key(p), "{p} missing from openapi.json");
+        }
+        assert_eq!(paths.len(), 12, "a path in openapi.json has no route");
+    }
+}

@@ -1,0 +1,226 @@
+//! lore for agents and tools: MCP over stdio (`lore mcp`) and one HTTP port
+//! (`lore serve`: REST under `/api`, MCP at `/mcp`), plus the folder watcher (`lore watch`).
+//!
+//! Everything here is an adapter over `lore_engine::Engine`: requests are parsed once
+//! (`params`), answered once (`app`), and shaped per transport (`mcp`, `http`). Reads run on
+//! a small pool of engines; every write of a process goes through its one writer thread,
+//! which — serving or watching — holds the data dir's writer lock for its whole life.
+
+mod app;
+mod http;
+mod mcp;
+mod params;
+mod pool;
+mod watch;
+mod writer;
+
+pub use app::AppError;
+pub use http::MAX_BODY;
+pub use mcp::LoreMcp;
+
+use app::App;
+use lore_core::DataDir;
+use lore_engine::{Engine, EngineError};
+use pool::Pool;
+use rmcp::ServiceExt;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use watch::Watcher;
+use writer::Writer;
+
+/// Default address of `lore serve`.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:7411";
+
+/// Concurrent searches (each on a blocking thread with its own engine).
+const SEARCH_WORKERS: usize = 4;
+
+/// How long shutdown waits for a running job to stop at a file boundary.
+const SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    /// Bad options (e.g. a public address without a token).
+    #[error("{0}")]
+    Options(String),
+    #[error("{0}: {1}")]
+    Io(String, #[source] std::io::Error),
+}
+
+impl ServerError {
+    /// The process exit code (1 input, 2 not found, 3 internal).
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            ServerError::Engine(e) => e.kind().code(),
+            ServerError::Options(_) => 1,
+            ServerError::Io(..) => 3,
+        }
+    }
+}
+
+pub struct ServeOptions {
+    pub addr: SocketAddr,
+    /// Required unless `addr` is a loopback address; checked on every route but `/health`.
+    pub token: Option<String>,
+    /// Watch folder stores and re-index what changes.
+    pub watch: bool,
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, ServerError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| ServerError::Io("starting the async runtime".into(), e))
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}
+
+/// `lore serve`: REST, MCP over HTTP and (with `watch`) the folder watcher on one port,
+/// until Ctrl-C or SIGTERM. This process is the data dir's only writer while it runs.
+pub fn serve(data: DataDir, opts: ServeOptions) -> Result<(), ServerError> {
+    let token = opts.token.filter(|t| !t.trim().is_empty());
+    let loopback = opts.addr.ip().is_loopback();
+    if !loopback && token.is_none() {
+        return Err(ServerError::Options(format!(
+            "{} is not a loopback address: serving it needs a bearer token (--token or LORE_TOKEN), \
+             or bind 127.0.0.1",
+            opts.addr
+        )));
+    }
+    let mut engine = Engine::open(data.clone())?;
+    engine.hold_writer_lock()?;
+    let rt = runtime()?;
+    let app = rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(opts.addr)
+            .await
+            .map_err(|e| ServerError::Io(format!("cannot listen on {}", opts.addr), e))?;
+        let mut local = listener
+            .local_addr()
+            .map_err(|e| ServerError::Io("listening address".into(), e))?;
+        if local.ip().is_unspecified() {
+            local.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+        }
+        let url = format!("http://{local}");
+        let announcement = engine.announce_writer("serve", Some(&url))?;
+        let seed = engine.try_clone()?;
+        let watcher_engine = engine.try_clone()?;
+        let writer = Writer::spawn(engine)?;
+        let watcher = if opts.watch {
+            let w = Watcher::spawn(watcher_engine, writer.handle(), Vec::new())
+                .map_err(|e| ServerError::Options(format!("cannot watch folders: {e}")))?;
+            Some(w)
+        } else {
+            None
+        };
+        let app = Arc::new(App::new(
+            Pool::new(seed, SEARCH_WORKERS),
+            writer,
+            data,
+            None,
+            true,
+        ));
+        let cleaner = app.clone();
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(Duration::from_secs(3600));
+            loop {
+                every.tick().await;
+                cleaner.clean_jobs().await;
+            }
+        });
+        let guard = Arc::new(http::Guard { token, loopback });
+        let router = http::router(app.clone(), guard);
+        tracing::info!("listening on {url} (REST under /api, MCP at /mcp)");
+        axum::serve(listener, router)
+            .with_graceful_shutdown(shutdown_signal())
+            .await
+            .map_err(|e| ServerError::Io("serving".into(), e))?;
+        tracing::info!("stopping");
+        drop(watcher);
+        drop(announcement);
+        Ok::<_, ServerError>(app)
+    })?;
+    app.shutdown(SHUTDOWN_WAIT);
+    rt.shutdown_timeout(Duration::from_secs(1));
+    Ok(())
+}
+
+/// `lore mcp`: MCP over stdin/stdout until the client closes it. Writes (store add/index)
+/// take the writer lock one at a time, so a running `lore serve` is reported, not raced.
+pub fn mcp_stdio(data: DataDir) -> Result<(), ServerError> {
+    let engine = Engine::open(data.clone())?;
+    let cwd = std::env::current_dir().ok();
+    let rt = runtime()?;
+    let app = rt.block_on(async move {
+        let seed = engine.try_clone()?;
+        let writer = Writer::spawn(engine)?;
+        let app = Arc::new(App::new(Pool::new(seed, 2), writer, data, cwd, false));
+        let running = LoreMcp::new(app.clone())
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| {
+                ServerError::Io(
+                    "MCP over stdio".into(),
+                    std::io::Error::other(e.to_string()),
+                )
+            })?;
+        let _ = running.waiting().await;
+        Ok::<_, ServerError>(app)
+    })?;
+    app.shutdown(SHUTDOWN_WAIT);
+    // A pending read on stdin cannot be cancelled; do not wait for it.
+    rt.shutdown_background();
+    Ok(())
+}
+
+/// `lore watch [STORE…]`: keeps folder stores fresh without a server, until Ctrl-C or
+/// SIGTERM. Holds the writer lock the whole time.
+pub fn watch(data: DataDir, stores: Vec<String>) -> Result<(), ServerError> {
+    let mut engine = Engine::open(data)?;
+    for name in &stores {
+        let s = engine.store_info(name)?;
+        if s.store.kind != lore_core::StoreKind::Folder {
+            return Err(ServerError::Options(format!(
+                "store {name} is a repo store; watch keeps folder stores fresh (use `lore sync` for repos)"
+            )));
+        }
+    }
+    engine.hold_writer_lock()?;
+    let announcement = engine.announce_writer("watch", None)?;
+    let watcher_engine = engine.try_clone()?;
+    let writer = Writer::spawn(engine)?;
+    let watcher = Watcher::spawn(watcher_engine, writer.handle(), stores)
+        .map_err(|e| ServerError::Options(format!("cannot watch folders: {e}")))?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| ServerError::Io("starting the async runtime".into(), e))?;
+    rt.block_on(shutdown_signal());
+    tracing::info!("stopping");
+    drop(watcher);
+    writer.stop(SHUTDOWN_WAIT);
+    drop(announcement);
+    Ok(())
+}

@@ -1,0 +1,251 @@
+//! The MCP tools, one router for both transports (stdio and streamable HTTP). Schemas are
+//! written by hand: every word of a tool's description and schema costs the agent tokens
+//! on every session, so they say only what a caller needs.
+//!
+//! A tool that runs and fails (unknown store, bad argument value, stale result id) answers
+//! with an MCP tool error whose text says what to do; protocol problems (unknown tool,
+//! arguments that are not an object) are JSON-RPC errors.
+
+use crate::app::{App, AppError};
+use crate::params::{Args, JsonObject};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::sync::{Arc, LazyLock};
+
+const INSTRUCTIONS: &str = "lore searches local code and docs. Call search first; pass a result \
+id to get_full_context for the whole unit.";
+
+fn schema(v: Value) -> Arc<JsonObject> {
+    Arc::new(v.as_object().cloned().unwrap_or_default())
+}
+
+static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
+    let read_only = ToolAnnotations::new()
+        .read_only(true)
+        .destructive(false)
+        .idempotent(true)
+        .open_world(false);
+    vec![
+        Tool::new(
+            "search",
+            "Search indexed code and docs (BM25 + embeddings). Returns ranked units: id, \
+             path:lines, kind, symbol, snippet, score; plus token estimate and each store's \
+             freshness.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "description": "words, a question, an identifier or an error"},
+                    "intent": {"type": "string", "enum": ["find-definition", "find-implementation", "find-usage", "find-pattern", "find-documentation"]},
+                    "detail": {"type": "string", "enum": ["minimal", "contextual", "full"]},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+                    "stores": {"type": "array", "items": {"type": "string"}, "description": "default: all"},
+                    "mode": {"type": "string", "enum": ["hybrid", "vector", "fts"]},
+                    "threshold": {"type": "number", "description": "minimum score, 0-1"}
+                },
+                "required": ["query"]
+            })),
+        )
+        .with_annotations(read_only.clone()),
+        Tool::new(
+            "get_full_context",
+            "The whole unit behind a search result id, with its file's outline.",
+            schema(json!({
+                "type": "object",
+                "properties": {"resultId": {"type": "string"}},
+                "required": ["resultId"]
+            })),
+        )
+        .with_annotations(read_only.clone()),
+        Tool::new(
+            "code_graph",
+            "Callers, callees or definition of a symbol (name or Type.method), from the code graph.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "symbol": {"type": "string"},
+                    "direction": {"type": "string", "enum": ["callers", "callees", "definition"]},
+                    "store": {"type": "string", "description": "default: all"}
+                },
+                "required": ["symbol", "direction"]
+            })),
+        )
+        .with_annotations(read_only),
+        Tool::new(
+            "stores",
+            "Manage stores. add and index start a background job and return it; poll with \
+             {action:status, job}. status with name: counts and freshness.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "action": {"type": "string", "enum": ["list", "status", "add", "index", "remove", "cancel"]},
+                    "name": {"type": "string"},
+                    "source": {"type": "string", "description": "add: folder path or git URL"},
+                    "job": {"type": "string", "description": "status, cancel: job id"},
+                    "full": {"type": "boolean", "description": "index: rebuild"},
+                    "pull": {"type": "boolean", "description": "index: git pull first"},
+                    "include": {"type": "array", "items": {"type": "string"}},
+                    "exclude": {"type": "array", "items": {"type": "string"}},
+                    "branch": {"type": "string"}
+                },
+                "required": ["action"]
+            })),
+        )
+        .with_annotations(
+            ToolAnnotations::new()
+                .read_only(false)
+                .destructive(true)
+                .idempotent(false)
+                .open_world(true),
+        ),
+    ]
+});
+
+/// The MCP server: a cheap handle on the shared `App`.
+#[derive(Clone)]
+pub struct LoreMcp {
+    app: Arc<App>,
+}
+
+impl LoreMcp {
+    pub(crate) fn new(app: Arc<App>) -> LoreMcp {
+        LoreMcp { app }
+    }
+
+    async fn call(&self, name: &str, args: &JsonObject) -> Result<String, AppError> {
+        let a = Args(args);
+        let bad = AppError::BadRequest;
+        match name {
+            "search" => to_text(&self.app.search(args).await?),
+            "get_full_context" => {
+                let id = match a.string("resultId").map_err(bad)? {
+                    Some(id) => id,
+                    None => a
+                        .string("id")
+                        .map_err(bad)?
+                        .ok_or_else(|| bad("`resultId` is required: an id from search".into()))?,
+                };
+                to_text(&self.app.context(&id).await?)
+            }
+            "code_graph" => to_text(&self.app.graph(args).await?),
+            "stores" => self.stores(args).await,
+            _ => Err(AppError::Internal(format!("no tool {name}"))),
+        }
+    }
+
+    async fn stores(&self, args: &JsonObject) -> Result<String, AppError> {
+        let a = Args(args);
+        let bad = AppError::BadRequest;
+        let need_name = || {
+            a.required("name")
+                .map_err(|_| bad("`name` is required: a store name (see action list)".into()))
+        };
+        let need_job = || {
+            a.required("job")
+                .map_err(|_| bad("`job` is required: the id add or index returned".into()))
+        };
+        let action = a.required("action").map_err(bad)?;
+        match action.as_str() {
+            "list" => to_text(&self.app.stores().await?),
+            "status" => {
+                if let Some(job) = a.string("job").map_err(bad)? {
+                    to_text(&self.app.job(&job).await?)
+                } else if let Some(name) = a.string("name").map_err(bad)? {
+                    to_text(&self.app.store(&name).await?)
+                } else {
+                    let mut jobs = self.app.jobs().await?;
+                    jobs.truncate(10);
+                    to_text(&json!({ "stores": self.app.stores().await?, "jobs": jobs }))
+                }
+            }
+            "add" => to_text(&self.app.add(args).await?),
+            "index" => to_text(&self.app.index(&need_name()?, args).await?),
+            "remove" => {
+                let removed = self.app.remove(&need_name()?).await?;
+                to_text(&json!({ "removed": removed.name }))
+            }
+            "cancel" => to_text(&self.app.cancel(&need_job()?).await?),
+            other => Err(bad(format!(
+                "unknown action {other:?}: use list, status, add, index, remove or cancel"
+            ))),
+        }
+    }
+}
+
+/// Compact JSON, fields in the order the engine declares them.
+fn to_text<T: Serialize>(v: &T) -> Result<String, AppError> {
+    serde_json::to_string(v).map_err(|e| AppError::Internal(format!("cannot encode result: {e}")))
+}
+
+impl ServerHandler for LoreMcp {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("lore", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(TOOLS.clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        TOOLS.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if !TOOLS.iter().any(|t| t.name == request.name) {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "unknown tool {:?}: use search, get_full_context, code_graph or stores",
+                    request.name
+                ),
+                None,
+            ));
+        }
+        let args = request.arguments.unwrap_or_default();
+        let result = match self.call(&request.name, &args).await {
+            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Err(e) => {
+                if matches!(e, AppError::Internal(_)) {
+                    tracing::error!("tool {}: {e}", request.name);
+                }
+                CallToolResult::error(vec![ContentBlock::text(e.to_string())])
+            }
+        };
+        Ok(result.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_definitions_stay_small() {
+        let text = serde_json::to_string(&*TOOLS).unwrap();
+        // Every session pays for this text; keep it near a thousand tokens (≈ 4 chars each).
+        assert!(
+            text.len() < 4000,
+            "tool definitions grew to {} bytes",
+            text.len()
+        );
+        for t in TOOLS.iter() {
+            assert_eq!(t.input_schema["type"], "object", "{}", t.name);
+            assert!(t.annotations.is_some(), "{}", t.name);
+        }
+    }
+}

@@ -1,0 +1,375 @@
+//! Request arguments from JSON objects (MCP tool arguments and REST bodies alike), read
+//! leniently: numbers may come as strings, lists as comma-separated strings, and keys in
+//! camelCase or snake_case. Every error says which argument was wrong and what it takes.
+
+use lore_core::StoreKind;
+use lore_engine::{AddSpec, Detail, Direction, GraphQuery, Intent, JobSpec, Mode, SearchRequest};
+use serde_json::{Map, Value};
+use std::path::{Component, Path};
+
+pub(crate) type JsonObject = Map<String, Value>;
+
+/// Most results one search may ask for.
+pub(crate) const MAX_LIMIT: u64 = 100;
+
+pub(crate) struct Args<'a>(pub &'a JsonObject);
+
+impl<'a> Args<'a> {
+    /// The value under `key` or its snake_case spelling; `null` counts as absent.
+    fn get(&self, key: &str) -> Option<&'a Value> {
+        let snake = to_snake(key);
+        self.0
+            .get(key)
+            .or_else(|| self.0.get(&snake))
+            .filter(|v| !v.is_null())
+    }
+
+    pub fn string(&self, key: &str) -> Result<Option<String>, String> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(Value::Number(n)) => Ok(Some(n.to_string())),
+            Some(other) => Err(format!("`{key}` must be a string, got {other}")),
+        }
+    }
+
+    pub fn required(&self, key: &str) -> Result<String, String> {
+        match self.string(key)? {
+            Some(s) if !s.trim().is_empty() => Ok(s),
+            _ => Err(format!("`{key}` is required")),
+        }
+    }
+
+    pub fn uint(&self, key: &str) -> Result<Option<u64>, String> {
+        let bad = |v: &Value| format!("`{key}` must be a whole number, got {v}");
+        match self.get(key) {
+            None => Ok(None),
+            Some(v @ Value::Number(n)) => match (n.as_u64(), n.as_f64()) {
+                (Some(u), _) => Ok(Some(u)),
+                (None, Some(f)) if f >= 0.0 && f.fract() == 0.0 && f < 1e15 => Ok(Some(f as u64)),
+                _ => Err(bad(v)),
+            },
+            Some(v @ Value::String(s)) => s.trim().parse().map(Some).map_err(|_| bad(v)),
+            Some(v) => Err(bad(v)),
+        }
+    }
+
+    pub fn float(&self, key: &str) -> Result<Option<f32>, String> {
+        let bad = |v: &Value| format!("`{key}` must be a number, got {v}");
+        match self.get(key) {
+            None => Ok(None),
+            Some(v @ Value::Number(n)) => n.as_f64().map(|f| Some(f as f32)).ok_or_else(|| bad(v)),
+            Some(v @ Value::String(s)) => match s.trim().parse::<f32>() {
+                Ok(f) if f.is_finite() => Ok(Some(f)),
+                _ => Err(bad(v)),
+            },
+            Some(v) => Err(bad(v)),
+        }
+    }
+
+    pub fn boolean(&self, key: &str) -> Result<bool, String> {
+        match self.get(key) {
+            None => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(Value::String(s)) if s == "true" || s == "1" => Ok(true),
+            Some(Value::String(s)) if s == "false" || s == "0" || s.is_empty() => Ok(false),
+            Some(Value::Number(n)) => Ok(n.as_f64().is_some_and(|f| f != 0.0)),
+            Some(other) => Err(format!("`{key}` must be true or false, got {other}")),
+        }
+    }
+
+    /// A list of strings: a JSON array, or one comma-separated string.
+    pub fn list(&self, key: &str) -> Result<Vec<String>, String> {
+        let split = |s: &str| -> Vec<String> {
+            s.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect()
+        };
+        match self.get(key) {
+            None => Ok(Vec::new()),
+            Some(Value::String(s)) => Ok(split(s)),
+            Some(Value::Array(items)) => {
+                let mut out = Vec::new();
+                for item in items {
+                    match item {
+                        Value::String(s) => out.extend(split(s)),
+                        other => {
+                            return Err(format!(
+                                "`{key}` must be a list of strings, got an item {other}"
+                            ));
+                        }
+                    }
+                }
+                Ok(out)
+            }
+            Some(other) => Err(format!("`{key}` must be a list of strings, got {other}")),
+        }
+    }
+
+    /// One of a fixed set of words.
+    pub fn choice<T>(
+        &self,
+        key: &str,
+        parse: impl Fn(&str) -> Option<T>,
+        choices: &str,
+    ) -> Result<Option<T>, String> {
+        match self.string(key)? {
+            None => Ok(None),
+            Some(s) if s.trim().is_empty() => Ok(None),
+            Some(s) => parse(s.trim())
+                .map(Some)
+                .ok_or_else(|| format!("`{key}` must be one of {choices}, got {s:?}")),
+        }
+    }
+}
+
+fn to_snake(key: &str) -> String {
+    let mut out = String::with_capacity(key.len() + 4);
+    for c in key.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A search request: {query, intent?, detail?, limit?, stores?, mode?, threshold?, perFile?}.
+pub(crate) fn search_request(obj: &JsonObject) -> Result<SearchRequest, String> {
+    let a = Args(obj);
+    let mut req = SearchRequest::new(a.required("query")?);
+    req.intent = a.choice(
+        "intent",
+        Intent::parse,
+        "find-definition, find-implementation, find-usage, find-pattern, find-documentation",
+    )?;
+    if let Some(d) = a.choice("detail", Detail::parse, "minimal, contextual, full")? {
+        req.detail = d;
+    }
+    if let Some(m) = a.choice("mode", Mode::parse, "hybrid, vector, fts")? {
+        req.mode = m;
+    }
+    if let Some(limit) = a.uint("limit")? {
+        if limit == 0 || limit > MAX_LIMIT {
+            return Err(format!("`limit` must be between 1 and {MAX_LIMIT}"));
+        }
+        req.limit = limit as usize;
+    }
+    if let Some(per_file) = a.uint("perFile")? {
+        req.per_file = per_file.clamp(1, MAX_LIMIT) as usize;
+    }
+    req.threshold = a.float("threshold")?;
+    req.stores = a.list("stores")?;
+    req.freshness = true;
+    Ok(req)
+}
+
+/// A code-graph question: {symbol, direction: callers|callees|definition, store?}.
+pub(crate) fn graph_query(obj: &JsonObject) -> Result<GraphQuery, String> {
+    let a = Args(obj);
+    let symbol = a.required("symbol")?;
+    let direction = a
+        .choice(
+            "direction",
+            Direction::parse,
+            "callers, callees, definition",
+        )?
+        .ok_or("`direction` is required: callers, callees or definition")?;
+    let mut stores = a.list("store")?;
+    stores.extend(a.list("stores")?);
+    Ok(GraphQuery {
+        symbol,
+        direction,
+        stores,
+    })
+}
+
+/// Where a folder source may be: checked before a job exists.
+pub(crate) struct SourcePolicy<'a> {
+    /// Relative folder paths are resolved against this (stdio, the agent's own folder);
+    /// `None` (HTTP) requires absolute paths.
+    pub base: Option<&'a Path>,
+    /// The data dir: never indexed as a store.
+    pub data_dir: &'a Path,
+}
+
+/// An add request: {name, source, type?, branch?, include?, exclude?, description?,
+/// maxFileSize?}.
+pub(crate) fn add_spec(obj: &JsonObject, policy: &SourcePolicy) -> Result<JobSpec, String> {
+    let a = Args(obj);
+    let name = a.required("name")?;
+    let source = a.required("source")?;
+    let kind = a.choice("type", StoreKind::parse, "folder, repo")?;
+    // Local paths (folders, local repos, file:// URLs) obey the path rules; network URLs
+    // are cloned into the data dir.
+    let source = match source.trim().strip_prefix("file://") {
+        Some(path) => format!("file://{}", local_source(path, policy)?),
+        None if lore_source::git::looks_like_url(&source) && !source.ends_with(".git") => source,
+        None if source.contains("://") || source.starts_with("git@") => source,
+        None => local_source(&source, policy)?,
+    };
+    Ok(JobSpec::Add(AddSpec {
+        name,
+        source,
+        kind,
+        branch: a.string("branch")?,
+        includes: a.list("include")?,
+        excludes: a.list("exclude")?,
+        description: a.string("description")?,
+        max_file_bytes: a.uint("maxFileSize")?,
+    }))
+}
+
+/// A local path from a request: absolute (or relative to the stdio client's folder), with
+/// no `..`, and not inside the data dir.
+fn local_source(source: &str, policy: &SourcePolicy) -> Result<String, String> {
+    let p = Path::new(source.trim());
+    if p.components().any(|c| matches!(c, Component::ParentDir)) {
+        return Err(format!(
+            "source {source:?} contains `..`; give the folder's absolute path"
+        ));
+    }
+    let path = match policy.base {
+        _ if p.is_absolute() => p.to_path_buf(),
+        Some(base) => base.join(p),
+        None => {
+            return Err(format!(
+                "source {source:?} is relative; give the folder's absolute path"
+            ));
+        }
+    };
+    let data = std::fs::canonicalize(policy.data_dir).unwrap_or(policy.data_dir.to_path_buf());
+    if let Ok(real) = std::fs::canonicalize(&path)
+        && real.starts_with(&data)
+    {
+        return Err(format!(
+            "source {source:?} is inside lore's data dir; pick a folder of your own"
+        ));
+    }
+    Ok(path.to_string_lossy().into_owned())
+}
+
+/// An index request for one store: {full?, pull?} (pull = sync: git pull first).
+pub(crate) fn index_spec(store: &str, obj: &JsonObject) -> Result<JobSpec, String> {
+    let a = Args(obj);
+    let stores = vec![store.to_string()];
+    if a.boolean("pull")? {
+        Ok(JobSpec::Sync { stores })
+    } else {
+        Ok(JobSpec::Index {
+            stores,
+            full: a.boolean("full")?,
+        })
+    }
+}
+
+/// A store name from a request path or argument, checked before any lookup.
+pub(crate) fn store_name(name: &str) -> Result<&str, String> {
+    lore_core::validate_store_name(name)?;
+    Ok(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(v: Value) -> JsonObject {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn numbers_and_lists_are_read_leniently() {
+        let req = search_request(&obj(json!({
+            "query": "retry backoff", "limit": "5", "threshold": "0.25",
+            "stores": "a, b", "mode": "fts", "detail": "full", "intent": "find-usage",
+            "per_file": 2
+        })))
+        .unwrap();
+        assert_eq!(req.limit, 5);
+        assert_eq!(req.threshold, Some(0.25));
+        assert_eq!(req.stores, ["a", "b"]);
+        assert_eq!(req.mode, Mode::Fts);
+        assert_eq!(req.detail, Detail::Full);
+        assert_eq!(req.intent, Some(Intent::FindUsage));
+        assert_eq!(req.per_file, 2);
+        let req = search_request(&obj(
+            json!({"query": "x", "limit": 3.0, "stores": ["a,b", "c"], "intent": null}),
+        ))
+        .unwrap();
+        assert_eq!(req.limit, 3);
+        assert_eq!(req.stores, ["a", "b", "c"]);
+        assert_eq!(req.intent, None);
+    }
+
+    #[test]
+    fn bad_arguments_say_what_to_send() {
+        for (args, needle) in [
+            (json!({}), "`query` is required"),
+            (
+                json!({"query": "x", "limit": "lots"}),
+                "`limit` must be a whole number",
+            ),
+            (json!({"query": "x", "limit": 0}), "between 1 and"),
+            (json!({"query": "x", "limit": -3}), "whole number"),
+            (
+                json!({"query": "x", "mode": "magic"}),
+                "hybrid, vector, fts",
+            ),
+            (json!({"query": "x", "stores": 7}), "list of strings"),
+            (json!({"query": ["x"]}), "must be a string"),
+        ] {
+            let err = search_request(&obj(args.clone())).unwrap_err();
+            assert!(err.contains(needle), "{args}: {err}");
+        }
+    }
+
+    #[test]
+    fn folder_sources_are_absolute_and_outside_the_data_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        std::fs::create_dir_all(data.join("stores")).unwrap();
+        let http = SourcePolicy {
+            base: None,
+            data_dir: &data,
+        };
+        let add = |source: &str, p: &SourcePolicy| {
+            add_spec(&obj(json!({"name": "n", "source": source})), p)
+        };
+        assert!(add("relative/dir", &http).unwrap_err().contains("absolute"));
+        assert!(add("/a/../etc", &http).unwrap_err().contains(".."));
+        let inside = data.join("stores").display().to_string();
+        assert!(add(&inside, &http).unwrap_err().contains("data dir"));
+        assert!(add(&dir.path().display().to_string(), &http).is_ok());
+        assert!(add("https://example.invalid/r.git", &http).is_ok());
+        assert!(add("file:///a/../b", &http).unwrap_err().contains(".."));
+        assert!(add("rel/repo.git", &http).unwrap_err().contains("absolute"));
+        let stdio = SourcePolicy {
+            base: Some(dir.path()),
+            data_dir: &data,
+        };
+        let JobSpec::Add(spec) = add("src", &stdio).unwrap() else {
+            panic!("not an add")
+        };
+        assert_eq!(Path::new(&spec.source), dir.path().join("src"));
+        assert!(store_name("../x").is_err());
+        let q = graph_query(&obj(
+            json!({"symbol": "parse", "direction": "callers", "store": "a"}),
+        ))
+        .unwrap();
+        assert_eq!(
+            (q.direction, q.stores),
+            (Direction::Callers, vec!["a".to_string()])
+        );
+        assert!(
+            graph_query(&obj(json!({"symbol": "parse"})))
+                .unwrap_err()
+                .contains("direction")
+        );
+        assert!(store_name("ok-name").is_ok());
+    }
+}

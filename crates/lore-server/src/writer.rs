@@ -1,0 +1,137 @@
+//! The one writer: a thread that owns the writing `Engine` and does every write of this
+//! process in order — jobs (add, index, sync), the watcher's re-indexes, store removal.
+//! Serving or watching, its engine holds the data dir's writer lock for the thread's life.
+
+use lore_engine::{Engine, EngineError, NoProgress, StoreRecord};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+pub(crate) enum Cmd {
+    /// Run a pending job.
+    Job(String),
+    /// Re-index a store incrementally (files changed on disk).
+    Reindex(String),
+    Remove(String, oneshot::Sender<Result<StoreRecord, EngineError>>),
+    Stop,
+}
+
+/// Sends work to the writer thread.
+#[derive(Clone)]
+pub(crate) struct WriterHandle {
+    tx: mpsc::Sender<Cmd>,
+}
+
+impl WriterHandle {
+    pub fn send(&self, cmd: Cmd) -> bool {
+        self.tx.send(cmd).is_ok()
+    }
+}
+
+pub(crate) struct Writer {
+    handle: WriterHandle,
+    /// The job running now, so shutdown can ask it to stop.
+    current: Arc<Mutex<Option<String>>>,
+    /// Records cancel requests at shutdown (its own catalog connection).
+    canceller: Mutex<Engine>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+    done: Mutex<mpsc::Receiver<()>>,
+}
+
+impl Writer {
+    pub fn spawn(mut engine: Engine) -> Result<Writer, EngineError> {
+        let canceller = engine.try_clone()?;
+        let (tx, rx) = mpsc::channel();
+        let (done_tx, done_rx) = mpsc::channel();
+        let current: Arc<Mutex<Option<String>>> = Arc::default();
+        let running = current.clone();
+        let thread = std::thread::Builder::new()
+            .name("lore-writer".into())
+            .spawn(move || {
+                run(&mut engine, rx, &running);
+                let _ = done_tx.send(());
+            })
+            .map_err(|e| EngineError::io("starting the writer thread", e))?;
+        Ok(Writer {
+            handle: WriterHandle { tx },
+            current,
+            canceller: Mutex::new(canceller),
+            thread: Mutex::new(Some(thread)),
+            done: Mutex::new(done_rx),
+        })
+    }
+
+    pub fn handle(&self) -> WriterHandle {
+        self.handle.clone()
+    }
+
+    /// Asks the running job to stop at its next file boundary, then waits (up to `wait`)
+    /// for the writer to finish. Queued jobs stay pending; the next writer marks them failed.
+    pub fn stop(&self, wait: Duration) {
+        let job = self.current.lock().ok().and_then(|c| c.clone());
+        if let Some(id) = job
+            && let Ok(engine) = self.canceller.lock()
+        {
+            let _ = engine.cancel_job(&id);
+        }
+        self.handle.send(Cmd::Stop);
+        let finished = self
+            .done
+            .lock()
+            .map(|d| d.recv_timeout(wait).is_ok())
+            .unwrap_or(false);
+        if finished && let Some(t) = self.thread.lock().ok().and_then(|mut t| t.take()) {
+            let _ = t.join();
+        }
+    }
+}
+
+fn run(engine: &mut Engine, rx: mpsc::Receiver<Cmd>, current: &Mutex<Option<String>>) {
+    while let Ok(cmd) = rx.recv() {
+        match cmd {
+            Cmd::Job(id) => {
+                if let Ok(mut c) = current.lock() {
+                    *c = Some(id.clone());
+                }
+                match engine.run_job(&id) {
+                    Ok(job) => tracing::info!(
+                        "job {id} ({}) {}{}",
+                        job.kind,
+                        job.status.as_str(),
+                        job.error.map(|e| format!(": {e}")).unwrap_or_default()
+                    ),
+                    Err(e) => tracing::error!("job {id}: {e}"),
+                }
+                if let Ok(mut c) = current.lock() {
+                    *c = None;
+                }
+            }
+            Cmd::Reindex(name) => {
+                match engine.index(std::slice::from_ref(&name), false, &NoProgress) {
+                    Ok(reports) => {
+                        for r in reports {
+                            if r.added + r.changed + r.deleted > 0 {
+                                tracing::info!(
+                                    "re-indexed {}: {} added, {} changed, {} deleted in {} ms",
+                                    r.store,
+                                    r.added,
+                                    r.changed,
+                                    r.deleted,
+                                    r.elapsed_ms
+                                );
+                            }
+                        }
+                    }
+                    Err(e) if e.kind() == lore_engine::ExitKind::NotFound => {}
+                    Err(e) => tracing::warn!("re-indexing {name} failed: {e}"),
+                }
+            }
+            Cmd::Remove(name, reply) => {
+                let _ = reply.send(engine.remove_store(&name));
+            }
+            Cmd::Stop => break,
+        }
+    }
+}

@@ -1,0 +1,724 @@
+//! End-to-end tests of lore serving agents and tools: real MCP clients (the official Python
+//! SDK over stdio and streamable HTTP, and the Inspector CLI when present), REST through a
+//! real HTTP client, jobs, the single writer, and freshness under a watcher.
+//!
+//! Tests that index need the embedding model (`LORE_MODEL_DIR`); MCP client tests need the
+//! Python `mcp` package. Without them they skip locally and fail under CI.
+
+mod common;
+
+use common::{Lore, Spawned, fixture, run_command, write};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const CLIENT_PY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/client.py");
+const TOKEN: &str = "test-token-5f1c0ab2";
+
+/// True when `python3` can import the MCP SDK; under CI its absence is a failure.
+fn python_mcp_or_skip() -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", "import mcp"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        if std::env::var_os("CI").is_some() {
+            panic!(
+                "CI is set but python3 cannot import the MCP SDK; install it with `pip install mcp`"
+            );
+        }
+        eprintln!("skipping: the Python MCP SDK (`pip install mcp`) is not installed");
+    }
+    ok
+}
+
+/// A running `lore serve` and its base URL (read from the data dir's writer.json).
+struct Server {
+    child: Spawned,
+    url: String,
+    log: PathBuf,
+}
+
+impl Server {
+    fn start(lore: &Lore, args: &[&str]) -> Server {
+        Server::start_with(lore, args, &[])
+    }
+
+    fn start_with(lore: &Lore, args: &[&str], env: &[(&str, &str)]) -> Server {
+        let log = lore.path(&format!("serve-{}.log", common::now_secs()));
+        let mut all = vec!["serve"];
+        all.extend_from_slice(args);
+        let mut cmd = lore.command(&all);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let child = cmd
+            .env("LORE_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).expect("log file"))
+            .spawn()
+            .expect("spawn lore serve");
+        let mut server = Server {
+            child: Spawned(child),
+            url: String::new(),
+            log,
+        };
+        let info_path = lore.data().join("writer.json");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let pid = server.child.0.id();
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = server.child.0.try_wait() {
+                panic!("lore serve exited with {status}:\n{}", server.log());
+            }
+            if let Ok(text) = std::fs::read_to_string(&info_path)
+                && let Ok(info) = serde_json::from_str::<Value>(&text)
+                && info["pid"].as_u64() == Some(pid as u64)
+            {
+                server.url = info["url"].as_str().expect("url").to_string();
+                return server;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("lore serve did not start:\n{}", server.log());
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    fn api(&self, path: &str) -> String {
+        format!("{}{path}", self.url)
+    }
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(120)))
+        .build()
+        .new_agent()
+}
+
+/// Status and JSON body (`Value::Null` when the body is empty or not JSON).
+fn answer(resp: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> (u16, Value) {
+    let mut resp = resp.expect("HTTP request");
+    let status = resp.status().as_u16();
+    let text = resp
+        .body_mut()
+        .with_config()
+        .limit(64 * 1024 * 1024)
+        .read_to_string()
+        .unwrap_or_default();
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+fn get(url: &str) -> (u16, Value) {
+    answer(agent().get(url).call())
+}
+
+fn post(url: &str, body: &Value) -> (u16, Value) {
+    answer(
+        agent()
+            .post(url)
+            .content_type("application/json")
+            .send(body.to_string()),
+    )
+}
+
+/// Polls a job until it finishes; returns its last record.
+fn wait_job(server: &Server, id: &str, timeout: Duration) -> Value {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let (status, job) = get(&server.api(&format!("/api/jobs/{id}")));
+        assert_eq!(status, 200, "{job}");
+        if ["done", "failed", "cancelled"].contains(&job["status"].as_str().unwrap_or("")) {
+            return job;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "job {id} still {} after {timeout:?}: {job}\n{}",
+            job["status"],
+            server.log()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A world with the fixture project indexed as store `proj`.
+fn indexed_project() -> Option<(Lore, PathBuf)> {
+    let lore = Lore::with_model_or_skip()?;
+    let root = lore.path("proj");
+    fixture::write_project(&root);
+    lore.ok(&["store", "add", "proj", root.to_str().unwrap()]);
+    Some((lore, root))
+}
+
+fn run_client(lore: &Lore, args: &[&str]) -> Value {
+    let mut cmd = Command::new("python3");
+    cmd.arg(CLIENT_PY).args(args).current_dir(lore.root());
+    let out = run_command(&mut cmd, Duration::from_secs(300));
+    assert_eq!(
+        out.code, 0,
+        "client.py {args:?} failed\nstdout:\n{}\nstderr:\n{}",
+        out.stdout, out.stderr
+    );
+    let line = out.stdout.lines().last().unwrap_or("");
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("client.py printed {line:?}: {e}"))
+}
+
+#[test]
+fn mcp_over_stdio_with_the_python_sdk() {
+    if !python_mcp_or_skip() {
+        return;
+    }
+    let Some((lore, _)) = indexed_project() else {
+        return;
+    };
+    let extra = lore.path("notes");
+    write(
+        &extra,
+        "giraffes.md",
+        "# Giraffes\n\nTall animals with long necks.\n",
+    );
+    let data = lore.data();
+    let add = format!("notes={}", extra.display());
+    let model = common::model_dir().expect("model");
+    let mut cmd = Command::new("python3");
+    cmd.arg(CLIENT_PY)
+        .args(["stdio", common::BIN, data.to_str().unwrap(), "--add", &add])
+        .env("LORE_MODEL_DIR", model)
+        .current_dir(lore.root());
+    let out = run_command(&mut cmd, Duration::from_secs(300));
+    assert_eq!(
+        out.code, 0,
+        "stdout:\n{}\nstderr:\n{}",
+        out.stdout, out.stderr
+    );
+    let m: Value = serde_json::from_str(out.stdout.lines().last().unwrap_or("")).unwrap();
+    eprintln!("stdio: {m}");
+    assert!(m["first_search_ms"].as_f64().unwrap() > 0.0);
+    // The stdio server added the store in its own process; the CLI sees it.
+    let info = lore.json(&["store", "info", "notes"]);
+    assert_eq!(info["files"], 1, "{info}");
+}
+
+#[test]
+fn mcp_over_http_with_the_python_sdk() {
+    if !python_mcp_or_skip() {
+        return;
+    }
+    let Some((lore, _)) = indexed_project() else {
+        return;
+    };
+    let extra = lore.path("notes");
+    write(
+        &extra,
+        "giraffes.md",
+        "# Giraffes\n\nTall animals with long necks.\n",
+    );
+    let server = Server::start(&lore, &["--addr", "127.0.0.1:0", "--no-watch"]);
+    let mcp = server.api("/mcp");
+    let add = format!("notes={}", extra.display());
+    let m = run_client(&lore, &["http", &mcp, "--add", &add]);
+    eprintln!("http (initialize): {m}");
+    // The SDK's default negotiation (server/discover, newer protocol) works too.
+    let m = run_client(&lore, &["http", &mcp, "--mode", "auto"]);
+    eprintln!("http (auto): {m}");
+}
+
+/// The MCP Inspector's CLI (`LORE_MCP_INSPECTOR`: its `mcp-inspector` script, installed next to
+/// Node 22 in the same `node_modules/.bin`, as `.ci/run` does), over HTTP and stdio.
+#[test]
+fn mcp_inspector_cli_lists_tools_and_searches() {
+    let Some(inspector) = std::env::var_os("LORE_MCP_INSPECTOR").map(PathBuf::from) else {
+        if std::env::var_os("CI").is_some() {
+            panic!("CI is set but LORE_MCP_INSPECTOR (the Inspector CLI's mcp-inspector) is not");
+        }
+        eprintln!("skipping: LORE_MCP_INSPECTOR (the Inspector CLI) is not set");
+        return;
+    };
+    let Some((lore, _)) = indexed_project() else {
+        return;
+    };
+    // Its own Node (22) first on PATH.
+    let bin_dir = inspector.parent().expect("inspector dir").to_path_buf();
+    let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .expect("PATH");
+    let run = |target: &[&str], extra: &[&str]| {
+        let mut cmd = Command::new(&inspector);
+        cmd.env("PATH", &path)
+            .arg("--cli")
+            .args(target)
+            .args(extra)
+            .current_dir(lore.root());
+        let out = run_command(&mut cmd, Duration::from_secs(180));
+        assert_eq!(
+            out.code, 0,
+            "inspector {target:?} {extra:?}:\n{}\n{}",
+            out.stdout, out.stderr
+        );
+        serde_json::from_str::<Value>(&out.stdout)
+            .unwrap_or_else(|e| panic!("inspector printed non-JSON ({e}): {}", out.stdout))
+    };
+    let check = |target: &[&str]| {
+        let tools = run(target, &["--method", "tools/list"]);
+        let names: Vec<&str> = tools["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        assert!(
+            names.contains(&"search") && names.contains(&"stores"),
+            "{names:?}"
+        );
+        let found = run(
+            target,
+            &[
+                "--method",
+                "tools/call",
+                "--tool-name",
+                "search",
+                "--tool-arg",
+                "query=levenshtein edit distance",
+            ],
+        );
+        let text = found["content"][0]["text"].as_str().expect("text");
+        let resp: Value = serde_json::from_str(text).expect("search JSON");
+        assert_eq!(resp["results"][0]["path"], "src/edit.rs", "{resp}");
+    };
+    let server = Server::start(&lore, &["--addr", "127.0.0.1:0", "--no-watch"]);
+    check(&[&server.api("/mcp"), "--transport", "http"]);
+    drop(server);
+    let data = lore.data();
+    check(&[common::BIN, "--data-dir", data.to_str().unwrap(), "mcp"]);
+}
+
+#[test]
+fn off_loopback_needs_a_token_on_every_route_but_health() {
+    let lore = Lore::without_model();
+    // No token: refused before anything listens.
+    let out = lore.run(&["serve", "--addr", "0.0.0.0:0"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let err = common::one_error_line(&out.stderr, &["serve"]);
+    assert!(err.contains("token") && err.contains("LORE_TOKEN"), "{err}");
+
+    let server = Server::start_with(&lore, &["--addr", "0.0.0.0:0"], &[("LORE_TOKEN", TOKEN)]);
+    assert!(
+        server.url.starts_with("http://127.0.0.1:"),
+        "{}",
+        server.url
+    );
+    assert_eq!(get(&server.api("/health")).0, 200);
+    let (status, body) = get(&server.api("/api/stores"));
+    assert_eq!(status, 401, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("bearer token"),
+        "{body}"
+    );
+    let with = |token: &str| {
+        answer(
+            agent()
+                .get(&server.api("/api/stores"))
+                .header("Authorization", &format!("Bearer {token}"))
+                .call(),
+        )
+    };
+    assert_eq!(with("wrong-token").0, 401);
+    let (status, body) = with(TOKEN);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body, json!([]));
+    assert_eq!(get(&server.api("/api/openapi.json")).0, 401);
+
+    // MCP is behind the same token.
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let mcp = |token: Option<&str>| {
+        let mut req = agent()
+            .post(&server.api("/mcp"))
+            .header("Accept", "application/json, text/event-stream");
+        if let Some(t) = token {
+            req = req.header("Authorization", &format!("Bearer {t}"));
+        }
+        answer(req.content_type("application/json").send(init.to_string()))
+    };
+    assert_eq!(mcp(None).0, 401);
+    let (status, body) = mcp(Some(TOKEN));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["serverInfo"]["name"], "lore", "{body}");
+}
+
+/// Every file under `dir`, relative, sorted (SQLite's -wal/-shm files excluded).
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                if !rel.ends_with("-wal") && !rel.ends_with("-shm") {
+                    out.push(rel);
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn rest_rejects_bad_requests_and_touches_no_file() {
+    let lore = Lore::without_model();
+    let folder = lore.path("folder");
+    write(&folder, "a.md", "# A\n");
+    let server = Server::start(&lore, &["--addr", "127.0.0.1:0", "--no-watch"]);
+    let data = lore.data();
+    let before = files_under(lore.root());
+
+    // Oversized bodies, REST and MCP.
+    let big = "x".repeat(2 * 1024 * 1024);
+    let big_json = format!("{{\"query\": \"{big}\"}}");
+    let (status, body) = answer(
+        agent()
+            .post(&server.api("/api/search"))
+            .content_type("application/json")
+            .send(big_json.as_str()),
+    );
+    assert_eq!(status, 413, "{body}");
+    let (status, _) = answer(
+        agent()
+            .post(&server.api("/mcp"))
+            .header("Accept", "application/json, text/event-stream")
+            .content_type("application/json")
+            .send(big_json.as_str()),
+    );
+    assert_eq!(status, 413);
+
+    // Traversal in store names, paths and ids: 4xx, nothing created.
+    let abs = folder.display().to_string();
+    let inside = data.join("stores").display().to_string();
+    for (method, path, body) in [
+        ("GET", "/api/stores/..%2F..%2Fescape", None),
+        ("DELETE", "/api/stores/..%2Fescape", None),
+        ("POST", "/api/stores/..%2F..%2Fescape/index", None),
+        ("GET", "/api/results/..%2F..%2Fetc%2Fpasswd", None),
+        ("GET", "/api/jobs/..%2F..%2Fescape", None),
+        ("POST", "/api/jobs/..%2Fescape/cancel", None),
+        ("GET", "/api/stores/../../escape", None),
+        (
+            "POST",
+            "/api/stores",
+            Some(json!({"name": "../escape", "source": abs})),
+        ),
+        (
+            "POST",
+            "/api/stores",
+            Some(json!({"name": "ok", "source": "../../escape"})),
+        ),
+        (
+            "POST",
+            "/api/stores",
+            Some(json!({"name": "ok", "source": "folder/../../escape"})),
+        ),
+        (
+            "POST",
+            "/api/stores",
+            Some(json!({"name": "ok", "source": inside})),
+        ),
+        (
+            "POST",
+            "/api/stores",
+            Some(json!({"name": "ok", "source": "file:///x/../../escape"})),
+        ),
+    ] {
+        let url = server.api(path);
+        let resp = match (method, body) {
+            ("GET", _) => agent().get(&url).call(),
+            ("DELETE", _) => agent().delete(&url).call(),
+            (_, Some(b)) => agent()
+                .post(&url)
+                .content_type("application/json")
+                .send(b.to_string()),
+            (_, None) => agent().post(&url).send_empty(),
+        };
+        let (status, body) = answer(resp);
+        assert!(
+            (400..500).contains(&status),
+            "{method} {path}: {status} {body}"
+        );
+        if status != 404 {
+            assert!(body["error"].is_string(), "{method} {path}: {body}");
+        }
+    }
+    assert!(!lore.root().join("escape").exists());
+    assert_eq!(get(&server.api("/api/stores")).1, json!([]));
+
+    // Unknown things are 404; bad JSON 400/415/422; every error is JSON.
+    for (path, want) in [
+        ("/api/stores/nope", 404),
+        ("/api/results/0123456789abcdef", 404),
+        ("/api/jobs/0123456789abcdef", 404),
+        ("/api/nothing-here", 404),
+    ] {
+        let (status, body) = get(&server.api(path));
+        assert_eq!(status, want, "{path}: {body}");
+        assert!(body["error"].is_string(), "{path}: {body}");
+    }
+    let search = server.api("/api/search");
+    let (status, body) = post(&search, &json!({"query": "x", "stores": ["nope"]}));
+    assert_eq!(status, 404, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("no store named"),
+        "{body}"
+    );
+    assert_eq!(post(&search, &json!({"query": ""})).0, 400);
+    assert_eq!(post(&search, &json!({"limit": 3})).0, 400);
+    assert_eq!(
+        post(&search, &json!({"query": "x", "limit": "many"})).0,
+        400
+    );
+    assert_eq!(post(&search, &json!([1, 2])).0, 422);
+    let raw = |ct: &str, body: &str| {
+        answer(
+            agent()
+                .post(&search)
+                .content_type(ct)
+                .send(body.to_string()),
+        )
+        .0
+    };
+    assert_eq!(raw("application/json", "{bad"), 400);
+    assert_eq!(raw("text/plain", "{\"query\": \"x\"}"), 415);
+
+    // DNS rebinding and cross-site requests are refused.
+    let (status, _) = answer(
+        agent()
+            .get(&server.api("/health"))
+            .header("Host", "evil.example")
+            .call(),
+    );
+    assert_eq!(status, 403);
+    let (status, _) = answer(
+        agent()
+            .get(&server.api("/api/stores"))
+            .header("Origin", "http://evil.example")
+            .call(),
+    );
+    assert_eq!(status, 403);
+
+    let (status, doc) = get(&server.api("/api/openapi.json"));
+    assert_eq!(status, 200);
+    assert_eq!(doc["openapi"], "3.1.0");
+
+    assert_eq!(
+        files_under(lore.root()),
+        before,
+        "a bad request changed files"
+    );
+}
+
+#[test]
+fn jobs_run_report_progress_cancel_and_keep_one_writer() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let root = lore.path("proj");
+    fixture::write_project(&root);
+    let server = Server::start(&lore, &["--addr", "127.0.0.1:0", "--no-watch"]);
+
+    // Add through REST: a job, polled to done, then searchable.
+    let (status, job) = post(
+        &server.api("/api/stores"),
+        &json!({"name": "proj", "source": root.display().to_string()}),
+    );
+    assert_eq!(status, 202, "{job}");
+    let id = job["id"].as_str().expect("job id").to_string();
+    let job = wait_job(&server, &id, Duration::from_secs(120));
+    assert_eq!(job["status"], "done", "{job}");
+    assert_eq!(job["progress"]["files_done"], 5, "{job}");
+    assert_eq!(job["result"]["report"]["added"], 5, "{job}");
+    let (status, resp) = post(
+        &server.api("/api/search"),
+        &json!({"query": "great-circle distance between two points on Earth", "limit": 3}),
+    );
+    assert_eq!(status, 200, "{resp}");
+    assert_eq!(resp["results"][0]["path"], "geo/geo.go", "{resp}");
+    assert_eq!(resp["stores"][0]["store"], "proj", "{resp}");
+    let (status, unit) = get(&server.api(&format!(
+        "/api/results/{}",
+        resp["results"][0]["id"].as_str().unwrap()
+    )));
+    assert_eq!(status, 200, "{unit}");
+    assert!(unit["content"].as_str().unwrap().contains("HaversineKm"));
+    let (status, again) = post(
+        &server.api("/api/stores"),
+        &json!({"name": "proj", "source": root.display().to_string()}),
+    );
+    assert_eq!(status, 409, "{again}");
+
+    // The server is the one writer: a CLI write fails, naming it; reads still work.
+    let err = lore.fails(&["index", "proj"], 1);
+    assert!(
+        err.contains("lore serve (pid") && err.contains(&server.url),
+        "{err}"
+    );
+    assert_eq!(lore.json(&["store", "info", "proj"])["files"], 5);
+
+    // A long add, cancelled while it runs: it stops, and what it committed stays valid.
+    let big = lore.path("big");
+    for i in 0..250 {
+        write(
+            &big,
+            &format!("notes/n{i:03}.md"),
+            format!("# Note {i}\n\nA short note about topic number {i} and nothing else.\n"),
+        );
+    }
+    let (status, job) = post(
+        &server.api("/api/stores"),
+        &json!({"name": "big", "source": big.display().to_string()}),
+    );
+    assert_eq!(status, 202, "{job}");
+    let id = job["id"].as_str().unwrap().to_string();
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        let (_, job) = get(&server.api(&format!("/api/jobs/{id}")));
+        assert!(
+            ["pending", "running"].contains(&job["status"].as_str().unwrap()),
+            "{job}"
+        );
+        // Past the first commit (200 files), well before the end.
+        if job["progress"]["chunks_done"].as_u64().unwrap_or(0) >= 205 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "job too slow: {job}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (status, job) = post(&server.api(&format!("/api/jobs/{id}/cancel")), &json!({}));
+    assert_eq!(status, 200, "{job}");
+    assert_eq!(job["cancel_requested"], true, "{job}");
+    let job = wait_job(&server, &id, Duration::from_secs(60));
+    assert_eq!(job["status"], "cancelled", "{job}");
+    let (_, store) = get(&server.api("/api/stores/big"));
+    let files = store["files"].as_u64().unwrap();
+    assert!((200..250).contains(&files), "{files} files kept: {store}");
+    assert!(
+        store["freshness"]["changed_files"].as_u64().unwrap() > 0,
+        "{store}"
+    );
+    let (_, found) = post(
+        &server.api("/api/search"),
+        &json!({"query": "topic number 7", "stores": ["big"], "mode": "fts"}),
+    );
+    assert!(!found["results"].as_array().unwrap().is_empty(), "{found}");
+
+    // The CLI sees the jobs (another process, same catalog).
+    let jobs = lore.json(&["jobs"]);
+    let statuses: Vec<&str> = jobs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["cancelled", "done"], "{jobs}");
+    let shown = lore.ok(&["jobs", "show", &id]);
+    assert!(shown.contains("status:    cancelled"), "{shown}");
+
+    // Index again: the rest is indexed; then remove the store.
+    let (status, job) = post(&server.api("/api/stores/big/index"), &json!({}));
+    assert_eq!(status, 202, "{job}");
+    let job = wait_job(
+        &server,
+        job["id"].as_str().unwrap(),
+        Duration::from_secs(180),
+    );
+    assert_eq!(job["status"], "done", "{job}");
+    assert_eq!(get(&server.api("/api/stores/big")).1["files"], 250);
+    let (status, removed) = answer(agent().delete(&server.api("/api/stores/big")).call());
+    assert_eq!(status, 200, "{removed}");
+    assert_eq!(get(&server.api("/api/stores/big")).0, 404);
+    drop(server);
+}
+
+/// Polls `found` every 100 ms for up to 20 s; returns how long it took.
+fn eventually(what: &str, mut found: impl FnMut() -> bool) -> Duration {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(20) {
+        if found() {
+            return started.elapsed();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("{what}: not found within 20 s");
+}
+
+#[test]
+fn edits_under_a_watched_store_are_found_within_seconds() {
+    let Some((lore, root)) = indexed_project() else {
+        return;
+    };
+
+    // Under `lore serve`.
+    let server = Server::start(&lore, &["--addr", "127.0.0.1:0"]);
+    std::thread::sleep(Duration::from_millis(500));
+    let path = root.join("src/edit.rs");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("\n/// Counts quokkas in the marsupial census.\npub fn quokka_census() -> u32 {\n    42\n}\n");
+    std::fs::write(&path, text).unwrap();
+    let took = eventually("quokka_census through lore serve", || {
+        let (_, resp) = post(
+            &server.api("/api/search"),
+            &json!({"query": "quokka census", "mode": "fts", "limit": 1}),
+        );
+        resp["results"][0]["symbol"] == "quokka_census"
+    });
+    eprintln!("serve: an edit was searchable after {took:?}");
+    let (_, resp) = post(
+        &server.api("/api/search"),
+        &json!({"query": "quokka", "mode": "fts"}),
+    );
+    assert_eq!(resp["stores"][0]["changed_files"], 0, "{resp}");
+    drop(server);
+
+    // Under `lore watch`, without a server; it is the writer meanwhile.
+    let mut cmd = lore.command(&["watch", "proj"]);
+    let watcher = Spawned(
+        cmd.stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn lore watch"),
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let pid = watcher.0.id() as u64;
+    while std::fs::read_to_string(lore.data().join("writer.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .is_none_or(|w| w["pid"].as_u64() != Some(pid))
+    {
+        assert!(Instant::now() < deadline, "lore watch did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    write(
+        &root,
+        "docs/wombat.md",
+        "# Wombats\n\nWombats leave cube-shaped droppings.\n",
+    );
+    let took = eventually("wombat through lore watch", || {
+        let out = lore.run(&["--json", "search", "cube-shaped droppings", "--mode", "fts"]);
+        out.code == 0
+            && serde_json::from_str::<Value>(&out.stdout)
+                .is_ok_and(|r| r["results"][0]["path"] == "docs/wombat.md")
+    });
+    eprintln!("watch: a new file was searchable after {took:?}");
+    let err = lore.fails(&["index"], 1);
+    assert!(err.contains("lore watch (pid"), "{err}");
+    drop(watcher);
+}
