@@ -311,8 +311,12 @@ fn run_compare(a: &CompareArgs, json: bool) -> anyhow::Result<()> {
     }
     for (label, r) in [("A", &c.a), ("B", &c.b)] {
         println!(
-            "{label}: {} ({} queries, {} failed{})",
+            "{label}: {} ({}{} queries, {} failed{})",
             r.file.display(),
+            r.mode
+                .as_deref()
+                .map(|m| format!("{m}, "))
+                .unwrap_or_default(),
             r.total_queries,
             r.failed_queries,
             if r.complete {

@@ -56,6 +56,8 @@ pub struct Run {
     pub queries: Vec<RunQuery>,
     /// The summary line's timestamp, when the run finished.
     pub finished: Option<String>,
+    /// The search mode (from the summary, else the first query line).
+    pub mode: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -70,6 +72,8 @@ struct LineRecord {
     scores: Option<serde_json::Value>,
     #[serde(default)]
     timestamp: Option<String>,
+    #[serde(default)]
+    mode: Option<String>,
 }
 
 /// Reads a judge run's JSONL; every line must be a query or summary record.
@@ -93,6 +97,7 @@ pub fn read_run(path: &Path) -> Result<Run, CompareError> {
     };
     let mut queries = Vec::new();
     let mut finished = None;
+    let mut mode = None;
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
         if line.trim().is_empty() {
@@ -103,12 +108,16 @@ pub fn read_run(path: &Path) -> Result<Run, CompareError> {
         match rec.kind.as_deref() {
             Some("summary") => {
                 finished = rec.timestamp;
+                mode = rec.mode.or(mode);
                 continue;
             }
             Some("query") | None => {}
             Some(other) => {
                 return Err(bad(n, format!("unknown record type {other:?}")));
             }
+        }
+        if mode.is_none() {
+            mode = rec.mode;
         }
         let query = rec
             .query
@@ -141,6 +150,7 @@ pub fn read_run(path: &Path) -> Result<Run, CompareError> {
         path: path.to_path_buf(),
         queries,
         finished,
+        mode,
     })
 }
 
@@ -149,6 +159,7 @@ pub fn read_run(path: &Path) -> Result<Run, CompareError> {
 #[serde(rename_all = "camelCase")]
 pub struct RunStats {
     pub file: PathBuf,
+    pub mode: Option<String>,
     pub total_queries: usize,
     pub judged_queries: usize,
     pub failed_queries: usize,
@@ -198,6 +209,7 @@ fn stats(run: &Run) -> RunStats {
     let judged: Vec<Scores> = run.queries.iter().filter_map(|q| q.scores).collect();
     RunStats {
         file: run.path.clone(),
+        mode: run.mode.clone(),
         total_queries: run.queries.len(),
         judged_queries: judged.len(),
         failed_queries: run.queries.len() - judged.len(),
@@ -287,7 +299,7 @@ mod tests {
     }
 
     fn ok(q: &str, s: [f64; 5]) -> serde_json::Value {
-        serde_json::json!({"type": "query", "status": "ok", "query": q,
+        serde_json::json!({"type": "query", "status": "ok", "query": q, "mode": "hybrid",
             "scores": Scores::from_values(s), "results": []})
     }
 
@@ -302,7 +314,7 @@ mod tests {
                 ok("Parse JSON", [0.8, 0.6, 0.4, 0.2, 0.6]),
                 serde_json::json!({"type": "query", "status": "failed", "query": "broken", "error": "x"}),
                 ok("only a", [1.0; 5]),
-                serde_json::json!({"type": "summary", "timestamp": "2026-01-01T00:00:00Z"}),
+                serde_json::json!({"type": "summary", "timestamp": "2026-01-01T00:00:00Z", "mode": "fts"}),
             ],
         );
         let b = write(
@@ -328,6 +340,10 @@ mod tests {
         assert_eq!(
             (c.b.total_queries, c.b.failed_queries, c.b.complete),
             (4, 0, false)
+        );
+        assert_eq!(
+            (c.a.mode.as_deref(), c.b.mode.as_deref()),
+            (Some("fts"), Some("hybrid"))
         );
         let rel = &c.averages[0];
         assert_eq!(rel.dimension, "relevance");
