@@ -3,6 +3,7 @@
 //! Serving or watching, its engine holds the data dir's writer lock for the thread's life.
 
 use lore_engine::{Engine, EngineError, NoProgress, StoreRecord};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -34,6 +35,8 @@ pub(crate) struct Writer {
     handle: WriterHandle,
     /// The job running now, so shutdown can ask it to stop.
     current: Arc<Mutex<Option<String>>>,
+    /// Set at shutdown: queued jobs are cancelled instead of started.
+    stopping: Arc<AtomicBool>,
     /// Records cancel requests at shutdown (its own catalog connection).
     canceller: Mutex<Engine>,
     thread: Mutex<Option<JoinHandle<()>>>,
@@ -46,17 +49,19 @@ impl Writer {
         let (tx, rx) = mpsc::channel();
         let (done_tx, done_rx) = mpsc::channel();
         let current: Arc<Mutex<Option<String>>> = Arc::default();
-        let running = current.clone();
+        let stopping: Arc<AtomicBool> = Arc::default();
+        let (running, stop) = (current.clone(), stopping.clone());
         let thread = std::thread::Builder::new()
             .name("lore-writer".into())
             .spawn(move || {
-                run(&mut engine, rx, &running);
+                run(&mut engine, rx, &running, &stop);
                 let _ = done_tx.send(());
             })
             .map_err(|e| EngineError::io("starting the writer thread", e))?;
         Ok(Writer {
             handle: WriterHandle { tx },
             current,
+            stopping,
             canceller: Mutex::new(canceller),
             thread: Mutex::new(Some(thread)),
             done: Mutex::new(done_rx),
@@ -67,9 +72,10 @@ impl Writer {
         self.handle.clone()
     }
 
-    /// Asks the running job to stop at its next file boundary, then waits (up to `wait`)
-    /// for the writer to finish. Queued jobs stay pending; the next writer marks them failed.
+    /// Asks the running job to stop at its next file boundary, cancels queued ones, then
+    /// waits (up to `wait`) for the writer to finish.
     pub fn stop(&self, wait: Duration) {
+        self.stopping.store(true, Ordering::Relaxed);
         let job = self.current.lock().ok().and_then(|c| c.clone());
         if let Some(id) = job
             && let Ok(engine) = self.canceller.lock()
@@ -88,9 +94,18 @@ impl Writer {
     }
 }
 
-fn run(engine: &mut Engine, rx: mpsc::Receiver<Cmd>, current: &Mutex<Option<String>>) {
+fn run(
+    engine: &mut Engine,
+    rx: mpsc::Receiver<Cmd>,
+    current: &Mutex<Option<String>>,
+    stopping: &AtomicBool,
+) {
     while let Ok(cmd) = rx.recv() {
         match cmd {
+            Cmd::Job(id) if stopping.load(Ordering::Relaxed) => {
+                let _ = engine.cancel_job(&id);
+            }
+            Cmd::Reindex(_) if stopping.load(Ordering::Relaxed) => {}
             Cmd::Job(id) => {
                 if let Ok(mut c) = current.lock() {
                     *c = Some(id.clone());

@@ -65,7 +65,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<()> {
             lore_server::mcp_stdio(data).map_err(server_error)
         }
         Command::Serve(a) => {
-            init_logs("info");
+            init_logs("info,rmcp=warn");
             let opts = lore_server::ServeOptions {
                 addr: a.addr,
                 token: a.token.clone(),
@@ -74,7 +74,7 @@ pub fn run(cli: &Cli) -> anyhow::Result<()> {
             lore_server::serve(data, opts).map_err(server_error)
         }
         Command::Watch { stores } => {
-            init_logs("info");
+            init_logs("info,rmcp=warn");
             lore_server::watch(data, stores.clone()).map_err(server_error)
         }
         Command::Jobs { command } => {

@@ -338,19 +338,42 @@ fn off_loopback_needs_a_token_on_every_route_but_health() {
     // MCP is behind the same token.
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
-    let mcp = |token: Option<&str>| {
+    let mcp = |token: Option<&str>, message: &Value| {
         let mut req = agent()
             .post(&server.api("/mcp"))
-            .header("Accept", "application/json, text/event-stream");
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2025-06-18");
         if let Some(t) = token {
             req = req.header("Authorization", &format!("Bearer {t}"));
         }
-        answer(req.content_type("application/json").send(init.to_string()))
+        answer(
+            req.content_type("application/json")
+                .send(message.to_string()),
+        )
     };
-    assert_eq!(mcp(None).0, 401);
-    let (status, body) = mcp(Some(TOKEN));
+    assert_eq!(mcp(None, &init).0, 401);
+    let (status, body) = mcp(Some(TOKEN), &init);
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["result"]["serverInfo"]["name"], "lore", "{body}");
+
+    // A notification gets no body; protocol errors are JSON-RPC errors with their codes.
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let (status, body) = mcp(Some(TOKEN), &note);
+    assert_eq!((status, body), (202, Value::Null));
+    let unknown_method = json!({"jsonrpc": "2.0", "id": 2, "method": "no/such/method"});
+    let (_, body) = mcp(Some(TOKEN), &unknown_method);
+    assert_eq!(body["error"]["code"], -32601, "{body}");
+    let unknown_tool = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "no_such_tool", "arguments": {}}});
+    let (_, body) = mcp(Some(TOKEN), &unknown_tool);
+    assert_eq!(body["error"]["code"], -32602, "{body}");
+    // A tool that runs and fails is a tool result flagged as an error.
+    let bad_store = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"name": "search", "arguments": {"query": "x", "stores": "nope"}}});
+    let (_, body) = mcp(Some(TOKEN), &bad_store);
+    assert_eq!(body["result"]["isError"], true, "{body}");
+    let text = body["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("no store named"), "{text}");
 }
 
 /// Every file under `dir`, relative, sorted (SQLite's -wal/-shm files excluded).
