@@ -40,12 +40,12 @@ fn parse(lang: Language, text: &str) -> Option<Tree> {
 /// better. Returns the tree and the grammar that made it.
 pub(crate) fn parse_code(src: &Src, lang: Language) -> Option<(Tree, Language)> {
     let tree = parse(lang, src.text)?;
-    if lang == Language::C && tree.root_node().has_error() {
-        if let Some(cpp) = parse(Language::Cpp, src.text)
-            && error_bytes(cpp.root_node()) < error_bytes(tree.root_node())
-        {
-            return Some((cpp, Language::Cpp));
-        }
+    if lang == Language::C
+        && tree.root_node().has_error()
+        && let Some(cpp) = parse(Language::Cpp, src.text)
+        && error_bytes(cpp.root_node()) < error_bytes(tree.root_node())
+    {
+        return Some((cpp, Language::Cpp));
     }
     Some((tree, lang))
 }

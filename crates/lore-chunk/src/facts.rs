@@ -232,14 +232,14 @@ impl<'a> Extractor<'_, 'a> {
             }
             _ => {}
         }
-        if let Some(o) = owner.as_deref() {
-            if let Some((name, ty)) = self.field_decl(node) {
-                self.fields
-                    .entry(o.to_string())
-                    .or_default()
-                    .entry(name)
-                    .or_insert(ty);
-            }
+        if let Some(o) = owner.as_deref()
+            && let Some((name, ty)) = self.field_decl(node)
+        {
+            self.fields
+                .entry(o.to_string())
+                .or_default()
+                .entry(name)
+                .or_insert(ty);
         }
         for c in named_children(node) {
             self.collect_fields(c, owner.as_deref(), depth + 1);
@@ -1168,7 +1168,7 @@ impl<'a> Extractor<'_, 'a> {
                     .lookup(v, stack)
                     .unwrap_or_else(|| Receiver::Path(v.to_string())),
                 (Some((_, ".")), _) => Receiver::Unknown,
-                (Some((_, "::")), Some((_, p))) if p == "Self" => Receiver::SelfType,
+                (Some((_, "::")), Some((_, "Self"))) => Receiver::SelfType,
                 (Some((_, "::")), Some((_, p))) => Receiver::Path(p.to_string()),
                 _ => Receiver::None,
             };

@@ -1,5 +1,7 @@
-//! The whole unit behind a search result id, read from the catalog (never by re-searching).
+//! The whole unit behind a search result id, read from the catalog (never by re-searching):
+//! the `full` detail layer plus the outline of its file.
 
+use crate::present::{ContextLayer, RelatedUnit, summary};
 use crate::search::UnitRef;
 use crate::{Engine, EngineError};
 use serde::Serialize;
@@ -14,7 +16,8 @@ pub struct OutlineEntry {
     pub end_line: u32,
 }
 
-/// A result's full unit: where it is, what it is, its text, and the outline of its file.
+/// A result's full unit: where it is, what it is, its text, its neighbourhood in the
+/// code graph, and the outline of its file.
 #[derive(Debug, Clone, Serialize)]
 pub struct UnitContext {
     #[serde(flatten)]
@@ -22,12 +25,23 @@ pub struct UnitContext {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub doc: Option<String>,
     /// The enclosing unit's header, for members split out of a large unit.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub context: Option<String>,
+    pub header: Option<String>,
     pub content: String,
+    pub context: ContextLayer,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub callers: Vec<RelatedUnit>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub callees: Vec<RelatedUnit>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<RelatedUnit>,
     pub outline: Vec<OutlineEntry>,
+    /// Estimated tokens of this answer (UTF-8 bytes of its JSON / 4).
+    pub estimated_tokens: usize,
 }
 
 impl Engine {
@@ -59,14 +73,28 @@ impl Engine {
             })
             .collect();
         let unit = UnitRef::new(&sc, &store.name);
+        let symbol = self.unit_symbol(&sc)?;
+        let mut context = self.context_layer(&sc, symbol.as_ref())?;
+        let full = self.full_layer(&sc, symbol.as_ref(), &mut context)?;
+        let summary = summary(&sc, symbol.as_ref(), &[]);
         let c = sc.chunk;
-        Ok(UnitContext {
+        let mut out = UnitContext {
             unit,
             parent: c.parent,
-            doc: c.doc,
-            context: c.context,
-            content: c.content,
+            summary,
+            doc: full.doc,
+            header: c.context,
+            content: full.content,
+            context,
+            callers: full.callers,
+            callees: full.callees,
+            tests: full.tests,
             outline,
-        })
+            estimated_tokens: 0,
+        };
+        out.estimated_tokens = serde_json::to_string(&out)
+            .map(|j| crate::estimate_tokens(&j))
+            .unwrap_or_default();
+        Ok(out)
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::{Engine, EngineError};
 use lore_graph::{Index, SymbolEntry};
-use lore_index::{Edge, StoreRecord, SymbolRow};
+use lore_index::{Edge, RefTarget, StoreRecord, SymbolRow};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -187,22 +187,18 @@ impl Engine {
                 (r.id, res)
             })
             .collect();
-        let how: Vec<(i64, Option<(i64, f32, String)>)> = resolved
+        let targets: Vec<RefTarget> = resolved
             .into_iter()
-            .map(|(id, r)| {
-                let how = r.map(|r| {
-                    let h = serde_json::to_value(r.how)
+            .map(|(ref_id, r)| RefTarget {
+                ref_id,
+                target: r.map(|r| r.target),
+                confidence: r.map(|r| r.confidence),
+                how: r.and_then(|r| {
+                    serde_json::to_value(r.how)
                         .ok()
                         .and_then(|v| v.as_str().map(String::from))
-                        .unwrap_or_default();
-                    (r.target, r.confidence, h)
-                });
-                (id, how)
+                }),
             })
-            .collect();
-        let targets: Vec<(i64, Option<(i64, f32, &str)>)> = how
-            .iter()
-            .map(|(id, t)| (*id, t.as_ref().map(|(a, b, c)| (*a, *b, c.as_str()))))
             .collect();
         let tx = self.catalog.begin()?;
         tx.set_import_targets(&import_targets)?;
@@ -258,7 +254,7 @@ impl Engine {
                         let l = link(&e, e.to.as_ref(), &store_of(d.store_id));
                         if e.to.is_some() {
                             links.push(l);
-                        } else {
+                        } else if !unresolved.iter().any(|u: &GraphLink| u.name == l.name) {
                             unresolved.push(l);
                         }
                     }
@@ -301,12 +297,12 @@ impl Engine {
             .catalog
             .resolved_refs(s.id, kind)?
             .into_iter()
-            .map(|(path, caller, to, confidence)| EdgeRecord {
-                from_path: path,
-                from: caller.unwrap_or_else(|| "<module>".into()),
-                to_path: to.path,
-                to: to.qualified,
-                confidence,
+            .map(|r| EdgeRecord {
+                from_path: r.path,
+                from: r.caller.unwrap_or_else(|| "<module>".into()),
+                to_path: r.target.path,
+                to: r.target.qualified,
+                confidence: r.confidence,
             })
             .collect();
         out.sort_by(|a, b| {

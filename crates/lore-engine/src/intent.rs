@@ -68,3 +68,311 @@ impl Detail {
         }
     }
 }
+
+/// Identifier-like words of a query: `parse_query`, `parseQuery`, `Store::get`, `a.b`,
+/// or anything in backticks. Lowercased, with separators kept.
+pub(crate) fn query_identifiers(q: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for raw in
+        q.split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ',' | '?' | '"' | '\''))
+    {
+        let w = raw.trim_matches(|c: char| !c.is_alphanumeric() && c != '_');
+        if w.len() < 3 {
+            continue;
+        }
+        let backticked = raw.starts_with('`');
+        let has_sep = w.contains('_') || w.contains("::") || (w.contains('.') && !w.ends_with('.'));
+        let camel = w.chars().skip(1).any(|c| c.is_ascii_uppercase())
+            && w.chars().any(|c| c.is_ascii_lowercase());
+        if backticked || has_sep || camel {
+            out.push(w.to_lowercase());
+        }
+    }
+    out
+}
+
+fn has_any(q: &str, phrases: &[&str]) -> bool {
+    phrases.iter().any(|p| q.contains(p))
+}
+
+impl Intent {
+    /// The intent a query's wording implies, if any.
+    pub fn infer(query: &str) -> Option<Intent> {
+        let q = format!(" {} ", query.to_lowercase());
+        if has_any(
+            &q,
+            &[
+                " who calls",
+                " callers of",
+                " usages of",
+                " usage of",
+                " uses of",
+                " used by",
+                " where is",
+                " references to",
+                " called from",
+                " call sites",
+                " calls to ",
+            ],
+        ) && (!q.contains(" where is ") || has_any(&q, &[" used", " called", " referenced"]))
+        {
+            return Some(Intent::FindUsage);
+        }
+        if has_any(
+            &q,
+            &[
+                " defined",
+                " definition of",
+                " declaration of",
+                " declared",
+                " where is ",
+                " find the class",
+                " find the function",
+                " signature of",
+            ],
+        ) {
+            return Some(Intent::FindDefinition);
+        }
+        if has_any(
+            &q,
+            &[
+                " how does ",
+                " how is ",
+                " implementation of",
+                " implemented",
+                " algorithm",
+                " logic for",
+                " internals",
+            ],
+        ) {
+            return Some(Intent::FindImplementation);
+        }
+        if has_any(
+            &q,
+            &[
+                " docs",
+                " documentation",
+                " readme",
+                " guide",
+                " how do i ",
+                " how to ",
+                " tutorial",
+                " explain",
+                " install",
+                " configure",
+                " getting started",
+                " overview",
+            ],
+        ) {
+            return Some(Intent::FindDocumentation);
+        }
+        if has_any(
+            &q,
+            &[
+                " example of",
+                " examples of",
+                " pattern",
+                " similar to",
+                " idiom",
+                " snippet",
+            ],
+        ) {
+            return Some(Intent::FindPattern);
+        }
+        // A bare identifier is looked up for its definition.
+        let words: Vec<&str> = query.split_whitespace().collect();
+        if words.len() == 1 && !query_identifiers(query).is_empty() {
+            return Some(Intent::FindDefinition);
+        }
+        None
+    }
+}
+
+/// What the ranking priors look at in a candidate.
+pub(crate) struct Candidate<'a> {
+    pub kind: lore_core::ChunkKind,
+    pub language: lore_core::Language,
+    pub symbol: Option<&'a str>,
+    pub path: &'a str,
+    pub content: &'a str,
+    pub has_doc: bool,
+}
+
+/// Identifier normalised for comparison: `parseQuery`, `parse_query`, `PARSE-QUERY`
+/// → `parsequery`; the last segment of a path (`Store::get` → `get`).
+pub(crate) fn norm(id: &str) -> String {
+    let last = id.rsplit(['.', ':']).next().unwrap_or(id);
+    last.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Whether a unit's text declares `ident` (a method of a class kept whole, say).
+fn defines(content: &str, ident: &str) -> bool {
+    let name = ident.rsplit(['.', ':']).next().unwrap_or(ident);
+    if name.is_empty() {
+        return false;
+    }
+    content.lines().any(|line| {
+        let mut words = line
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty());
+        let mut prev = "";
+        for w in words.by_ref().take(8) {
+            if w.eq_ignore_ascii_case(name) {
+                return matches!(
+                    prev,
+                    "def"
+                        | "fn"
+                        | "func"
+                        | "function"
+                        | "class"
+                        | "struct"
+                        | "interface"
+                        | "trait"
+                        | "type"
+                        | "enum"
+                ) || (line.trim_end().ends_with('{') && line.contains(&format!("{w}(")));
+            }
+            prev = w;
+        }
+        false
+    })
+}
+
+/// A multiplicative prior on a candidate's fused score. `None` leaves ranking alone
+/// except for tests, which are down-weighted unless the query asks for them.
+pub(crate) fn prior(
+    intent: Option<Intent>,
+    c: &Candidate,
+    idents: &[String],
+    wants_tests: bool,
+) -> f32 {
+    use lore_core::ChunkKind as K;
+    let mut p = 1.0;
+    let is_test = lore_chunk::is_test_path(c.path);
+    if is_test && !wants_tests {
+        p *= 0.85;
+    }
+    let is_doc = !c.language.is_code();
+    let is_def = matches!(
+        c.kind,
+        K::Function
+            | K::Method
+            | K::Class
+            | K::Struct
+            | K::Enum
+            | K::Interface
+            | K::Trait
+            | K::Type
+            | K::Const
+            | K::Impl
+    );
+    let names_match = c
+        .symbol
+        .is_some_and(|s| idents.iter().any(|i| norm(i) == norm(s)))
+        || idents.iter().any(|i| defines(c.content, i));
+    let mentions = |c: &Candidate| {
+        let lower = c.content.to_lowercase();
+        idents.iter().any(|i| {
+            let last = i.rsplit(['.', ':']).next().unwrap_or(i);
+            lower.contains(&format!("{last}("))
+                || lower.contains(&format!("{last}::"))
+                || lower.contains(&format!(".{last}"))
+        })
+    };
+    match intent {
+        None => {}
+        // Asked for a definition, the unit that declares the name is the answer: its
+        // prior outweighs a short caller's higher BM25 (name repeated in less text).
+        Some(Intent::FindDefinition) => {
+            if names_match {
+                p *= 2.0;
+            } else if !is_def {
+                p *= 0.85;
+            }
+        }
+        Some(Intent::FindImplementation) => {
+            if matches!(c.kind, K::Function | K::Method | K::Impl) {
+                p *= 1.15;
+            } else if is_doc || matches!(c.kind, K::Interface | K::Trait | K::Type) {
+                p *= 0.85;
+            }
+        }
+        Some(Intent::FindUsage) => {
+            if names_match {
+                // The definition itself is not a usage.
+                p *= 0.7;
+            } else if mentions(c) {
+                p *= 1.4;
+            } else if is_doc {
+                p *= 0.85;
+            }
+        }
+        Some(Intent::FindPattern) if !is_doc => p *= 1.05,
+        Some(Intent::FindPattern) => {}
+        Some(Intent::FindDocumentation) => {
+            // Code with a doc comment explains itself; bare code is rarely the answer.
+            if is_doc {
+                p *= 1.4;
+            } else if !c.has_doc {
+                p *= 0.8;
+            }
+        }
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intents_from_wording() {
+        assert_eq!(
+            Intent::infer("where is parse_query defined"),
+            Some(Intent::FindDefinition)
+        );
+        assert_eq!(
+            Intent::infer("who calls parse_query"),
+            Some(Intent::FindUsage)
+        );
+        assert_eq!(
+            Intent::infer("where is Store::get used"),
+            Some(Intent::FindUsage)
+        );
+        assert_eq!(
+            Intent::infer("how does the indexer commit batches"),
+            Some(Intent::FindImplementation)
+        );
+        assert_eq!(
+            Intent::infer("how to install lore"),
+            Some(Intent::FindDocumentation)
+        );
+        assert_eq!(
+            Intent::infer("examples of retry with backoff"),
+            Some(Intent::FindPattern)
+        );
+        assert_eq!(Intent::infer("parseJsonBody"), Some(Intent::FindDefinition));
+        assert_eq!(Intent::infer("bm25 scores fused with vectors"), None);
+        for i in Intent::ALL {
+            assert_eq!(Intent::parse(i.as_str()), Some(i));
+        }
+    }
+
+    #[test]
+    fn identifiers_in_queries() {
+        assert_eq!(
+            query_identifiers("who calls `run` and parse_query in Store::get"),
+            ["run", "parse_query", "store::get"]
+        );
+        assert_eq!(query_identifiers("fooBar baz"), ["foobar"]);
+        assert!(defines(
+            "class Cart:\n    def add_item(self):\n",
+            "add_item"
+        ));
+        assert!(defines("  public void addItem(Item i) {", "additem"));
+        assert!(!defines("    cart.add_item(x)\n", "add_item"));
+    }
+}

@@ -8,6 +8,7 @@ mod graph;
 mod indexer;
 mod intent;
 mod jobs;
+mod present;
 mod progress;
 pub mod sample;
 mod search;
@@ -21,8 +22,11 @@ pub use graph::{Direction, EdgeRecord, GraphAnswer, GraphLink, GraphQuery, Symbo
 pub use indexer::IndexReport;
 pub use intent::{Detail, Intent};
 pub use jobs::{AddSpec, JobSpec};
+pub use present::{ContextLayer, FullLayer, RelatedUnit, Usage, estimate_tokens};
 pub use progress::{NoProgress, Phase, Progress};
-pub use search::{Freshness, Mode, Retrieved, SearchHit, SearchRequest, SearchResponse, UnitRef};
+pub use search::{
+    Freshness, IntentUsed, Mode, Retrieved, SearchHit, SearchRequest, SearchResponse, UnitRef,
+};
 pub use stores::{AddStore, StoreSummary};
 pub use writer::{ServerAnnouncement, WriterInfo};
 

@@ -2,6 +2,10 @@
 
 use crate::fusion::{Candidates, Fusion, Signals, fuse};
 use crate::indexer::walk_options;
+use crate::intent::{Candidate, prior, query_identifiers};
+use crate::present::{
+    ContextLayer, FullLayer, estimate_tokens, query_words, reason, snippet, summary,
+};
 use crate::{Detail, Engine, EngineError, Intent, NoProgress};
 use lore_index::{Fts, StoreRecord, StoredChunk, VectorSet};
 use serde::Serialize;
@@ -119,8 +123,29 @@ pub struct SearchHit {
     #[serde(flatten)]
     pub unit: UnitRef,
     pub score: f32,
-    pub snippet: String,
+    /// What the unit is for, in one line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// Why it matched: which signals found it, which query words it holds.
+    pub reason: String,
+    /// The most telling lines (contextual and full; minimal carries no code).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<String>,
     pub signals: Signals,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextLayer>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub full: Option<FullLayer>,
+    /// Estimated tokens of this result as returned (UTF-8 bytes of its JSON / 4).
+    pub estimated_tokens: usize,
+}
+
+/// The intent that shaped the ranking.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct IntentUsed {
+    pub intent: Intent,
+    /// Inferred from the query's wording rather than given.
+    pub inferred: bool,
 }
 
 /// How current a store's index is.
@@ -137,7 +162,12 @@ pub struct Freshness {
 pub struct SearchResponse {
     pub query: String,
     pub mode: Mode,
+    pub detail: Detail,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intent: Option<IntentUsed>,
     pub results: Vec<SearchHit>,
+    /// Sum of the results' estimated tokens.
+    pub estimated_tokens: usize,
     pub elapsed_ms: f64,
     pub stores: Vec<Freshness>,
 }
@@ -303,40 +333,69 @@ impl Engine {
         let retrieved = self.retrieve(&req.query, &stores, req.mode, n)?;
         let ranked = Self::rank(&retrieved, req.mode, self.config.fusion);
         let by_id: HashMap<i64, &StoreRecord> = stores.iter().map(|s| (s.id, s)).collect();
+        let words = query_words(&req.query);
+        let intent = match req.intent {
+            Some(i) => Some(IntentUsed {
+                intent: i,
+                inferred: false,
+            }),
+            None => Intent::infer(&req.query).map(|i| IntentUsed {
+                intent: i,
+                inferred: true,
+            }),
+        };
+        let idents = query_identifiers(&req.query);
+        let wants_tests = words.iter().any(|w| w.starts_with("test") || w == "spec");
+
+        // Every candidate's chunk, re-scored by the intent's priors.
+        let ids: Vec<i64> = ranked.iter().map(|c| c.0).collect();
+        let mut found: HashMap<i64, StoredChunk> = HashMap::with_capacity(ids.len());
+        for part in ids.chunks(64) {
+            found.extend(self.catalog.chunks(part)?.into_iter().map(|c| (c.id, c)));
+        }
+        let mut rescored: Vec<(f32, Signals, &StoredChunk)> = ranked
+            .iter()
+            .filter_map(|&(id, score, signals)| {
+                let sc = found.get(&id)?;
+                let c = &sc.chunk;
+                let p = prior(
+                    intent.map(|i| i.intent),
+                    &Candidate {
+                        kind: c.kind,
+                        language: c.language,
+                        symbol: c.symbol.as_deref(),
+                        path: &sc.path,
+                        content: &c.content,
+                        has_doc: c.doc.is_some(),
+                    },
+                    &idents,
+                    wants_tests,
+                );
+                Some(((score * p).min(1.0), signals, sc))
+            })
+            .collect();
+        rescored.sort_by(|a, b| b.0.total_cmp(&a.0));
 
         let mut results = Vec::new();
-        let mut per_file: HashMap<(i64, String), usize> = HashMap::new();
-        let words = query_words(&req.query);
-        for chunk_ids in ranked.chunks(32) {
-            let ids: Vec<i64> = chunk_ids.iter().map(|c| c.0).collect();
-            let found: HashMap<i64, StoredChunk> = self
-                .catalog
-                .chunks(&ids)?
-                .into_iter()
-                .map(|c| (c.id, c))
-                .collect();
-            for &(id, score, signals) in chunk_ids {
-                if req.threshold.is_some_and(|t| score < t) {
-                    continue;
-                }
-                let Some(sc) = found.get(&id) else { continue };
-                let Some(store) = by_id.get(&sc.store_id) else {
-                    continue;
-                };
-                let seen = per_file.entry((sc.store_id, sc.path.clone())).or_default();
-                if *seen >= req.per_file {
-                    continue;
-                }
-                *seen += 1;
-                results.push(hit(sc, store, score, signals, &words));
-                if results.len() >= req.limit {
-                    break;
-                }
-            }
+        let mut per_file: HashMap<(i64, &str), usize> = HashMap::new();
+        for (score, signals, sc) in rescored {
             if results.len() >= req.limit {
                 break;
             }
+            if req.threshold.is_some_and(|t| score < t) {
+                continue;
+            }
+            let Some(store) = by_id.get(&sc.store_id) else {
+                continue;
+            };
+            let seen = per_file.entry((sc.store_id, sc.path.as_str())).or_default();
+            if *seen >= req.per_file {
+                continue;
+            }
+            *seen += 1;
+            results.push(self.hit(sc, store, score, signals, &words, req.detail)?);
         }
+        let estimated_tokens = results.iter().map(|h| h.estimated_tokens).sum();
         let stores = if req.freshness {
             stores
                 .iter()
@@ -348,7 +407,10 @@ impl Engine {
         Ok(SearchResponse {
             query: req.query.clone(),
             mode: req.mode,
+            detail: req.detail,
+            intent,
             results,
+            estimated_tokens,
             elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
             stores,
         })
@@ -396,71 +458,46 @@ impl Engine {
     }
 }
 
-fn query_words(q: &str) -> Vec<String> {
-    q.split(|c: char| !c.is_alphanumeric() && c != '_')
-        .filter(|w| w.chars().count() >= 3)
-        .map(str::to_lowercase)
-        .collect()
-}
-
-/// The most telling lines of a chunk: the line with the most query words, and the next two.
-fn snippet(content: &str, words: &[String]) -> String {
-    let lines: Vec<&str> = content.lines().collect();
-    let score = |l: &str| {
-        let l = l.to_lowercase();
-        words.iter().filter(|w| l.contains(w.as_str())).count()
-    };
-    let best = (0..lines.len())
-        .max_by_key(|&i| (score(lines[i]), std::cmp::Reverse(i)))
-        .unwrap_or(0);
-    let start = if score(lines.get(best).copied().unwrap_or("")) == 0 {
-        lines.iter().position(|l| !l.trim().is_empty()).unwrap_or(0)
-    } else {
-        best
-    };
-    let text = lines
-        .iter()
-        .skip(start)
-        .take(3)
-        .map(|l| l.trim_end())
-        .collect::<Vec<_>>()
-        .join("\n");
-    truncate_chars(&text, 300)
-}
-
-fn truncate_chars(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
-    }
-}
-
-fn hit(
-    sc: &StoredChunk,
-    store: &StoreRecord,
-    score: f32,
-    signals: Signals,
-    words: &[String],
-) -> SearchHit {
-    SearchHit {
-        unit: UnitRef::new(sc, &store.name),
-        score,
-        snippet: snippet(&sc.chunk.content, words),
-        signals,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn snippet_picks_the_matching_line() {
-        let content = "fn a() {\n    let x = 1;\n    parse_json(body)\n}\n";
-        let s = snippet(content, &query_words("parse json"));
-        assert!(s.starts_with("    parse_json(body)"), "{s}");
-        let s = snippet("\n\nhello\nworld", &query_words("zzz"));
-        assert!(s.starts_with("hello"));
-        assert_eq!(truncate_chars("ééé", 2), "éé…");
+impl Engine {
+    /// A result at the requested detail, with its token estimate.
+    fn hit(
+        &self,
+        sc: &StoredChunk,
+        store: &StoreRecord,
+        score: f32,
+        signals: Signals,
+        words: &[String],
+        detail: Detail,
+    ) -> Result<SearchHit, EngineError> {
+        let focused = self.focus(sc, words)?;
+        let (sc, symbol) = match &focused {
+            Some((f, sym)) => (f, Some(sym.clone())),
+            None => (sc, self.unit_symbol(sc)?),
+        };
+        let mut hit = SearchHit {
+            unit: UnitRef::new(sc, &store.name),
+            score,
+            summary: summary(sc, symbol.as_ref(), words),
+            reason: reason(&signals, sc, words),
+            snippet: None,
+            signals,
+            context: None,
+            full: None,
+            estimated_tokens: 0,
+        };
+        if detail != Detail::Minimal {
+            hit.snippet = Some(snippet(&sc.chunk.content, words));
+            let mut ctx = self.context_layer(sc, symbol.as_ref())?;
+            if detail == Detail::Full {
+                hit.full = Some(self.full_layer(sc, symbol.as_ref(), &mut ctx)?);
+                // The whole unit is there: the snippet would repeat it.
+                hit.snippet = None;
+            }
+            hit.context = Some(ctx);
+        }
+        hit.estimated_tokens = serde_json::to_string(&hit)
+            .map(|j| estimate_tokens(&j))
+            .unwrap_or_default();
+        Ok(hit)
     }
 }

@@ -1007,7 +1007,11 @@ fn judge_one(
             ),
             kind: h.unit.kind.clone(),
             symbol: h.unit.symbol.clone(),
-            preview: h.snippet.clone(),
+            preview: h
+                .snippet
+                .clone()
+                .or_else(|| h.summary.clone())
+                .unwrap_or_default(),
             id: h.unit.id.clone(),
         })
         .collect();

@@ -162,6 +162,25 @@ pub struct Edge {
     pub to: Option<SymbolRow>,
 }
 
+/// What one reference resolved to; `target` is `None` when it stays unresolved.
+#[derive(Debug, Clone)]
+pub struct RefTarget {
+    pub ref_id: i64,
+    pub target: Option<i64>,
+    pub confidence: Option<f32>,
+    /// How it was resolved (`local`, `import`, `typed`, …).
+    pub how: Option<String>,
+}
+
+/// A resolved reference of a store, with its target symbol.
+#[derive(Debug, Clone)]
+pub struct ResolvedRef {
+    pub path: String,
+    pub caller: Option<String>,
+    pub target: SymbolRow,
+    pub confidence: f32,
+}
+
 /// An import as stored, with the files it was resolved to.
 #[derive(Debug, Clone)]
 pub struct ImportRow {
@@ -287,17 +306,14 @@ impl CatalogTx<'_> {
         Ok(names)
     }
 
-    /// Records what references resolved to (`None`: unresolved).
-    pub fn set_ref_targets(
-        &self,
-        targets: &[(i64, Option<(i64, f32, &str)>)],
-    ) -> Result<(), IndexError> {
+    /// Records what references resolved to.
+    pub fn set_ref_targets(&self, targets: &[RefTarget]) -> Result<(), IndexError> {
         let mut st = self
             .tx
             .prepare_cached("UPDATE refs SET target = ?2, confidence = ?3, how = ?4 WHERE id = ?1")
             .map_err(err)?;
-        for (id, t) in targets {
-            st.execute(params![id, t.map(|t| t.0), t.map(|t| t.1), t.map(|t| t.2)])
+        for t in targets {
+            st.execute(params![t.ref_id, t.target, t.confidence, t.how])
                 .map_err(err)?;
         }
         Ok(())
@@ -569,7 +585,7 @@ impl Catalog {
         &self,
         store_id: i64,
         kind: RefKind,
-    ) -> Result<Vec<(String, Option<String>, SymbolRow, f32)>, IndexError> {
+    ) -> Result<Vec<ResolvedRef>, IndexError> {
         let cols = SYMBOL_COLUMNS
             .split(", ")
             .map(|c| format!("t.{c}"))
@@ -581,7 +597,14 @@ impl Catalog {
                  JOIN symbols t ON t.id = refs.target WHERE refs.store_id = ?1 AND refs.kind = ?2"
             ),
             params![store_id, kind.as_str()],
-            |r| Ok((r.get(0)?, r.get(1)?, symbol_from_row(r, 3)?, r.get(2)?)),
+            |r| {
+                Ok(ResolvedRef {
+                    path: r.get(0)?,
+                    caller: r.get(1)?,
+                    target: symbol_from_row(r, 3)?,
+                    confidence: r.get(2)?,
+                })
+            },
         )
     }
 

@@ -23,7 +23,7 @@ pub use catalog::{
     blob_to_embedding,
 };
 pub use fts::{FieldBoosts, Fts, FtsHits, FtsWriter};
-pub use graph::{Edge, ImportRow, RefRow, SymbolRow};
+pub use graph::{Edge, ImportRow, RefRow, RefTarget, ResolvedRef, SymbolRow};
 pub use jobs::{JobProgress, JobRecord, JobStatus, is_job_id, new_job_id};
 pub use lock::WriterLock;
 pub use vectors::{VectorSet, dot};

@@ -46,6 +46,16 @@ pub enum Command {
         /// A result id printed by `lore search`.
         id: String,
     },
+    /// Callers, callees or the definition of a symbol, from the code graph.
+    Graph {
+        #[arg(value_enum)]
+        direction: DirectionArg,
+        /// A name (`parse_query`) or a qualified name (`Parser.parse`, `Store::get`).
+        symbol: String,
+        /// Only this store (repeatable; default: all).
+        #[arg(long = "store", value_name = "STORE")]
+        stores: Vec<String>,
+    },
     /// Manage the embedding model.
     Model {
         #[command(subcommand)]
@@ -144,6 +154,37 @@ pub struct SearchArgs {
     /// Results allowed per file.
     #[arg(long, default_value_t = 1)]
     pub per_file: usize,
+    /// How much of each result: minimal (no code), contextual (+ imports, types,
+    /// usage counts), full (+ the whole unit, callers, callees, tests).
+    #[arg(long, value_enum, default_value_t = DetailArg::Minimal)]
+    pub detail: DetailArg,
+    /// What you are after; inferred from the query when absent.
+    #[arg(long, value_enum)]
+    pub intent: Option<IntentArg>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, Default)]
+pub enum DetailArg {
+    #[default]
+    Minimal,
+    Contextual,
+    Full,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum IntentArg {
+    FindDefinition,
+    FindImplementation,
+    FindUsage,
+    FindPattern,
+    FindDocumentation,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum DirectionArg {
+    Callers,
+    Callees,
+    Definition,
 }
 
 #[derive(Subcommand, Debug)]

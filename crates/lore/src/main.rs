@@ -9,7 +9,9 @@ mod serve;
 use clap::Parser;
 use cli::{Cli, Command, ModelCommand, StoreCommand};
 use lore_core::{DataDir, StoreKind};
-use lore_engine::{AddStore, Engine, EngineError, Mode, SearchRequest};
+use lore_engine::{
+    AddStore, Detail, Direction, Engine, EngineError, GraphQuery, Intent, Mode, SearchRequest,
+};
 use progress::Bars;
 
 /// candle allocates large buffers per operation; mimalloc embeds ~20% faster than glibc.
@@ -123,7 +125,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 threshold: s.threshold,
                 per_file: s.per_file,
                 freshness: true,
-                ..SearchRequest::new(s.query.clone())
+                detail: match s.detail {
+                    cli::DetailArg::Minimal => Detail::Minimal,
+                    cli::DetailArg::Contextual => Detail::Contextual,
+                    cli::DetailArg::Full => Detail::Full,
+                },
+                intent: s.intent.map(|i| match i {
+                    cli::IntentArg::FindDefinition => Intent::FindDefinition,
+                    cli::IntentArg::FindImplementation => Intent::FindImplementation,
+                    cli::IntentArg::FindUsage => Intent::FindUsage,
+                    cli::IntentArg::FindPattern => Intent::FindPattern,
+                    cli::IntentArg::FindDocumentation => Intent::FindDocumentation,
+                }),
             };
             let resp = engine.search(&req)?;
             output::search(json, &resp)?;
@@ -131,6 +144,23 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Context { id } => {
             let engine = open(&cli)?;
             output::context(json, &engine.context(id)?)?;
+        }
+        Command::Graph {
+            direction,
+            symbol,
+            stores,
+        } => {
+            let engine = open(&cli)?;
+            let q = GraphQuery {
+                symbol: symbol.clone(),
+                direction: match direction {
+                    cli::DirectionArg::Callers => Direction::Callers,
+                    cli::DirectionArg::Callees => Direction::Callees,
+                    cli::DirectionArg::Definition => Direction::Definition,
+                },
+                stores: stores.clone(),
+            };
+            output::graph(json, &engine.graph(&q)?)?;
         }
         Command::Model { command } => {
             let engine = open(&cli)?;

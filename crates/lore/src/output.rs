@@ -1,6 +1,9 @@
 //! Text and JSON rendering of engine results. JSON goes to stdout, one document per command.
 
-use lore_engine::{IndexReport, SearchResponse, StoreRecord, StoreSummary, UnitContext};
+use lore_engine::{
+    ContextLayer, Direction, GraphAnswer, IndexReport, RelatedUnit, SearchResponse, StoreRecord,
+    StoreSummary, UnitContext,
+};
 use serde::Serialize;
 use std::path::Path;
 
@@ -158,10 +161,26 @@ pub fn search(json: bool, r: &SearchResponse) -> anyhow::Result<()> {
             h.kind,
             name
         );
-        for line in hit.snippet.lines() {
-            println!("      {line}");
+        if let Some(summary) = &hit.summary {
+            println!("      {summary}");
         }
-        println!("      id {}", h.id);
+        if let Some(snippet) = &hit.snippet {
+            for line in snippet.lines() {
+                println!("      │ {line}");
+            }
+        }
+        if let Some(ctx) = &hit.context {
+            print_context_layer(ctx, "      ");
+        }
+        if let Some(full) = &hit.full {
+            for line in full.content.lines() {
+                println!("      │ {line}");
+            }
+            print_related("callers", &full.callers, "      ");
+            print_related("callees", &full.callees, "      ");
+            print_related("tests", &full.tests, "      ");
+        }
+        println!("      why: {}   id {}", hit.reason, h.id);
     }
     let stale: Vec<String> = r
         .stores
@@ -230,11 +249,18 @@ pub fn context(json: bool, ctx: &UnitContext) -> anyhow::Result<()> {
     if let Some(parent) = &ctx.parent {
         println!("in {parent}");
     }
-    if let Some(header) = &ctx.context {
+    if let Some(summary) = &ctx.summary {
+        println!("{summary}");
+    }
+    if let Some(header) = &ctx.header {
         println!("{header}");
         println!("    …");
     }
     println!("{}", ctx.content);
+    print_context_layer(&ctx.context, "");
+    print_related("callers", &ctx.callers, "");
+    print_related("callees", &ctx.callees, "");
+    print_related("tests", &ctx.tests, "");
     if ctx.outline.len() > 1 {
         println!("\nfile outline:");
         for o in &ctx.outline {
@@ -251,6 +277,83 @@ pub fn context(json: bool, ctx: &UnitContext) -> anyhow::Result<()> {
                 o.symbol.as_deref().unwrap_or("")
             );
         }
+    }
+    Ok(())
+}
+
+fn print_context_layer(c: &ContextLayer, indent: &str) {
+    if !c.imports.is_empty() {
+        println!("{indent}imports: {}", c.imports.join("; "));
+    }
+    if !c.types.is_empty() {
+        println!("{indent}types: {}", c.types.join("; "));
+    }
+    if let Some(u) = &c.usage {
+        println!(
+            "{indent}used by {} call sites, calls {}",
+            u.called_by, u.calls
+        );
+    }
+    if !c.related.is_empty() {
+        println!("{indent}related: {}", c.related.join(", "));
+    }
+}
+
+fn print_related(label: &str, units: &[RelatedUnit], indent: &str) {
+    if units.is_empty() {
+        return;
+    }
+    println!("{indent}{label}:");
+    for u in units {
+        match &u.summary {
+            Some(s) => println!("{indent}  {} ({}) — {s}", u.name, u.at),
+            None => println!("{indent}  {} ({})", u.name, u.at),
+        }
+    }
+}
+
+pub fn graph(json: bool, g: &GraphAnswer) -> anyhow::Result<()> {
+    if json {
+        return print_json(g);
+    }
+    for d in &g.definitions {
+        let sig = d.signature.as_deref().unwrap_or(&d.qualified);
+        println!(
+            "{}:{}:{}-{} [{}] {}",
+            d.store, d.path, d.start_line, d.end_line, d.kind, sig
+        );
+        if let Some(s) = &d.summary {
+            println!("    {s}");
+        }
+    }
+    let label = match g.direction {
+        Direction::Definition => return Ok(()),
+        Direction::Callers => "callers",
+        Direction::Callees => "callees",
+    };
+    println!("\n{label} ({}):", g.links.len());
+    for l in &g.links {
+        let other = l
+            .symbol
+            .as_ref()
+            .map(|s| format!("{} ({}:{})", s.qualified, s.path, s.start_line))
+            .unwrap_or_else(|| "<module>".into());
+        let conf = l.confidence.map(|c| format!("{c:.2}")).unwrap_or_default();
+        match g.direction {
+            Direction::Callers => println!("  {}:{}  {}  {} {conf}", l.path, l.line, other, l.kind),
+            _ => println!("  line {:<5} {}  {conf}", l.line, other),
+        }
+    }
+    if !g.unresolved.is_empty() {
+        let names: Vec<String> = g
+            .unresolved
+            .iter()
+            .map(|l| format!("{}@{}", l.name, l.line))
+            .collect();
+        println!(
+            "unresolved (outside the store or dynamic): {}",
+            names.join(", ")
+        );
     }
     Ok(())
 }

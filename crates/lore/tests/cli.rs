@@ -6,6 +6,8 @@ mod common;
 
 #[path = "cli/bad_input.rs"]
 mod bad_input;
+#[path = "cli/code.rs"]
+mod code;
 #[path = "cli/crash.rs"]
 mod crash;
 
@@ -42,8 +44,13 @@ fn assert_unit(hit: &Value, path: &str, content: &str, first: &str, kind: &str, 
     );
     let score = hit["score"].as_f64().expect("score");
     assert!(score > 0.0 && score <= 1.0 + 1e-6, "score {score}");
+    // Minimal detail: why it matched and what it costs, no code.
     assert!(
-        hit["snippet"].as_str().is_some_and(|s| !s.is_empty()),
+        hit["reason"].as_str().is_some_and(|s| !s.is_empty()),
+        "{hit:#}"
+    );
+    assert!(
+        hit["estimated_tokens"].as_u64().is_some_and(|t| t > 0),
         "{hit:#}"
     );
     assert!(hit["signals"].is_object(), "{hit:#}");
@@ -83,6 +90,20 @@ fn folder_store_finds_the_right_file_in_every_mode() {
 
     // BM25 on an identifier, with every JSON field checked.
     let resp = lore.search("levenshtein_distance", "fts", &[]);
+    assert_eq!(resp["detail"], "minimal", "{resp:#}");
+    assert_eq!(resp["intent"]["intent"], "find-definition", "{resp:#}");
+    assert_eq!(resp["intent"]["inferred"], true, "{resp:#}");
+    assert!(
+        resp["estimated_tokens"].as_u64().is_some_and(|t| t > 0),
+        "{resp:#}"
+    );
+    assert!(resp["results"][0].get("snippet").is_none(), "{resp:#}");
+    assert_eq!(
+        resp["results"][0]["summary"],
+        "Computes the Levenshtein edit distance between two words: the fewest single-character insertions, deletions or substitutions that turn one into the other.",
+        "{resp:#}"
+    );
+    let resp = lore.search("levenshtein_distance", "fts", &["--detail", "contextual"]);
     assert_first(&resp, "src/edit.rs");
     let hit = &resp["results"][0];
     assert_unit(
@@ -129,7 +150,7 @@ fn folder_store_finds_the_right_file_in_every_mode() {
     );
     assert_eq!(stores[0]["changed_files"], 0, "{resp:#}");
 
-    let resp = lore.search("WEBHOOK_SIGNING_SECRET", "fts", &[]);
+    let resp = lore.search("WEBHOOK_SIGNING_SECRET", "fts", &["--detail", "contextual"]);
     assert_first(&resp, "README.md");
     let hit = &resp["results"][0];
     assert_eq!(hit["kind"], "section", "{hit:#}");

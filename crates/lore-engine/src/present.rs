@@ -1,0 +1,452 @@
+//! What a result says about its unit at each detail level: a one-line purpose and why it
+//! matched (minimal); imports, referenced types and usage counts (contextual); the whole
+//! unit, its callers and callees and the tests that exercise it (full). Token counts are
+//! estimates: UTF-8 bytes / 4, the usual rule of thumb for English and code.
+
+use crate::fusion::Signals;
+use crate::graph::first_sentence;
+use crate::intent::norm;
+use crate::{Engine, EngineError};
+use lore_core::{ChunkKind, RefKind};
+use lore_index::{Edge, StoredChunk, SymbolRow};
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+/// Callers, callees and tests listed per result at `full`.
+const MAX_RELATED: usize = 8;
+/// Imports and types listed per result at `contextual`.
+const MAX_CONTEXT_ITEMS: usize = 8;
+
+pub fn estimate_tokens(text: &str) -> usize {
+    text.len().div_ceil(4)
+}
+
+/// How often the unit is used and how much it uses, from the code graph.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    pub called_by: u64,
+    pub calls: u64,
+}
+
+/// `contextual`: what a reader needs around the unit to understand it.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ContextLayer {
+    /// Imports of the file that the unit uses (`module: names`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub imports: Vec<String>,
+    /// Types of the store the unit refers to, with where they are defined.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub types: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// Nearby concepts: the enclosing type, heading path, names it calls or is called by.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub related: Vec<String>,
+}
+
+/// A unit next to the result, in one line.
+#[derive(Debug, Clone, Serialize)]
+pub struct RelatedUnit {
+    pub name: String,
+    /// `path:line`.
+    pub at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+}
+
+/// `full`: the unit itself and its neighbourhood in the code graph.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FullLayer {
+    pub content: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub doc: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub callers: Vec<RelatedUnit>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub callees: Vec<RelatedUnit>,
+    /// Test functions (or test files) that call the unit or import its file.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<RelatedUnit>,
+}
+
+pub(crate) fn query_words(q: &str) -> Vec<String> {
+    q.split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|w| w.chars().count() >= 3)
+        .map(str::to_lowercase)
+        .collect()
+}
+
+fn truncate_chars(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// The most telling lines of a chunk: the line with the most query words, and the next two.
+pub(crate) fn snippet(content: &str, words: &[String]) -> String {
+    let lines: Vec<&str> = content.lines().collect();
+    let score = |l: &str| {
+        let l = l.to_lowercase();
+        words.iter().filter(|w| l.contains(w.as_str())).count()
+    };
+    let best = (0..lines.len())
+        .max_by_key(|&i| (score(lines[i]), std::cmp::Reverse(i)))
+        .unwrap_or(0);
+    let start = if score(lines.get(best).copied().unwrap_or("")) == 0 {
+        lines.iter().position(|l| !l.trim().is_empty()).unwrap_or(0)
+    } else {
+        best
+    };
+    let text = lines
+        .iter()
+        .skip(start)
+        .take(3)
+        .map(|l| l.trim_end())
+        .collect::<Vec<_>>()
+        .join("\n");
+    truncate_chars(&text, 300)
+}
+
+/// One line on what the unit is for: its doc comment's first sentence, else the heading
+/// path of a section, else its most telling line.
+pub(crate) fn summary(
+    sc: &StoredChunk,
+    symbol: Option<&SymbolRow>,
+    words: &[String],
+) -> Option<String> {
+    let c = &sc.chunk;
+    if let Some(s) = symbol
+        .and_then(|s| s.doc.as_deref())
+        .or(c.doc.as_deref())
+        .and_then(first_sentence)
+    {
+        return Some(s);
+    }
+    if !c.headings.is_empty() && c.kind == ChunkKind::Section {
+        let body = c
+            .content
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with("```"));
+        return Some(match body {
+            Some(b) => truncate_chars(b, 160),
+            None => c.headings.join(" > "),
+        });
+    }
+    let best = snippet(&c.content, words);
+    let line = best.lines().map(str::trim).find(|l| !l.is_empty())?;
+    // A line that only repeats the signature says nothing more.
+    if c.signature
+        .as_deref()
+        .is_some_and(|s| s.contains(line) || line.contains(s))
+    {
+        return None;
+    }
+    Some(truncate_chars(line, 160))
+}
+
+/// Which signals found the unit and which query words it contains.
+pub(crate) fn reason(signals: &Signals, sc: &StoredChunk, words: &[String]) -> String {
+    let mut parts = Vec::new();
+    let hay = format!(
+        "{} {} {}",
+        sc.path.to_lowercase(),
+        sc.chunk.symbol.as_deref().unwrap_or("").to_lowercase(),
+        sc.chunk.content.to_lowercase()
+    );
+    let matched: BTreeSet<&str> = words
+        .iter()
+        .filter(|w| hay.contains(w.as_str()))
+        .map(String::as_str)
+        .collect();
+    if let Some(r) = signals.bm25_rank {
+        let terms = if matched.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ": {}",
+                matched
+                    .iter()
+                    .take(6)
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        parts.push(format!("keyword #{r}{terms}"));
+    }
+    if let (Some(r), Some(s)) = (signals.vector_rank, signals.vector_score) {
+        parts.push(format!("meaning #{r} (cos {s:.2})"));
+    } else if let Some(s) = signals.vector_score {
+        parts.push(format!("meaning cos {s:.2}"));
+    }
+    parts.join("; ")
+}
+
+fn at(s: &SymbolRow) -> String {
+    format!("{}:{}", s.path, s.start_line)
+}
+
+fn related(s: &SymbolRow) -> RelatedUnit {
+    RelatedUnit {
+        name: s.qualified.clone(),
+        at: at(s),
+        summary: s
+            .doc
+            .as_deref()
+            .and_then(first_sentence)
+            .or_else(|| s.signature.clone()),
+    }
+}
+
+/// Words of a unit's text, for matching against import and type names.
+fn identifiers(text: &str) -> BTreeSet<&str> {
+    text.split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|w| w.len() >= 2)
+        .collect()
+}
+
+impl Engine {
+    /// The graph symbol a chunk is the unit of (same name, starting inside the chunk).
+    pub(crate) fn unit_symbol(&self, sc: &StoredChunk) -> Result<Option<SymbolRow>, EngineError> {
+        let Some(name) = sc.chunk.symbol.as_deref() else {
+            return Ok(None);
+        };
+        let syms = self.catalog.file_symbols(sc.store_id, &sc.path)?;
+        Ok(syms.into_iter().find(|s| {
+            s.name == name && s.start_byte < sc.chunk.end_byte && s.end_byte > sc.chunk.start_byte
+        }))
+    }
+
+    /// A member inside the chunk that the query names (a method of a small class kept
+    /// whole), as a chunk of its own exact lines; `None` when the query names none.
+    pub(crate) fn focus(
+        &self,
+        sc: &StoredChunk,
+        words: &[String],
+    ) -> Result<Option<(StoredChunk, SymbolRow)>, EngineError> {
+        if words.is_empty() || sc.chunk.symbol.is_none() {
+            return Ok(None);
+        }
+        let c = &sc.chunk;
+        let wanted: BTreeSet<String> = words.iter().map(|w| norm(w)).collect();
+        let syms = self.catalog.file_symbols(sc.store_id, &sc.path)?;
+        let Some(sym) = syms.into_iter().find(|s| {
+            s.start_byte >= c.start_byte
+                && s.end_byte <= c.end_byte
+                && Some(s.name.as_str()) != c.symbol.as_deref()
+                && wanted.contains(&norm(&s.name))
+        }) else {
+            return Ok(None);
+        };
+        let Some(content) = c
+            .content
+            .get(sym.start_byte - c.start_byte..sym.end_byte - c.start_byte)
+        else {
+            return Ok(None);
+        };
+        let mut focused = sc.clone();
+        focused.chunk.content = content.to_string();
+        focused.chunk.kind = sym.kind;
+        focused.chunk.parent = c.symbol.clone();
+        focused.chunk.symbol = Some(sym.name.clone());
+        focused.chunk.signature = sym.signature.clone();
+        focused.chunk.doc = sym.doc.clone();
+        focused.chunk.start_line = sym.start_line;
+        focused.chunk.end_line = sym.end_line;
+        focused.chunk.start_byte = sym.start_byte;
+        focused.chunk.end_byte = sym.end_byte;
+        Ok(Some((focused, sym)))
+    }
+
+    pub(crate) fn context_layer(
+        &self,
+        sc: &StoredChunk,
+        symbol: Option<&SymbolRow>,
+    ) -> Result<ContextLayer, EngineError> {
+        let words = identifiers(&sc.chunk.content);
+        let mut layer = ContextLayer::default();
+        // Imports the unit uses, grouped by module.
+        let imports = self.catalog.file_imports(sc.store_id, &sc.path)?;
+        let mut by_module: Vec<(String, Vec<String>)> = Vec::new();
+        let mut imported_names = BTreeSet::new();
+        for imp in &imports {
+            let i = &imp.import;
+            for n in &i.names {
+                imported_names.insert(n.local().to_string());
+            }
+            let used: Vec<String> = i
+                .names
+                .iter()
+                .map(|n| n.local())
+                .filter(|n| words.contains(n))
+                .map(String::from)
+                .collect();
+            let module_used = i.alias.as_deref().is_some_and(|a| words.contains(a))
+                || (i.names.is_empty()
+                    && i.module
+                        .rsplit(['.', '/', ':'])
+                        .next()
+                        .is_some_and(|m| words.contains(m)));
+            if used.is_empty() && !module_used {
+                continue;
+            }
+            match by_module.iter_mut().find(|(m, _)| *m == i.module) {
+                Some((_, names)) => names.extend(used),
+                None => by_module.push((i.module.clone(), used)),
+            }
+        }
+        layer.imports = by_module
+            .into_iter()
+            .take(MAX_CONTEXT_ITEMS)
+            .map(|(m, names)| {
+                if names.is_empty() {
+                    m
+                } else {
+                    format!("{m}: {}", names.join(", "))
+                }
+            })
+            .collect();
+        // Capitalized words that name a type the unit can see: in its file, imported,
+        // or in its directory (package), in the same language.
+        let own = sc.chunk.symbol.as_deref();
+        let dir = lore_graph::dir_of(&sc.path);
+        for w in words
+            .iter()
+            .filter(|w| w.starts_with(|c: char| c.is_ascii_uppercase()))
+            .take(40)
+        {
+            if Some(*w) == own {
+                continue;
+            }
+            let defs = self.catalog.symbols_named(&[sc.store_id], w)?;
+            let visible = |d: &&SymbolRow| {
+                d.name == *w
+                    && matches!(
+                        d.kind,
+                        ChunkKind::Class
+                            | ChunkKind::Struct
+                            | ChunkKind::Interface
+                            | ChunkKind::Trait
+                            | ChunkKind::Enum
+                            | ChunkKind::Type
+                    )
+                    && lore_core::Language::from_path(std::path::Path::new(&d.path))
+                        == sc.chunk.language
+                    && (d.path == sc.path
+                        || lore_graph::dir_of(&d.path) == dir
+                        || imported_names.contains(*w))
+            };
+            if let Some(d) = defs.iter().find(visible) {
+                layer
+                    .types
+                    .push(format!("{} {} ({})", d.kind.as_str(), d.name, at(d)));
+                if layer.types.len() >= MAX_CONTEXT_ITEMS {
+                    break;
+                }
+            }
+        }
+        if let Some(s) = symbol {
+            let (called_by, calls) = self.catalog.usage_counts(s)?;
+            layer.usage = Some(Usage { called_by, calls });
+            if let Some(c) = &s.container {
+                layer.related.push(c.clone());
+            }
+        }
+        if sc.chunk.kind == ChunkKind::Section {
+            layer.related.extend(sc.chunk.headings.iter().cloned());
+        }
+        Ok(layer)
+    }
+
+    pub(crate) fn full_layer(
+        &self,
+        sc: &StoredChunk,
+        symbol: Option<&SymbolRow>,
+        context: &mut ContextLayer,
+    ) -> Result<FullLayer, EngineError> {
+        let mut layer = FullLayer {
+            content: sc.chunk.content.clone(),
+            doc: symbol
+                .and_then(|s| s.doc.clone())
+                .or_else(|| sc.chunk.doc.clone()),
+            ..Default::default()
+        };
+        let Some(s) = symbol else {
+            return Ok(layer);
+        };
+        let callers: Vec<Edge> = self.catalog.edges_to(s.id)?;
+        let mut seen = BTreeSet::new();
+        for e in &callers {
+            let Some(from) = &e.from else { continue };
+            if !seen.insert(from.id) {
+                continue;
+            }
+            if from.is_test {
+                if layer.tests.len() < MAX_RELATED {
+                    layer.tests.push(related(from));
+                }
+            } else if layer.callers.len() < MAX_RELATED {
+                layer.callers.push(related(from));
+            }
+        }
+        // Module-level calls from test files (test frameworks' callbacks).
+        for e in &callers {
+            if e.from.is_none()
+                && lore_chunk::is_test_path(&e.reference.path)
+                && layer.tests.len() < MAX_RELATED
+            {
+                let name = e.reference.path.clone();
+                if seen.insert(-(e.reference.id)) && !layer.tests.iter().any(|t| t.name == name) {
+                    layer.tests.push(RelatedUnit {
+                        at: format!("{}:{}", e.reference.path, e.reference.reference.line),
+                        name,
+                        summary: None,
+                    });
+                }
+            }
+        }
+        let mut seen = BTreeSet::new();
+        for e in self.catalog.edges_from(s)? {
+            if e.reference.reference.kind != RefKind::Calls {
+                continue;
+            }
+            if let Some(to) = &e.to
+                && to.id != s.id
+                && seen.insert(to.id)
+                && layer.callees.len() < MAX_RELATED
+            {
+                layer.callees.push(related(to));
+            }
+        }
+        for r in layer.callers.iter().chain(&layer.callees).take(5) {
+            let short = r
+                .name
+                .rsplit(['.', ':'])
+                .next()
+                .unwrap_or(&r.name)
+                .to_string();
+            if !context.related.contains(&short) {
+                context.related.push(short);
+            }
+        }
+        Ok(layer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippet_picks_the_matching_line() {
+        let content = "fn a() {\n    let x = 1;\n    parse_json(body)\n}\n";
+        let s = snippet(content, &query_words("parse json"));
+        assert!(s.starts_with("    parse_json(body)"), "{s}");
+        let s = snippet("\n\nhello\nworld", &query_words("zzz"));
+        assert!(s.starts_with("hello"));
+        assert_eq!(truncate_chars("ééé", 2), "éé…");
+    }
+}

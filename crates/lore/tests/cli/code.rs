@@ -1,0 +1,168 @@
+//! Code intelligence through the binary: `lore graph`, detail levels, intents, and the
+//! graph following edits.
+
+use crate::common::{Lore, write};
+use serde_json::Value;
+use std::path::Path;
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
+fn names(links: &Value, key: &str) -> Vec<String> {
+    links
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            format!(
+                "{}::{}",
+                l[key]["path"].as_str().unwrap_or("?"),
+                l[key]["qualified"].as_str().unwrap_or("<module>")
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn graph_detail_levels_and_context_follow_the_code() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let shop = lore.path("shop");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../lore-engine/tests/fixtures/graph/python-shop");
+    copy_dir(&fixture, &shop);
+    lore.json(&["store", "add", "shop", shop.to_str().unwrap()]);
+
+    // Definition, callers and callees of a method, by qualified name.
+    let def = lore.json(&["graph", "definition", "Cart.total"]);
+    let d = &def["definitions"][0];
+    assert_eq!(d["path"], "shop/cart.py", "{def:#}");
+    assert_eq!(d["kind"], "method", "{def:#}");
+    let callers = lore.json(&["graph", "callers", "Cart.add_item"]);
+    let mut got = names(&callers["links"], "symbol");
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "shop/cli.py::build_cart",
+            "tests/test_cart.py::make_cart",
+            "tests/test_cart.py::test_rejects_zero_quantity"
+        ],
+        "{callers:#}"
+    );
+    let callees = lore.json(&["graph", "callees", "Cart.total"]);
+    let got = names(&callees["links"], "symbol");
+    for want in [
+        "shop/cart.py::Cart.subtotal",
+        "shop/cart.py::Cart.tax",
+        "shop/pricing.py::apply_discount",
+    ] {
+        assert!(got.iter().any(|g| g == want), "{want} not in {got:?}");
+    }
+    assert!(callees["links"][0]["confidence"].as_f64().unwrap() > 0.5);
+    let err = lore.fails(&["graph", "callers", "no_such_symbol"], 2);
+    assert!(err.contains("no symbol named"), "{err}");
+
+    // Detail levels: minimal has no code, full has the unit, its callers and its tests;
+    // each costs more tokens than the one before.
+    let q = "add_item";
+    let tokens = |detail: &str| -> (Value, u64) {
+        let r = lore.json(&["search", q, "--mode", "fts", "-n", "3", "--detail", detail]);
+        let t = r["estimated_tokens"].as_u64().unwrap();
+        (r, t)
+    };
+    let (minimal, t_min) = tokens("minimal");
+    let (contextual, t_ctx) = tokens("contextual");
+    let (full, t_full) = tokens("full");
+    assert!(t_min < t_ctx && t_ctx < t_full, "{t_min} {t_ctx} {t_full}");
+    assert!(minimal["results"][0].get("full").is_none());
+    let add = full["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["symbol"] == "add_item")
+        .unwrap_or_else(|| panic!("add_item not found: {full:#}"));
+    assert!(
+        add["full"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("def add_item"),
+        "{add:#}"
+    );
+    let tests: Vec<&str> = add["full"]["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(tests.contains(&"test_rejects_zero_quantity"), "{add:#}");
+    let ctx_hit = contextual["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["symbol"] == "add_item")
+        .unwrap();
+    assert!(
+        ctx_hit["context"]["usage"]["calledBy"].as_u64().unwrap() >= 3,
+        "{ctx_hit:#}"
+    );
+
+    // `lore context` gives the same full layer in a new process.
+    let id = add["id"].as_str().unwrap();
+    let c = lore.json(&["context", id]);
+    assert!(!c["callers"].as_array().unwrap().is_empty(), "{c:#}");
+    assert!(c["estimated_tokens"].as_u64().unwrap() > 0);
+
+    // The intent changes ranking: asked for usages, call sites outrank the definition.
+    let r = lore.json(&[
+        "search",
+        "add_item",
+        "--mode",
+        "fts",
+        "--intent",
+        "find-usage",
+    ]);
+    assert_ne!(r["results"][0]["symbol"], "add_item", "{r:#}");
+    let r = lore.json(&[
+        "search",
+        "add_item",
+        "--mode",
+        "fts",
+        "--intent",
+        "find-definition",
+    ]);
+    assert_eq!(r["results"][0]["symbol"], "add_item", "{r:#}");
+
+    // Edits move the graph: a new caller appears, and vanishes with its file.
+    write(
+        &shop,
+        "shop/promo.py",
+        "from .pricing import apply_discount\n\n\ndef promo_price(amount):\n    return apply_discount(amount, \"SPRING\")\n",
+    );
+    lore.json(&["index"]);
+    let callers = lore.json(&["graph", "callers", "apply_discount"]);
+    assert!(
+        names(&callers["links"], "symbol").contains(&"shop/promo.py::promo_price".to_string()),
+        "{callers:#}"
+    );
+    std::fs::remove_file(shop.join("shop/promo.py")).unwrap();
+    lore.json(&["index"]);
+    let callers = lore.json(&["graph", "callers", "apply_discount"]);
+    assert!(
+        !names(&callers["links"], "symbol")
+            .iter()
+            .any(|n| n.starts_with("shop/promo.py")),
+        "{callers:#}"
+    );
+}
