@@ -60,7 +60,7 @@ impl Watcher {
                 }
                 .run(rx)
             })
-            .map_err(|e| notify::Error::io(e))?;
+            .map_err(notify::Error::io)?;
         Ok(Watcher {
             tx,
             thread: Some(thread),
