@@ -509,5 +509,10 @@ pub(crate) fn signature(src: &Src, info: &UnitInfo) -> Option<String> {
             }
         }
     }
+    // Parameters written one per line collapse to `f( a, b, )`: tidy to `f(a, b)`.
+    let sig = sig
+        .replace("( ", "(")
+        .replace(", )", ")")
+        .replace(" )", ")");
     (!sig.is_empty()).then_some(sig)
 }

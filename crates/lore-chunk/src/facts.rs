@@ -853,9 +853,15 @@ impl<'a> Extractor<'_, 'a> {
                         let base = f.child_by_field_name("value")?;
                         let method = self.field(f, "field")?;
                         if matches!(method, "unwrap" | "expect" | "clone" | "to_owned") {
-                            self.value_type(base, stack)
-                        } else {
-                            None
+                            return self.value_type(base, stack);
+                        }
+                        // `self.embedder()?` / `store.open()`: what that method returns.
+                        match self.receiver(base, stack) {
+                            Receiver::SelfType => {
+                                Some(Receiver::ReturnOf(format!("self.{method}")))
+                            }
+                            Receiver::Type(t) => Some(Receiver::ReturnOf(format!("{t}.{method}"))),
+                            _ => None,
                         }
                     }
                     _ => None,

@@ -88,6 +88,10 @@ impl Engine {
             tx.commit()?;
         }
         let manifest = self.catalog.manifest(store.id)?;
+        // Files analysed by another version of the chunker are read again (their
+        // embeddings are reused by chunk id, so this costs no embedding).
+        let reanalyze =
+            self.catalog.analyzer_version(store.id)? != Some(lore_chunk::ANALYZER_VERSION);
         // Nothing recorded: whatever the BM25 index holds is left over, start it afresh.
         let rebuild = manifest.is_empty();
         let seen: HashSet<&str> = walk.files.iter().map(|f| f.rel.as_str()).collect();
@@ -100,7 +104,7 @@ impl Engine {
             .files
             .iter()
             .filter(|f| match manifest.get(&f.rel) {
-                Some(m) => m.size != f.size || m.mtime_ns != f.mtime_ns,
+                Some(m) => reanalyze || m.size != f.size || m.mtime_ns != f.mtime_ns,
                 None => true,
             })
             .collect();
@@ -132,7 +136,7 @@ impl Engine {
         let prepared: Vec<Prepared> = todo
             .par_iter()
             .map(|f| {
-                let p = prepare(f, manifest.get(&f.rel), max_bytes, chunk_opts);
+                let p = prepare(f, manifest.get(&f.rel), max_bytes, chunk_opts, reanalyze);
                 progress.advance(Phase::Files, 1);
                 p
             })
@@ -311,6 +315,7 @@ impl Engine {
         )?;
         let tx = self.catalog.begin()?;
         tx.set_indexed_now(store.id)?;
+        tx.set_analyzer_version(store.id, lore_chunk::ANALYZER_VERSION)?;
         tx.commit()?;
         self.refresh_vectors(store.id)?;
         self.forget_readers(store.id);
@@ -381,6 +386,7 @@ fn prepare(
     old: Option<&FileRecord>,
     max_bytes: u64,
     opts: &lore_chunk::ChunkOptions,
+    reanalyze: bool,
 ) -> Prepared {
     let text = match lore_source::read_text(&f.abs, max_bytes) {
         Ok(text) => text,
@@ -401,7 +407,7 @@ fn prepare(
         skipped: None,
     };
     match old {
-        Some(m) if m.hash == file.hash => {
+        Some(m) if m.hash == file.hash && !reanalyze => {
             file.chunks = m.chunks;
             Prepared::Touched(file)
         }

@@ -61,6 +61,8 @@ pub struct SearchRequest {
     pub freshness: bool,
     /// What the searcher is after; `None` infers it from the query.
     pub intent: Option<Intent>,
+    /// Apply intent and test priors (off: the plain fused ranking, for comparison).
+    pub priors: bool,
     /// How much of each result to return.
     pub detail: Detail,
 }
@@ -76,6 +78,7 @@ impl SearchRequest {
             per_file: 1,
             freshness: true,
             intent: None,
+            priors: true,
             detail: Detail::Minimal,
         }
     }
@@ -122,6 +125,7 @@ impl UnitRef {
 pub struct SearchHit {
     #[serde(flatten)]
     pub unit: UnitRef,
+    #[serde(serialize_with = "round4")]
     pub score: f32,
     /// What the unit is for, in one line.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -131,13 +135,20 @@ pub struct SearchHit {
     /// The most telling lines (contextual and full; minimal carries no code).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snippet: Option<String>,
-    pub signals: Signals,
+    /// Per-signal ranks and scores (contextual and full).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signals: Option<Signals>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<ContextLayer>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub full: Option<FullLayer>,
     /// Estimated tokens of this result as returned (UTF-8 bytes of its JSON / 4).
     pub estimated_tokens: usize,
+}
+
+/// Scores to 4 decimals: more digits only cost tokens.
+fn round4<S: serde::Serializer>(v: &f32, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64((f64::from(*v) * 1e4).round() / 1e4)
 }
 
 /// The intent that shaped the ranking.
@@ -335,6 +346,7 @@ impl Engine {
         let by_id: HashMap<i64, &StoreRecord> = stores.iter().map(|s| (s.id, s)).collect();
         let words = query_words(&req.query);
         let intent = match req.intent {
+            _ if !req.priors => None,
             Some(i) => Some(IntentUsed {
                 intent: i,
                 inferred: false,
@@ -358,6 +370,9 @@ impl Engine {
             .filter_map(|&(id, score, signals)| {
                 let sc = found.get(&id)?;
                 let c = &sc.chunk;
+                if !req.priors {
+                    return Some((score, signals, sc));
+                }
                 let p = prior(
                     intent.map(|i| i.intent),
                     &Candidate {
@@ -480,12 +495,13 @@ impl Engine {
             summary: summary(sc, symbol.as_ref(), words),
             reason: reason(&signals, sc, words),
             snippet: None,
-            signals,
+            signals: None,
             context: None,
             full: None,
             estimated_tokens: 0,
         };
         if detail != Detail::Minimal {
+            hit.signals = Some(signals);
             hit.snippet = Some(snippet(&sc.chunk.content, words));
             let mut ctx = self.context_layer(sc, symbol.as_ref())?;
             if detail == Detail::Full {

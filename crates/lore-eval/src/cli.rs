@@ -15,6 +15,23 @@ pub enum EvalCommand {
     Judge(JudgeArgs),
     /// Compare two judge runs: averages side by side and per-query deltas.
     Compare(CompareArgs),
+    /// MRR of queries labeled per intent, with intent priors off, inferred and given;
+    /// and the tokens results cost per detail level against the raw chunks.
+    Intents(IntentsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct IntentsArgs {
+    /// JSONL: {"query", "intent", "relevant": [{"path", "symbol"?}]} per line.
+    pub file: PathBuf,
+    /// Stores to search (repeatable; default: all).
+    #[arg(long = "store", value_name = "S")]
+    pub stores: Vec<String>,
+    #[arg(long, value_enum, default_value = "hybrid")]
+    pub mode: ModeArg,
+    /// Per-query JSONL (ranks each way) and a summary line.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
@@ -111,6 +128,9 @@ pub struct LabeledArgs {
     /// Write each query's raw candidates to this JSONL (fusion studies).
     #[arg(long, value_name = "FILE")]
     pub dump: Option<PathBuf>,
+    /// Also measure tokens per result at each detail level against the raw chunks.
+    #[arg(long)]
+    pub tokens: bool,
 }
 
 pub fn run(
@@ -122,6 +142,34 @@ pub fn run(
     match cmd {
         EvalCommand::Judge(a) => run_judge(engine, a, json, progress),
         EvalCommand::Compare(a) => run_compare(a, json),
+        EvalCommand::Intents(a) => {
+            let report = crate::intents::run(
+                engine,
+                &crate::intents::IntentsOptions {
+                    file: a.file.clone(),
+                    stores: a.stores.clone(),
+                    mode: a.mode.mode(),
+                    out: a.out.clone(),
+                },
+                progress,
+            )?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+                return Ok(());
+            }
+            println!(
+                "{:<20} {:>7} {:>8} {:>9} {:>7}",
+                "intent", "queries", "blind", "inferred", "given"
+            );
+            for s in report.per_intent.iter().chain(std::iter::once(&report.all)) {
+                println!(
+                    "{:<20} {:>7} {:>8.3} {:>9.3} {:>7.3}",
+                    s.intent, s.queries, s.mrr.blind, s.mrr.inferred, s.mrr.given
+                );
+            }
+            println!("{}", report.tokens);
+            Ok(())
+        }
         EvalCommand::Labeled(a) => {
             let modes = if a.mode.is_empty() {
                 vec![Mode::Fts, Mode::Vector, Mode::Hybrid]
@@ -138,6 +186,7 @@ pub fn run(
                     max_queries: a.max_queries,
                     sweep: a.sweep,
                     dump: a.dump.clone(),
+                    tokens: a.tokens,
                 },
                 progress,
             )?;
@@ -171,6 +220,9 @@ pub fn run(
                     "sweep {:?}: nDCG@10 {:.4} MRR@10 {:.4}",
                     row.fusion, row.ndcg10, row.mrr10
                 );
+            }
+            if let Some(t) = &report.tokens {
+                println!("{t}");
             }
             println!("per-query results: {}", report.out.display());
             Ok(())

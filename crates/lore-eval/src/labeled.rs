@@ -24,6 +24,8 @@ pub struct LabeledOptions {
     /// Write every query's raw candidates (both signals, document ids) to this JSONL,
     /// for studying fusion offline.
     pub dump: Option<PathBuf>,
+    /// Also measure tokens per result at each detail level (hybrid search, top 10).
+    pub tokens: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -53,6 +55,8 @@ pub struct LabeledReport {
     pub scores: Vec<ModeScores>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sweep: Vec<SweepRow>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<crate::tokens::Tokens>,
     pub out: PathBuf,
 }
 
@@ -408,6 +412,20 @@ pub fn run(
         progress.advance(lore_engine::Phase::Queries, 1);
     }
     progress.finish(lore_engine::Phase::Queries);
+    let tokens = if opts.tokens {
+        let asked: Vec<(String, Option<lore_engine::Intent>)> =
+            queries.iter().map(|q| (q.text.clone(), None)).collect();
+        let mode = if any_vectors { Mode::Hybrid } else { Mode::Fts };
+        let t = crate::tokens::measure(engine, &asked, std::slice::from_ref(&store_name), mode)?;
+        writeln!(
+            w,
+            "{}",
+            serde_json::json!({"type": "tokens", "set": set, "split": split, "tokens": t})
+        )?;
+        Some(t)
+    } else {
+        None
+    };
     let n = queries.len() as f64;
     let scores: Vec<ModeScores> = opts
         .modes
@@ -450,6 +468,7 @@ pub fn run(
         fusion,
         scores,
         sweep,
+        tokens,
         out,
     })
 }

@@ -6,6 +6,8 @@
 pub mod bench;
 pub mod cli;
 pub mod compare;
+pub mod intents;
 pub mod judge;
 pub mod labeled;
 pub mod metrics;
+pub mod tokens;

@@ -181,6 +181,24 @@ impl FileSet {
         (crate_dir, segs)
     }
 
+    /// The `src/lib.rs` of a crate of the store named `name` (`foo_bar` → a directory
+    /// `foo_bar` or `foo-bar`), when exactly one fits.
+    fn workspace_crate(&self, name: &str) -> Option<String> {
+        let dashed = name.replace('_', "-");
+        let mut found = self.files.iter().filter(|f| {
+            let Some(dir) = f
+                .strip_suffix("/src/lib.rs")
+                .or_else(|| (f.as_str() == "src/lib.rs").then_some(""))
+            else {
+                return false;
+            };
+            let last = dir.rsplit('/').next().unwrap_or(dir);
+            last == name || last == dashed
+        });
+        let first = found.next()?;
+        found.next().is_none().then(|| first.clone())
+    }
+
     fn rust_file_for(&self, crate_dir: &str, segs: &[String]) -> Option<String> {
         if segs.is_empty() {
             return self.first_existing([join(crate_dir, "lib.rs"), join(crate_dir, "main.rs")]);
@@ -194,14 +212,29 @@ impl FileSet {
     fn rust(&self, from: &str, module: &str) -> Option<String> {
         let (crate_dir, mut base) = self.rust_module_path(from);
         let mut segs = module.split("::").filter(|s| !s.is_empty()).peekable();
-        // `use mycrate::x` from the crate's binaries and tests: the crate root, when
-        // the first segment is no module of this one.
+        // `use mycrate::x` from the crate's binaries and tests, or `other_crate::x` from
+        // a crate of the same workspace: that crate's root, when the first segment is no
+        // module of this one.
         if let Some(first) = segs.peek().copied()
             && !matches!(first, "crate" | "self" | "super")
         {
             let mut child = base.clone();
             child.push(first.to_string());
             if self.rust_file_for(&crate_dir, &child).is_none() {
+                if let Some(lib) = self.workspace_crate(first) {
+                    let rest: Vec<&str> = segs.clone().skip(1).collect();
+                    let (dir, _) = self.rust_module_path(&lib);
+                    let mut found = Some(lib);
+                    let mut path: Vec<String> = Vec::new();
+                    for seg in rest {
+                        path.push(seg.to_string());
+                        match self.rust_file_for(&dir, &path) {
+                            Some(f) => found = Some(f),
+                            None => break,
+                        }
+                    }
+                    return found;
+                }
                 let rest: Vec<String> = segs.clone().skip(1).map(String::from).collect();
                 if let Some(second) = rest.first()
                     && self
@@ -210,6 +243,8 @@ impl FileSet {
                 {
                     return self.rust(from, &format!("crate::{}", rest.join("::")));
                 }
+                // Another crate (std, a dependency): not in the store.
+                return None;
             }
         }
         match segs.peek() {
@@ -395,6 +430,30 @@ mod tests {
             f.rust("src/lib.rs", "crate::store::Store").as_deref(),
             Some("src/store.rs")
         );
+    }
+
+    #[test]
+    fn rust_workspace_crates() {
+        let ws = fs(&[
+            "crates/lore-index/src/lib.rs",
+            "crates/lore-index/src/fts.rs",
+            "crates/lore/src/main.rs",
+            "crates/lore/src/cli.rs",
+        ]);
+        let main = "crates/lore/src/main.rs";
+        assert_eq!(
+            ws.rust(main, "lore_index::fts").as_deref(),
+            Some("crates/lore-index/src/fts.rs")
+        );
+        assert_eq!(
+            ws.rust(main, "lore_index::Catalog").as_deref(),
+            Some("crates/lore-index/src/lib.rs")
+        );
+        assert_eq!(
+            ws.rust(main, "cli").as_deref(),
+            Some("crates/lore/src/cli.rs")
+        );
+        assert_eq!(ws.rust(main, "serde::de"), None);
     }
 
     #[test]

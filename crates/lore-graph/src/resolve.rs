@@ -628,7 +628,7 @@ impl Index {
             }
         }
         if lang == Language::Rust {
-            return nonempty(self.files.resolve(lang, path, &format!("self::{p}")))
+            return nonempty(self.files.resolve(lang, path, p))
                 .filter(|f| f.iter().all(|x| x != path));
         }
         None

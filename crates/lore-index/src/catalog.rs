@@ -69,11 +69,8 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
             conn.execute_batch("ALTER TABLE files ADD COLUMN skipped TEXT")?;
         }
     }
-    if (1..2).contains(&version) {
-        // v2: code facts (symbols, imports, refs). Files indexed before have none: make
-        // the next index run re-read them (their embeddings are reused by chunk id).
-        conn.execute_batch("UPDATE files SET mtime_ns = -1, hash = '' WHERE skipped IS NULL")?;
-    }
+    // v2 added the code graph tables (created above); stores indexed before have no
+    // facts and are re-analysed on their next index run (see `analyzer_state`).
     if version != SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }
@@ -144,6 +141,10 @@ pub struct StoreStats {
     pub files: u64,
     pub chunks: u64,
     pub embedded: u64,
+    /// Code graph: definitions, references, and references resolved to a definition.
+    pub symbols: u64,
+    pub references: u64,
+    pub resolved: u64,
 }
 
 pub struct Catalog {
@@ -362,10 +363,14 @@ impl Catalog {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .map_err(self.err())?;
+        let (symbols, references, resolved) = self.graph_stats(store_id)?;
         Ok(StoreStats {
             files: files as u64,
             chunks: chunks as u64,
             embedded: embedded as u64,
+            symbols,
+            references,
+            resolved,
         })
     }
 

@@ -60,6 +60,10 @@ CREATE TABLE IF NOT EXISTS refs (
 CREATE INDEX IF NOT EXISTS refs_by_file ON refs(store_id, path);
 CREATE INDEX IF NOT EXISTS refs_by_name ON refs(store_id, name);
 CREATE INDEX IF NOT EXISTS refs_by_target ON refs(target);
+CREATE TABLE IF NOT EXISTS analyzer_state (
+    store_id INTEGER PRIMARY KEY REFERENCES stores(id) ON DELETE CASCADE,
+    version INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS graph_state (
     store_id INTEGER PRIMARY KEY REFERENCES stores(id) ON DELETE CASCADE,
     resolved_generation INTEGER NOT NULL
@@ -319,6 +323,17 @@ impl CatalogTx<'_> {
         Ok(())
     }
 
+    /// Records which chunker version analysed the store's files.
+    pub fn set_analyzer_version(&self, store_id: i64, version: i64) -> Result<(), IndexError> {
+        self.tx
+            .execute(
+                "INSERT OR REPLACE INTO analyzer_state (store_id, version) VALUES (?1, ?2)",
+                params![store_id, version],
+            )
+            .map_err(err)?;
+        Ok(())
+    }
+
     /// Records that the graph is resolved as of this catalog generation.
     pub fn set_graph_resolved(&self, store_id: i64, generation: i64) -> Result<(), IndexError> {
         self.tx
@@ -356,6 +371,17 @@ impl Catalog {
             .and_then(|rows| rows.collect::<Result<Vec<T>, _>>())
             .map_err(err)?;
         Ok(out)
+    }
+
+    /// The chunker version that analysed the store's files (`None`: before versions).
+    pub fn analyzer_version(&self, store_id: i64) -> Result<Option<i64>, IndexError> {
+        Ok(self
+            .rows(
+                "SELECT version FROM analyzer_state WHERE store_id = ?1",
+                [store_id],
+                |r| r.get(0),
+            )?
+            .pop())
     }
 
     /// The catalog generation the store's graph was last resolved at.

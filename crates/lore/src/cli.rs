@@ -171,6 +171,8 @@ pub enum DetailArg {
     Full,
 }
 
+/// The variants spell the values users type (`find-definition`, …).
+#[allow(clippy::enum_variant_names)]
 #[derive(ValueEnum, Clone, Copy, Debug)]
 pub enum IntentArg {
     FindDefinition,

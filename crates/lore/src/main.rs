@@ -125,6 +125,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 threshold: s.threshold,
                 per_file: s.per_file,
                 freshness: true,
+                priors: true,
                 detail: match s.detail {
                     cli::DetailArg::Minimal => Detail::Minimal,
                     cli::DetailArg::Contextual => Detail::Contextual,

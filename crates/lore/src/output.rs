@@ -123,6 +123,12 @@ pub fn store_info(json: bool, s: &StoreSummary) -> anyhow::Result<()> {
         "chunks:      {} ({} embedded)",
         s.stats.chunks, s.stats.embedded
     );
+    if s.stats.symbols > 0 {
+        println!(
+            "code graph:  {} symbols, {} references ({} resolved)",
+            s.stats.symbols, s.stats.references, s.stats.resolved
+        );
+    }
     println!("indexed:     {}", when(st.indexed_at));
     Ok(())
 }
