@@ -452,3 +452,97 @@ int Store::get(int key) const {
     );
     assert_eq!(f.imports[0].module, "store.h");
 }
+
+/// Every fixture of `tests/fixtures`, and every prefix of it cut at 97 places (half-written
+/// files): facts stay inside the file and consistent, and nothing panics.
+#[test]
+fn facts_hold_invariants_on_fixtures_and_truncations() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut symbols = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut cuts: Vec<usize> = (1..97).map(|i| text.len() * i / 97).collect();
+        cuts.push(text.len());
+        for cut in cuts {
+            let mut end = cut;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            let part = &text[..end];
+            let lines = part.lines().count().max(1) as u32;
+            let f = facts(&name, part);
+            for s in &f.symbols {
+                assert!(
+                    s.start_byte < s.end_byte && s.end_byte <= part.len(),
+                    "{name}: {s:?}"
+                );
+                assert!(
+                    s.start_line >= 1 && s.start_line <= s.end_line && s.end_line <= lines,
+                    "{name}: {s:?}"
+                );
+                assert!(s.qualified.ends_with(&s.name), "{name}: {s:?}");
+                assert!(part.is_char_boundary(s.start_byte) && part.is_char_boundary(s.end_byte));
+            }
+            for r in &f.refs {
+                assert!(r.line >= 1 && r.line <= lines, "{name}: {r:?}");
+                assert!(!r.name.is_empty());
+            }
+            if end == text.len() {
+                symbols += f.symbols.len();
+            }
+        }
+    }
+    assert!(symbols > 80, "only {symbols} symbols in the fixtures");
+}
+
+#[test]
+fn deep_units_and_nested_methods_in_fixtures() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let read = |n: &str| std::fs::read_to_string(dir.join(n)).unwrap();
+    for (file, lang_sep) in [
+        ("store.rs", "::"),
+        ("inventory.py", "."),
+        ("Library.java", "."),
+        ("cart.ts", "."),
+        ("server.go", "."),
+    ] {
+        let text = read(file);
+        let f = facts(file, &text);
+        // Methods nested in a type carry it in their qualified name and container, and
+        // their lines are the lines of their text in the file.
+        let methods: Vec<_> = f
+            .symbols
+            .iter()
+            .filter(|s| s.kind == ChunkKind::Method)
+            .collect();
+        assert!(!methods.is_empty(), "{file}: no methods");
+        for m in &methods {
+            let c = m
+                .container
+                .as_deref()
+                .unwrap_or_else(|| panic!("{file}: {m:?}"));
+            assert!(
+                m.qualified.contains(&format!("{c}{lang_sep}")),
+                "{file}: {m:?}"
+            );
+            let first_line = text.lines().nth(m.start_line as usize - 1).unwrap();
+            assert_eq!(
+                text[..m.start_byte].matches('\n').count() as u32 + 1,
+                m.start_line,
+                "{file}: {m:?}"
+            );
+            assert!(
+                first_line.contains(&m.name) || text[m.start_byte..m.end_byte].contains(&m.name),
+                "{file}: {m:?}"
+            );
+        }
+        // Something starts deep in the file.
+        let deepest = f.symbols.iter().map(|s| s.start_line).max().unwrap();
+        assert!(
+            deepest as usize > text.lines().count() / 2,
+            "{file}: deepest unit at {deepest}"
+        );
+    }
+}
