@@ -581,6 +581,14 @@ fn jobs_run_report_progress_cancel_and_keep_one_writer() {
     )));
     assert_eq!(status, 200, "{unit}");
     assert!(unit["content"].as_str().unwrap().contains("HaversineKm"));
+    let (status, graph) = get(&server.api("/api/graph?symbol=HaversineKm&direction=definition"));
+    assert_eq!(status, 200, "{graph}");
+    assert_eq!(graph["definitions"][0]["path"], "geo/geo.go", "{graph}");
+    assert_eq!(get(&server.api("/api/graph?symbol=HaversineKm")).0, 400);
+    assert_eq!(
+        get(&server.api("/api/graph?symbol=NoSuchThing&direction=callers")).0,
+        404
+    );
     let (status, again) = post(
         &server.api("/api/stores"),
         &json!({"name": "proj", "source": root.display().to_string()}),

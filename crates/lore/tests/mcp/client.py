@@ -5,7 +5,8 @@
 
 Checks, in order: the handshake (server info, tools capability), the tool list (names,
 annotations, small schemas), `search` (results with ids, the expected file first, per-store
-freshness), `get_full_context` on the first result id, a tool error for an unknown store, a
+freshness), `get_full_context` on the first result id, `code_graph` (a definition, and a tool
+error for a bad direction), a tool error for an unknown store, a
 tool error for a bad result id, and a protocol error for an unknown tool. With --add NAME=PATH it
 also adds a folder store through the `stores` tool and polls the job until it is done.
 
@@ -77,7 +78,7 @@ async def run(args):
 
         tools = (await client.list_tools()).tools
         by_name = {t.name: t for t in tools}
-        for name in ("search", "get_full_context", "stores"):
+        for name in ("search", "get_full_context", "code_graph", "stores"):
             check(name in by_name, f"tool {name} missing from {list(by_name)}")
         check(by_name["search"].annotations.read_only_hint is True, "search is not marked read-only")
         check(by_name["stores"].annotations.destructive_hint is True, "stores is not marked destructive")
@@ -102,6 +103,13 @@ async def run(args):
         unit = json.loads(text_of(r))
         check(unit["path"] == args.expect and unit["content"], f"bad unit: {unit}")
         check(isinstance(unit.get("outline"), list), "unit has no outline")
+
+        r = await client.call_tool("code_graph", {"symbol": args.symbol, "direction": "definition"})
+        check(not r.is_error, f"code_graph failed: {text_of(r)}")
+        graph = json.loads(text_of(r))
+        check(graph["definitions"] and graph["definitions"][0]["path"] == args.expect, f"graph: {graph}")
+        r = await client.call_tool("code_graph", {"symbol": args.symbol, "direction": "sideways"})
+        check(r.is_error and "callers, callees" in text_of(r), f"bad direction: {text_of(r)}")
 
         r = await client.call_tool("search", {"query": args.query, "stores": ["no-such-store"]})
         check(r.is_error, "search in an unknown store is not a tool error")
@@ -144,6 +152,7 @@ def main():
     p.add_argument("--mode", default="legacy", help="legacy = initialize handshake; auto = SDK default")
     p.add_argument("--query", default="levenshtein edit distance between two words")
     p.add_argument("--expect", default="src/edit.rs")
+    p.add_argument("--symbol", default="levenshtein_distance", help="a symbol defined in --expect")
     p.add_argument("--add", help="NAME=PATH: add a folder store through the stores tool")
     args = p.parse_args()
     if args.transport == "stdio" and not args.data_dir:
