@@ -175,12 +175,12 @@ pub(crate) fn reason(signals: &Signals, sc: &StoredChunk, words: &[String]) -> S
                     .join(", ")
             )
         };
-        parts.push(format!("keyword #{r}{terms}"));
+        parts.push(format!("bm25 #{r}{terms}"));
     }
     if let (Some(r), Some(s)) = (signals.vector_rank, signals.vector_score) {
-        parts.push(format!("meaning #{r} (cos {s:.2})"));
+        parts.push(format!("vector #{r} ({s:.2})"));
     } else if let Some(s) = signals.vector_score {
-        parts.push(format!("meaning cos {s:.2}"));
+        parts.push(format!("vector {s:.2}"));
     }
     parts.join("; ")
 }

@@ -94,6 +94,8 @@ pub struct UnitRef {
     pub start_line: u32,
     pub end_line: u32,
     pub kind: String,
+    /// Empty (and not shown) in minimal results: the path's extension says it.
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub language: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub symbol: Option<String>,
@@ -360,10 +362,23 @@ impl Engine {
         let wants_tests = words.iter().any(|w| w.starts_with("test") || w == "spec");
 
         // Every candidate's chunk, re-scored by the intent's priors.
+        let mut ranked = ranked;
         let ids: Vec<i64> = ranked.iter().map(|c| c.0).collect();
         let mut found: HashMap<i64, StoredChunk> = HashMap::with_capacity(ids.len());
         for part in ids.chunks(64) {
             found.extend(self.catalog.chunks(part)?.into_iter().map(|c| (c.id, c)));
+        }
+        // Asked for usages, the code graph knows the call sites: add the units that
+        // reference the named symbol even when neither signal retrieved them.
+        if req.priors && intent.is_some_and(|i| i.intent == Intent::FindUsage) {
+            // As strong as the best retrieved candidate: the usage priors then rank them.
+            let top = ranked.first().map_or(0.5, |c| c.1);
+            for sc in self.call_sites(&stores, &idents)? {
+                if !found.contains_key(&sc.id) {
+                    ranked.push((sc.id, top, Signals::default()));
+                    found.insert(sc.id, sc);
+                }
+            }
         }
         let mut rescored: Vec<(f32, Signals, &StoredChunk)> = ranked
             .iter()
@@ -431,6 +446,39 @@ impl Engine {
         })
     }
 
+    /// The chunks holding references to any of `idents` (by their last segment), at most
+    /// 50 per identifier.
+    fn call_sites(
+        &self,
+        stores: &[StoreRecord],
+        idents: &[String],
+    ) -> Result<Vec<StoredChunk>, EngineError> {
+        let mut out: Vec<StoredChunk> = Vec::new();
+        for ident in idents {
+            let name = ident.rsplit(['.', ':']).next().unwrap_or(ident);
+            for store in stores {
+                let mut files: HashMap<String, Vec<StoredChunk>> = HashMap::new();
+                for (path, line) in self.catalog.reference_sites(store.id, name, 50)? {
+                    if !files.contains_key(&path) {
+                        let chunks = self.catalog.file_chunks(store.id, &path)?;
+                        files.insert(path.clone(), chunks);
+                    }
+                    let Some(chunks) = files.get(&path) else {
+                        continue;
+                    };
+                    if let Some(c) = chunks
+                        .iter()
+                        .find(|c| c.chunk.start_line <= line && line <= c.chunk.end_line)
+                        && !out.iter().any(|o| o.id == c.id)
+                    {
+                        out.push(c.clone());
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// Counts files added, changed (size or mtime) or deleted since the last index run.
     pub fn freshness(&self, store: &StoreRecord) -> Result<Freshness, EngineError> {
         let manifest = self.catalog.manifest(store.id)?;
@@ -489,8 +537,13 @@ impl Engine {
             Some((f, sym)) => (f, Some(sym.clone())),
             None => (sc, self.unit_symbol(sc)?),
         };
+        let mut unit = UnitRef::new(sc, &store.name);
+        if detail == Detail::Minimal {
+            // The path's extension says it: not worth tokens here.
+            unit.language.clear();
+        }
         let mut hit = SearchHit {
-            unit: UnitRef::new(sc, &store.name),
+            unit,
             score,
             summary: summary(sc, symbol.as_ref(), words),
             reason: reason(&signals, sc, words),

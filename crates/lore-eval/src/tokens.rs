@@ -14,8 +14,12 @@ pub struct Tokens {
     pub full: f64,
     /// The chunks the results stand for, as raw text.
     pub raw_chunk: f64,
+    /// A chunk-returning result: location, kind, symbol, score and the chunk's text.
+    pub raw_result: f64,
     /// 1 − minimal / raw_chunk.
     pub minimal_saving: f64,
+    /// 1 − minimal / raw_result.
+    pub minimal_saving_vs_result: f64,
 }
 
 /// Runs each query at the three detail levels (top 10) and averages per result.
@@ -46,6 +50,13 @@ pub fn measure(
         for h in &minimal.results {
             let c = engine.context(&h.unit.id)?;
             t.raw_chunk += lore_engine::estimate_tokens(&c.content) as f64;
+            let u = &c.unit;
+            let raw = serde_json::json!({
+                "id": u.id, "store": u.store, "path": u.path, "start_line": u.start_line,
+                "end_line": u.end_line, "kind": u.kind, "symbol": u.symbol, "score": h.score,
+                "content": c.content,
+            });
+            t.raw_result += lore_engine::estimate_tokens(&raw.to_string()) as f64;
         }
         t.results += minimal.results.len();
     }
@@ -54,11 +65,16 @@ pub fn measure(
     t.contextual /= n;
     t.full /= n;
     t.raw_chunk /= n;
-    t.minimal_saving = if t.raw_chunk > 0.0 {
-        1.0 - t.minimal / t.raw_chunk
-    } else {
-        0.0
+    t.raw_result /= n;
+    let saving = |raw: f64| {
+        if raw > 0.0 {
+            1.0 - t.minimal / raw
+        } else {
+            0.0
+        }
     };
+    t.minimal_saving = saving(t.raw_chunk);
+    t.minimal_saving_vs_result = saving(t.raw_result);
     Ok(t)
 }
 
@@ -66,14 +82,16 @@ impl std::fmt::Display for Tokens {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "tokens per result ({} results of {} queries): minimal {:.0}, contextual {:.0}, full {:.0}; raw chunk {:.0} (minimal saves {:.0}%)",
+            "tokens per result ({} results of {} queries): minimal {:.0}, contextual {:.0}, full {:.0}; raw chunk text {:.0} (minimal saves {:.0}%), raw chunk result {:.0} (saves {:.0}%)",
             self.results,
             self.queries,
             self.minimal,
             self.contextual,
             self.full,
             self.raw_chunk,
-            self.minimal_saving * 100.0
+            self.minimal_saving * 100.0,
+            self.raw_result,
+            self.minimal_saving_vs_result * 100.0
         )
     }
 }

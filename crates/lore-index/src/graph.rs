@@ -634,6 +634,20 @@ impl Catalog {
         )
     }
 
+    /// Where a name is referenced (called, extended, implemented) in a store: (path, line).
+    pub fn reference_sites(
+        &self,
+        store_id: i64,
+        name: &str,
+        limit: usize,
+    ) -> Result<Vec<(String, u32)>, IndexError> {
+        self.rows(
+            "SELECT path, line FROM refs WHERE store_id = ?1 AND name = ?2 ORDER BY path, line LIMIT ?3",
+            params![store_id, name, limit as i64],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+    }
+
     /// Counts of symbols, references and resolved references of a store.
     pub fn graph_stats(&self, store_id: i64) -> Result<(u64, u64, u64), IndexError> {
         self.conn
