@@ -4,11 +4,30 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone)]
 pub struct DataDir {
     root: PathBuf,
+    /// The brain dir when it is not `<root>/brain`.
+    brain: Option<PathBuf>,
 }
 
 impl DataDir {
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        DataDir { root: root.into() }
+        DataDir {
+            root: root.into(),
+            brain: None,
+        }
+    }
+
+    /// The same data dir with its brain dir from `explicit`, else `LORE_BRAIN_DIR`, else
+    /// `<root>/brain`; a relative path is taken from `cwd`.
+    pub fn with_brain_dir(mut self, explicit: Option<&Path>, cwd: &Path) -> Self {
+        let env = std::env::var_os("LORE_BRAIN_DIR")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from);
+        self.brain = explicit
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(Path::to_path_buf)
+            .or(env)
+            .map(|p| cwd.join(p));
+        self
     }
 
     /// `explicit`, else `LORE_DATA_DIR`, else a `.lore/` found upward from `cwd`,
@@ -54,7 +73,10 @@ impl DataDir {
     pub fn models(&self) -> PathBuf {
         self.root.join("models")
     }
+    /// The brain dir: `<root>/brain` unless set with `with_brain_dir`.
     pub fn brain(&self) -> PathBuf {
-        self.root.join("brain")
+        self.brain
+            .clone()
+            .unwrap_or_else(|| self.root.join("brain"))
     }
 }

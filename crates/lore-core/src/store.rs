@@ -8,6 +8,8 @@ pub enum StoreKind {
     Folder,
     /// A git repository (URL or local path), shallow-cloned into the data dir.
     Repo,
+    /// The brain dir: notes and wiki pages agents write, re-indexed on every write.
+    Brain,
 }
 
 impl StoreKind {
@@ -15,6 +17,7 @@ impl StoreKind {
         match self {
             StoreKind::Folder => "folder",
             StoreKind::Repo => "repo",
+            StoreKind::Brain => "brain",
         }
     }
 
@@ -22,6 +25,7 @@ impl StoreKind {
         match s {
             "folder" => Some(StoreKind::Folder),
             "repo" => Some(StoreKind::Repo),
+            "brain" => Some(StoreKind::Brain),
             _ => None,
         }
     }

@@ -30,12 +30,21 @@ pub enum EngineError {
     Embed(#[from] lore_embed::EmbedError),
     #[error(transparent)]
     Source(#[from] lore_source::SourceError),
+    /// Boxed: LLM errors are large, and every `Result` of the engine carries this enum.
+    #[error(transparent)]
+    Brain(Box<lore_brain::BrainError>),
     #[error("{0}: {1}")]
     Io(String, #[source] std::io::Error),
     #[error(
         "cancelled; files committed before the cancel stay indexed, and the next index run continues from there"
     )]
     Cancelled,
+}
+
+impl From<lore_brain::BrainError> for EngineError {
+    fn from(e: lore_brain::BrainError) -> EngineError {
+        EngineError::Brain(Box::new(e))
+    }
 }
 
 impl EngineError {
@@ -59,6 +68,7 @@ impl EngineError {
                 lore_embed::EmbedError::ModelDirMissing { .. }
                 | lore_embed::EmbedError::ModelFileMissing { .. },
             ) => ExitKind::Input,
+            EngineError::Brain(e) if e.is_input() => ExitKind::Input,
             _ => ExitKind::Internal,
         }
     }

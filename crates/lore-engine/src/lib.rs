@@ -1,6 +1,7 @@
 //! lore's library API. Every adapter (CLI, MCP, REST) calls [`Engine`] and nothing below it,
 //! so each behaviour and each error is written once.
 
+pub mod brain;
 mod context;
 mod error;
 pub mod fusion;

@@ -46,6 +46,13 @@ impl Engine {
         req: &AddStore,
     ) -> Result<(StoreKind, String, WalkOptions), EngineError> {
         validate_store_name(&req.name).map_err(EngineError::Input)?;
+        if req.name == crate::brain::BRAIN_STORE || req.kind == Some(StoreKind::Brain) {
+            return Err(EngineError::Input(
+                "the brain store is built in and named brain; write to it with `lore brain write` \
+                 (or the brain_write tool) and give other stores another name"
+                    .into(),
+            ));
+        }
         let walk_opts = WalkOptions {
             includes: req.includes.clone(),
             excludes: req.excludes.clone(),
@@ -82,6 +89,9 @@ impl Engine {
                 p.to_string_lossy().into_owned()
             }
             StoreKind::Repo if git::looks_like_url(&req.source) => req.source.clone(),
+            StoreKind::Brain => {
+                return Err(EngineError::Input("the brain store is built in".into()));
+            }
             StoreKind::Repo => std::fs::canonicalize(&req.source)
                 .map_err(|e| {
                     EngineError::Input(format!("repo {} cannot be opened: {e}", req.source))
