@@ -64,13 +64,13 @@ pub(crate) struct StoreStatus {
 }
 
 pub(crate) struct App {
-    pool: Arc<Pool>,
-    writer: Writer,
+    pub(crate) pool: Arc<Pool>,
+    pub(crate) writer: Writer,
     data: DataDir,
     /// Relative folder sources resolve against this (stdio); `None` requires absolute paths.
-    local_base: Option<PathBuf>,
+    pub(crate) local_base: Option<PathBuf>,
     /// The writer holds the lock for life (serve); otherwise each write takes it (stdio).
-    holds_lock: bool,
+    pub(crate) holds_lock: bool,
 }
 
 impl App {

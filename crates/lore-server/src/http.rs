@@ -60,6 +60,15 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/jobs", get(jobs))
         .route("/api/jobs/{id}", get(job))
         .route("/api/jobs/{id}/cancel", post(cancel_job))
+        .route("/api/brain/query", post(crate::brain::rest_query))
+        .route("/api/brain/write", post(crate::brain::rest_write))
+        .route("/api/brain/ingest", post(crate::brain::rest_ingest))
+        .route("/api/brain/ingest-raw", post(crate::brain::rest_ingest_raw))
+        .route(
+            "/api/brain/ingest-path",
+            post(crate::brain::rest_ingest_path),
+        )
+        .route("/api/brain/log", post(crate::brain::rest_log))
         .nest_service("/mcp", mcp)
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY))
@@ -103,7 +112,11 @@ fn accepted<T: Serialize>(v: T) -> (StatusCode, axum::Json<T>) {
 
 /// The body as a JSON object; an empty body is `{}` when `optional`. Non-JSON content types
 /// are refused, so a cross-site form cannot post here without a CORS preflight.
-fn body_object(headers: &HeaderMap, body: &Bytes, optional: bool) -> Result<JsonObject, ApiError> {
+pub(crate) fn body_object(
+    headers: &HeaderMap,
+    body: &Bytes,
+    optional: bool,
+) -> Result<JsonObject, ApiError> {
     if body.is_empty() && optional {
         return Ok(JsonObject::new());
     }
@@ -344,10 +357,16 @@ mod tests {
             "/api/jobs",
             "/api/jobs/{id}",
             "/api/jobs/{id}/cancel",
+            "/api/brain/query",
+            "/api/brain/write",
+            "/api/brain/ingest",
+            "/api/brain/ingest-raw",
+            "/api/brain/ingest-path",
+            "/api/brain/log",
             "/mcp",
         ] {
             assert!(paths.contains_key(p), "{p} missing from openapi.json");
         }
-        assert_eq!(paths.len(), 12, "a path in openapi.json has no route");
+        assert_eq!(paths.len(), 18, "a path in openapi.json has no route");
     }
 }

@@ -7,6 +7,7 @@
 //! which — serving or watching — holds the data dir's writer lock for its whole life.
 
 mod app;
+mod brain;
 mod http;
 mod mcp;
 mod params;

@@ -16,6 +16,8 @@ pub(crate) enum Cmd {
     /// Re-index a store incrementally (files changed on disk).
     Reindex(String),
     Remove(String, oneshot::Sender<Result<StoreRecord, EngineError>>),
+    /// Any other write (the brain's): runs with the writer's engine, in queue order.
+    Run(Box<dyn FnOnce(&mut Engine) + Send>),
     Stop,
 }
 
@@ -146,6 +148,7 @@ fn run(
             Cmd::Remove(name, reply) => {
                 let _ = reply.send(engine.remove_store(&name));
             }
+            Cmd::Run(write) => write(engine),
             Cmd::Stop => break,
         }
     }

@@ -9,6 +9,9 @@ pub struct Cli {
     /// Data dir (default: $LORE_DATA_DIR, else a .lore/ found upward, else the XDG data dir).
     #[arg(long, global = true, env = "LORE_DATA_DIR", value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
+    /// Brain dir (default: $LORE_BRAIN_DIR, else brain/ in the data dir).
+    #[arg(long, global = true, env = "LORE_BRAIN_DIR", value_name = "DIR")]
+    pub brain_dir: Option<PathBuf>,
     /// Print JSON (for scripts) instead of text.
     #[arg(long, global = true)]
     pub json: bool,
@@ -55,6 +58,11 @@ pub enum Command {
         /// Only this store (repeatable; default: all).
         #[arg(long = "store", value_name = "STORE")]
         stores: Vec<String>,
+    },
+    /// The brain: notes, wiki pages and session logs that agents keep, searchable at once.
+    Brain {
+        #[command(subcommand)]
+        command: crate::brain::BrainCommand,
     },
     /// Manage the embedding model.
     Model {

@@ -1,6 +1,7 @@
 //! The `lore` command line: parses arguments, calls `lore_engine::Engine`, prints results.
 //! No behaviour lives here that an MCP or REST adapter would need.
 
+mod brain;
 mod cli;
 mod output;
 mod progress;
@@ -55,7 +56,8 @@ fn one_line(e: &anyhow::Error) -> String {
 
 fn open(cli: &Cli) -> anyhow::Result<Engine> {
     let cwd = std::env::current_dir()?;
-    let data = DataDir::resolve(cli.data_dir.as_deref(), &cwd);
+    let data = DataDir::resolve(cli.data_dir.as_deref(), &cwd)
+        .with_brain_dir(cli.brain_dir.as_deref(), &cwd);
     Ok(Engine::open(data)?)
 }
 
@@ -162,6 +164,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 stores: stores.clone(),
             };
             output::graph(json, &engine.graph(&q)?)?;
+        }
+        Command::Brain { command } => {
+            let mut engine = open(&cli)?;
+            brain::run(&cli, &mut engine, command)?;
         }
         Command::Model { command } => {
             let engine = open(&cli)?;

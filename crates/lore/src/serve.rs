@@ -33,7 +33,8 @@ pub enum JobsCommand {
 
 fn data_dir(cli: &Cli) -> anyhow::Result<DataDir> {
     let cwd = std::env::current_dir()?;
-    Ok(DataDir::resolve(cli.data_dir.as_deref(), &cwd))
+    Ok(DataDir::resolve(cli.data_dir.as_deref(), &cwd)
+        .with_brain_dir(cli.brain_dir.as_deref(), &cwd))
 }
 
 /// Logs go to stderr only (stdout carries the MCP protocol for `lore mcp`).
