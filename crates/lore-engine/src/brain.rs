@@ -500,6 +500,41 @@ mod tests {
         assert_eq!(a.results[0].path, "knowledge/wildlife/quokkas.md");
     }
 
+    /// With the embedding model (`LORE_MODEL_DIR`; skipped without it unless CI is set): a
+    /// note is found by a hybrid query within the second it was written.
+    #[test]
+    fn write_then_hybrid_query_within_a_second() {
+        let model = std::env::var_os("LORE_MODEL_DIR").map(PathBuf::from);
+        if !model.is_some_and(|m| m.join("model.safetensors").is_file()) {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI is set but LORE_MODEL_DIR holds no model"
+            );
+            eprintln!("skipping: no model");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let mut e = Engine::open(DataDir::new(dir.path().join("data"))).unwrap();
+        e.embedder(false, &NoProgress).unwrap();
+        let started = Instant::now();
+        let w = e
+            .brain_write(&Note {
+                content: "The kakapo is a flightless nocturnal parrot of New Zealand.".into(),
+                filename: Some("birds/kakapo".into()),
+                ..Default::default()
+            })
+            .unwrap();
+        assert!(w.indexed.embedded);
+        let a = e
+            .brain_query(&BrainQuery::new("which parrot cannot fly"))
+            .unwrap();
+        let took = started.elapsed();
+        assert_eq!(a.mode, Mode::Hybrid);
+        assert_eq!(a.results[0].path, "knowledge/birds/kakapo.md");
+        eprintln!("write -> found by a hybrid query in {took:?}");
+        assert!(took < Duration::from_secs(1), "{took:?}");
+    }
+
     #[test]
     fn bad_writes_change_nothing() {
         let dir = tempfile::tempdir().unwrap();

@@ -204,7 +204,9 @@ pub fn watch(data: DataDir, stores: Vec<String>) -> Result<(), ServerError> {
         let s = engine.store_info(name)?;
         if s.store.kind != lore_core::StoreKind::Folder {
             return Err(ServerError::Options(format!(
-                "store {name} is a repo store; watch keeps folder stores fresh (use `lore sync` for repos)"
+                "store {name} is a {} store; watch keeps folder stores fresh (use `lore sync` for \
+                 repos; the brain is re-indexed on every write)",
+                s.store.kind.as_str()
             )));
         }
     }
