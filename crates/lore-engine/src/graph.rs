@@ -180,24 +180,17 @@ impl Engine {
         let refs = self
             .catalog
             .refs_to_resolve(store_id, changed, &names, all)?;
-        let resolved: Vec<_> = refs
+        // Only references whose target changes are written (most stay unresolved).
+        let targets: Vec<RefTarget> = refs
             .iter()
-            .map(|r| {
+            .filter_map(|r| {
                 let res = index.resolve(&r.path, &r.reference);
-                (r.id, res)
-            })
-            .collect();
-        let targets: Vec<RefTarget> = resolved
-            .into_iter()
-            .map(|(ref_id, r)| RefTarget {
-                ref_id,
-                target: r.map(|r| r.target),
-                confidence: r.map(|r| r.confidence),
-                how: r.and_then(|r| {
-                    serde_json::to_value(r.how)
-                        .ok()
-                        .and_then(|v| v.as_str().map(String::from))
-                }),
+                (res.map(|x| x.target) != r.target).then(|| RefTarget {
+                    ref_id: r.id,
+                    target: res.map(|x| x.target),
+                    confidence: res.map(|x| x.confidence),
+                    how: res.map(|x| x.how.as_str().to_string()),
+                })
             })
             .collect();
         let tx = self.catalog.begin()?;

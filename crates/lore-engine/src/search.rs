@@ -374,9 +374,9 @@ impl Engine {
             // As strong as the best retrieved candidate: the usage priors then rank them.
             let top = ranked.first().map_or(0.5, |c| c.1);
             for sc in self.call_sites(&stores, &idents)? {
-                if !found.contains_key(&sc.id) {
+                if let std::collections::hash_map::Entry::Vacant(slot) = found.entry(sc.id) {
                     ranked.push((sc.id, top, Signals::default()));
-                    found.insert(sc.id, sc);
+                    slot.insert(sc);
                 }
             }
         }

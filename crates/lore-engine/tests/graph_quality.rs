@@ -93,3 +93,52 @@ fn call_edges_reach_90_percent_precision_and_recall() {
     assert!(precision >= 0.9, "precision {precision:.3}");
     assert!(recall >= 0.9, "recall {recall:.3}");
 }
+
+/// Asked who calls a method, search answers with the call sites the graph knows, even
+/// those neither BM25 nor the vectors would rank.
+#[test]
+fn find_usage_answers_with_call_sites() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/graph");
+    let data = tempfile::tempdir().unwrap();
+    let mut engine = Engine::open_with(
+        DataDir::new(data.path().to_path_buf()),
+        EngineConfig {
+            embed: false,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    engine
+        .add_store(
+            &AddStore {
+                name: "shop".into(),
+                source: fixtures.join("python-shop").display().to_string(),
+                ..AddStore::default()
+            },
+            &NoProgress,
+        )
+        .unwrap();
+    let resp = engine
+        .search(&lore_engine::SearchRequest {
+            mode: lore_engine::Mode::Fts,
+            limit: 5,
+            ..lore_engine::SearchRequest::new("who calls apply_code")
+        })
+        .unwrap();
+    assert_eq!(
+        resp.intent.map(|i| i.intent),
+        Some(lore_engine::Intent::FindUsage)
+    );
+    let top: Vec<(&str, Option<&str>)> = resp
+        .results
+        .iter()
+        .map(|h| (h.unit.path.as_str(), h.unit.symbol.as_deref()))
+        .collect();
+    // Both call sites come before the definition.
+    let pos = |p: &str| top.iter().position(|t| t.0 == p);
+    let def = pos("shop/cart.py").unwrap_or(usize::MAX);
+    for site in ["shop/cli.py", "tests/test_cart.py"] {
+        let at = pos(site).unwrap_or_else(|| panic!("{site} missing: {top:?}"));
+        assert!(at < def, "{site} after the definition: {top:?}");
+    }
+}

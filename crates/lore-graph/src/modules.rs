@@ -9,6 +9,10 @@ use std::collections::{BTreeSet, HashMap};
 pub struct FileSet {
     files: BTreeSet<String>,
     by_dir: HashMap<String, Vec<String>>,
+    /// Paths by file name, for suffix lookups without scanning every path.
+    by_name: HashMap<String, Vec<String>>,
+    /// `src/lib.rs` of each crate by directory name (`-` as `_`); `None` when ambiguous.
+    crates: HashMap<String, Option<String>>,
 }
 
 pub fn dir_of(path: &str) -> &str {
@@ -48,6 +52,18 @@ impl FileSet {
                 .entry(dir_of(&p).to_string())
                 .or_default()
                 .push(p.clone());
+            let name = p.rsplit('/').next().unwrap_or(&p).to_string();
+            fs.by_name.entry(name).or_default().push(p.clone());
+            let crate_dir = p
+                .strip_suffix("/src/lib.rs")
+                .or_else(|| (p == "src/lib.rs").then_some(""));
+            if let Some(dir) = crate_dir {
+                let key = dir.rsplit('/').next().unwrap_or(dir).replace('-', "_");
+                fs.crates
+                    .entry(key)
+                    .and_modify(|v| *v = None)
+                    .or_insert_with(|| Some(p.clone()));
+            }
             fs.files.insert(p);
         }
         fs
@@ -72,7 +88,12 @@ impl FileSet {
             return Some(suffix.to_string());
         }
         let tail = format!("/{suffix}");
-        let mut found = self.files.iter().filter(|f| f.ends_with(&tail));
+        let name = suffix.rsplit('/').next().unwrap_or(suffix);
+        let mut found = self
+            .by_name
+            .get(name)?
+            .iter()
+            .filter(|f| f.ends_with(&tail));
         let first = found.next()?;
         found.next().is_none().then(|| first.clone())
     }
@@ -184,19 +205,7 @@ impl FileSet {
     /// The `src/lib.rs` of a crate of the store named `name` (`foo_bar` → a directory
     /// `foo_bar` or `foo-bar`), when exactly one fits.
     fn workspace_crate(&self, name: &str) -> Option<String> {
-        let dashed = name.replace('_', "-");
-        let mut found = self.files.iter().filter(|f| {
-            let Some(dir) = f
-                .strip_suffix("/src/lib.rs")
-                .or_else(|| (f.as_str() == "src/lib.rs").then_some(""))
-            else {
-                return false;
-            };
-            let last = dir.rsplit('/').next().unwrap_or(dir);
-            last == name || last == dashed
-        });
-        let first = found.next()?;
-        found.next().is_none().then(|| first.clone())
+        self.crates.get(&name.replace('-', "_")).cloned().flatten()
     }
 
     fn rust_file_for(&self, crate_dir: &str, segs: &[String]) -> Option<String> {

@@ -4,6 +4,7 @@ use crate::modules::{FileSet, dir_of};
 use lore_chunk::type_name;
 use lore_core::{ChunkKind, Import, Language, Receiver, RefKind, Reference};
 use serde::Serialize;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -42,6 +43,18 @@ pub enum How {
 }
 
 impl How {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            How::Local => "local",
+            How::SelfMethod => "self-method",
+            How::Import => "import",
+            How::Package => "package",
+            How::Typed => "typed",
+            How::Wildcard => "wildcard",
+            How::Unique => "unique",
+        }
+    }
+
     pub fn confidence(self) -> f32 {
         match self {
             How::Local | How::SelfMethod => 1.0,
@@ -70,6 +83,9 @@ pub struct Index {
     imports: HashMap<String, Vec<Import>>,
     /// Base types (extends/implements) by type name.
     bases: HashMap<String, Vec<String>>,
+    /// Module resolutions by (file, module): every reference of a file walks the same
+    /// imports.
+    memo: RefCell<HashMap<(String, String), Vec<String>>>,
 }
 
 const MAX_HOPS: usize = 4;
@@ -181,7 +197,23 @@ impl Index {
             methods,
             imports: by_file,
             bases,
+            memo: RefCell::new(HashMap::new()),
         }
+    }
+
+    /// `FileSet::resolve`, remembered per (file, module).
+    fn modules(&self, lang: Language, path: &str, module: &str) -> Vec<String> {
+        let key = (path.to_string(), module.to_string());
+        if let Ok(memo) = self.memo.try_borrow()
+            && let Some(v) = memo.get(&key)
+        {
+            return v.clone();
+        }
+        let v = self.files.resolve(lang, path, module);
+        if let Ok(mut memo) = self.memo.try_borrow_mut() {
+            memo.insert(key, v.clone());
+        }
+        v
     }
 
     pub fn symbol(&self, i: usize) -> &SymbolEntry {
@@ -191,7 +223,7 @@ impl Index {
     /// The store files an import points to.
     pub fn import_targets(&self, path: &str, imp: &Import) -> Vec<String> {
         let lang = lang_of(path);
-        let mut out = self.files.resolve(lang, path, &imp.module);
+        let mut out = self.modules(lang, path, &imp.module);
         // `from pkg import submodule`: the submodule's file.
         if lang == Language::Python {
             for n in &imp.names {
@@ -331,7 +363,7 @@ impl Index {
                 if n.local() != name || n.name == "self" {
                     continue;
                 }
-                let targets = self.files.resolve(lang, path, &imp.module);
+                let targets = self.modules(lang, path, &imp.module);
                 let found = if n.name == "default" {
                     self.default_export(&targets, kind)
                 } else {
@@ -366,7 +398,7 @@ impl Index {
             }
         }
         for imp in self.imports_of(path).iter().filter(|i| i.wildcard) {
-            let targets = self.files.resolve(lang, path, &imp.module);
+            let targets = self.modules(lang, path, &imp.module);
             if let Some(i) = self.top_level_in(&targets, name, kind) {
                 return Some((i, How::Wildcard));
             }
@@ -577,7 +609,7 @@ impl Index {
         if lang == Language::Rust
             && (p.starts_with("crate") || p.starts_with("super") || p.starts_with("self"))
         {
-            return nonempty(self.files.resolve(lang, path, p));
+            return nonempty(self.modules(lang, path, p));
         }
         let (head, tail) = match lang {
             Language::Rust | Language::Cpp => p.split_once("::").unwrap_or((p, "")),
@@ -622,14 +654,13 @@ impl Index {
             } else {
                 module
             };
-            let files = self.files.resolve(lang, path, &full);
+            let files = self.modules(lang, path, &full);
             if !files.is_empty() {
                 return Some(files);
             }
         }
         if lang == Language::Rust {
-            return nonempty(self.files.resolve(lang, path, p))
-                .filter(|f| f.iter().all(|x| x != path));
+            return nonempty(self.modules(lang, path, p)).filter(|f| f.iter().all(|x| x != path));
         }
         None
     }
