@@ -5,7 +5,7 @@
 
 use crate::frontmatter::Frontmatter;
 use crate::fs::{Staged, resolve};
-use crate::{Brain, BrainError, WIKI, now_rfc3339};
+use crate::{Brain, BrainError, MAX_FILE_BYTES, WIKI, now_rfc3339};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -250,6 +250,12 @@ impl Brain {
             if p.content.trim().is_empty() {
                 return Err(BrainError::Input(format!(
                     "page {n} ({title:?}) has empty content"
+                )));
+            }
+            if p.content.len() > MAX_FILE_BYTES {
+                return Err(BrainError::Input(format!(
+                    "page {n} ({title:?}) is {} bytes; a page is at most {MAX_FILE_BYTES} bytes (split it)",
+                    p.content.len()
                 )));
             }
             let slug = slug(&title).ok_or_else(|| {

@@ -20,7 +20,8 @@ use serde_json::{Value, json};
 use std::sync::{Arc, LazyLock};
 
 const INSTRUCTIONS: &str = "lore searches local code and docs. Call search first; pass a result \
-id to get_full_context for the whole unit.";
+id to get_full_context for the whole unit. Keep what you learn with brain_write; recall it with \
+brain_query.";
 
 fn schema(v: Value) -> Arc<JsonObject> {
     Arc::new(v.as_object().cloned().unwrap_or_default())
