@@ -374,9 +374,17 @@ impl Engine {
             // As strong as the best retrieved candidate: the usage priors then rank them.
             let top = ranked.first().map_or(0.5, |c| c.1);
             for sc in self.call_sites(&stores, &idents)? {
-                if let std::collections::hash_map::Entry::Vacant(slot) = found.entry(sc.id) {
-                    ranked.push((sc.id, top, Signals::default()));
-                    slot.insert(sc);
+                match found.entry(sc.id) {
+                    std::collections::hash_map::Entry::Vacant(slot) => {
+                        ranked.push((sc.id, top, Signals::default()));
+                        slot.insert(sc);
+                    }
+                    // Retrieved already, maybe far down: lift it to the same footing.
+                    std::collections::hash_map::Entry::Occupied(_) => {
+                        if let Some(c) = ranked.iter_mut().find(|c| c.0 == sc.id) {
+                            c.1 = c.1.max(top);
+                        }
+                    }
                 }
             }
         }
