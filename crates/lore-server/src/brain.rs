@@ -447,8 +447,14 @@ mod tests {
             http("/a/b.md").unwrap().path,
             Some(PathBuf::from("/a/b.md"))
         );
-        let stdio = ingest_args(&obj(json!({"path": "doc.md"})), Some(Path::new("/home/agent")));
-        assert_eq!(stdio.unwrap().path, Some(PathBuf::from("/home/agent/doc.md")));
+        let stdio = ingest_args(
+            &obj(json!({"path": "doc.md"})),
+            Some(Path::new("/home/agent")),
+        );
+        assert_eq!(
+            stdio.unwrap().path,
+            Some(PathBuf::from("/home/agent/doc.md"))
+        );
         let both = ingest_args(&obj(json!({"path": "/a.md", "content": "c"})), None).unwrap();
         assert!(both.check().is_err());
     }
