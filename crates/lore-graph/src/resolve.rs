@@ -78,6 +78,8 @@ pub struct Index {
     files: FileSet,
     symbols: Vec<SymbolEntry>,
     by_path: HashMap<String, Vec<usize>>,
+    /// By (file, qualified name): scope lookups are per reference, so they must not scan.
+    by_key: HashMap<(String, String), Vec<usize>>,
     by_name: HashMap<String, Vec<usize>>,
     methods: HashMap<(String, String), Vec<usize>>,
     imports: HashMap<String, Vec<Import>>,
@@ -171,8 +173,13 @@ impl Index {
         let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
         let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
         let mut methods: HashMap<(String, String), Vec<usize>> = HashMap::new();
+        let mut by_key: HashMap<(String, String), Vec<usize>> = HashMap::new();
         for (i, s) in symbols.iter().enumerate() {
             by_path.entry(s.path.clone()).or_default().push(i);
+            by_key
+                .entry((s.path.clone(), s.qualified.clone()))
+                .or_default()
+                .push(i);
             by_name.entry(s.name.clone()).or_default().push(i);
             if let Some(c) = &s.container {
                 methods
@@ -193,6 +200,7 @@ impl Index {
             files: FileSet::new(files),
             symbols,
             by_path,
+            by_key,
             by_name,
             methods,
             imports: by_file,
@@ -255,10 +263,19 @@ impl Index {
 
     /// Symbols of `path` with this qualified name that fit.
     fn in_file(&self, path: &str, qualified: &str, kind: RefKind) -> Option<usize> {
-        self.by_path.get(path)?.iter().copied().find(|&i| {
-            let s = &self.symbols[i];
-            s.qualified == qualified && fits(kind, s.kind)
-        })
+        self.by_key
+            .get(&(path.to_string(), qualified.to_string()))?
+            .iter()
+            .copied()
+            .find(|&i| fits(kind, self.symbols[i].kind))
+    }
+
+    /// Symbols of `path` named `qualified`, whatever their kind.
+    fn defined(&self, path: &str, qualified: &str) -> &[usize] {
+        self.by_key
+            .get(&(path.to_string(), qualified.to_string()))
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
     }
 
     fn top_level_in(&self, files: &[String], name: &str, kind: RefKind) -> Option<usize> {
@@ -298,12 +315,7 @@ impl Index {
         let sep = sep(lang);
         let mut q = caller;
         loop {
-            if let Some(&i) = self
-                .by_path
-                .get(path)?
-                .iter()
-                .find(|&&i| self.symbols[i].qualified == q)
-            {
+            if let Some(&i) = self.defined(path, q).first() {
                 let s = &self.symbols[i];
                 if is_type(s.kind) {
                     return Some(s.name.clone());
@@ -314,12 +326,7 @@ impl Index {
             }
             q = q.rsplit_once(sep)?.0;
             // A Rust impl frame (`Store::get` → `Store`) is not a symbol itself.
-            if !self
-                .by_path
-                .get(path)?
-                .iter()
-                .any(|&i| self.symbols[i].qualified == q)
-            {
+            if self.defined(path, q).is_empty() {
                 return Some(q.rsplit(sep).next().unwrap_or(q).to_string());
             }
         }
