@@ -49,11 +49,10 @@ fn score(
     (tp, found.len(), truth.len())
 }
 
-#[test]
-fn call_edges_reach_90_percent_precision_and_recall() {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/graph");
+/// An engine over a temp data dir that indexes without embeddings (no model needed).
+fn bm25_engine() -> (tempfile::TempDir, Engine) {
     let data = tempfile::tempdir().unwrap();
-    let mut engine = Engine::open_with(
+    let engine = Engine::open_with(
         DataDir::new(data.path().to_path_buf()),
         EngineConfig {
             embed: false,
@@ -61,6 +60,13 @@ fn call_edges_reach_90_percent_precision_and_recall() {
         },
     )
     .unwrap();
+    (data, engine)
+}
+
+#[test]
+fn call_edges_reach_90_percent_precision_and_recall() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/graph");
+    let (_data, mut engine) = bm25_engine();
     let (mut tp, mut found, mut truth) = (0, 0, 0);
     for p in PROJECTS {
         let root = fixtures.join(p);
@@ -99,15 +105,7 @@ fn call_edges_reach_90_percent_precision_and_recall() {
 #[test]
 fn find_usage_answers_with_call_sites() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/graph");
-    let data = tempfile::tempdir().unwrap();
-    let mut engine = Engine::open_with(
-        DataDir::new(data.path().to_path_buf()),
-        EngineConfig {
-            embed: false,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let (_data, mut engine) = bm25_engine();
     engine
         .add_store(
             &AddStore {
