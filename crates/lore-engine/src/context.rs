@@ -1,7 +1,7 @@
 //! The whole unit behind a search result id, read from the catalog (never by re-searching):
 //! the `full` detail layer plus the outline of its file.
 
-use crate::present::{ContextLayer, RelatedUnit, summary};
+use crate::present::{ContextLayer, FullLayer, summary};
 use crate::search::UnitRef;
 use crate::{Engine, EngineError};
 use serde::Serialize;
@@ -26,19 +26,13 @@ pub struct UnitContext {
     pub parent: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub doc: Option<String>,
     /// The enclosing unit's header, for members split out of a large unit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub header: Option<String>,
-    pub content: String,
     pub context: ContextLayer,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub callers: Vec<RelatedUnit>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub callees: Vec<RelatedUnit>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tests: Vec<RelatedUnit>,
+    /// The unit, its doc, callers, callees and tests: the `full` layer of a result.
+    #[serde(flatten)]
+    pub full: FullLayer,
     pub outline: Vec<OutlineEntry>,
     /// Estimated tokens of this answer (UTF-8 bytes of its JSON / 4).
     pub estimated_tokens: usize,
@@ -82,13 +76,9 @@ impl Engine {
             unit,
             parent: c.parent,
             summary,
-            doc: full.doc,
             header: c.context,
-            content: full.content,
             context,
-            callers: full.callers,
-            callees: full.callees,
-            tests: full.tests,
+            full,
             outline,
             estimated_tokens: 0,
         };

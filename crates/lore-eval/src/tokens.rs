@@ -49,12 +49,12 @@ pub fn measure(
         t.full += engine.search(&req(Detail::Full))?.estimated_tokens as f64;
         for h in &minimal.results {
             let c = engine.context(&h.unit.id)?;
-            t.raw_chunk += lore_engine::estimate_tokens(&c.content) as f64;
+            t.raw_chunk += lore_engine::estimate_tokens(&c.full.content) as f64;
             let u = &c.unit;
             let raw = serde_json::json!({
                 "id": u.id, "store": u.store, "path": u.path, "start_line": u.start_line,
                 "end_line": u.end_line, "kind": u.kind, "symbol": u.symbol, "score": h.score,
-                "content": c.content,
+                "content": c.full.content,
             });
             t.raw_result += lore_engine::estimate_tokens(&raw.to_string()) as f64;
         }

@@ -262,11 +262,11 @@ pub fn context(json: bool, ctx: &UnitContext) -> anyhow::Result<()> {
         println!("{header}");
         println!("    …");
     }
-    println!("{}", ctx.content);
+    println!("{}", ctx.full.content);
     print_context_layer(&ctx.context, "");
-    print_related("callers", &ctx.callers, "");
-    print_related("callees", &ctx.callees, "");
-    print_related("tests", &ctx.tests, "");
+    print_related("callers", &ctx.full.callers, "");
+    print_related("callees", &ctx.full.callees, "");
+    print_related("tests", &ctx.full.tests, "");
     if ctx.outline.len() > 1 {
         println!("\nfile outline:");
         for o in &ctx.outline {
