@@ -7,7 +7,7 @@ use crate::{Engine, EngineError, Phase, Progress};
 use lore_core::{Chunk, FileFacts};
 use lore_embed::Embedder;
 use lore_index::{ChunkRow, FileRecord, Fts, StoreRecord, VectorSet, blob_to_embedding};
-use lore_source::{SkipReason, SourceFile, WalkOptions};
+use lore_source::{PathFilter, SkipReason, SourceFile, WalkOptions};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::HashSet;
@@ -421,6 +421,14 @@ fn prepare(
                 is_new: old.is_none(),
             }
         }
+    }
+}
+
+impl Engine {
+    /// Judges single paths of `store` as its walk would (for watchers: an event on a path
+    /// this rejects cannot change what the store indexes).
+    pub fn path_filter(&self, store: &StoreRecord) -> Result<PathFilter, EngineError> {
+        Ok(PathFilter::new(&store.root, &walk_options(store))?)
     }
 }
 

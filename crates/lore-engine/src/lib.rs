@@ -32,6 +32,7 @@ pub use stores::{AddStore, StoreSummary};
 pub use writer::{ServerAnnouncement, WriterInfo};
 
 pub use lore_index::{FieldBoosts, JobProgress, JobRecord, JobStatus, StoreRecord};
+pub use lore_source::PathFilter;
 
 use lore_core::DataDir;
 use lore_embed::Embedder;

@@ -1,5 +1,5 @@
 //! lore for agents and tools: MCP over stdio (`lore mcp`) and one HTTP port
-//! (`lore serve`: REST under `/api`, MCP at `/mcp`), plus the folder watcher (`lore watch`).
+//! (`lore serve`: REST under `/api`, MCP at `/mcp`), plus the file watcher (`lore watch`).
 //!
 //! Everything here is an adapter over `lore_engine::Engine`: requests are parsed once
 //! (`params`), answered once (`app`), and shaped per transport (`mcp`, `http`). Reads run on
@@ -65,7 +65,7 @@ pub struct ServeOptions {
     pub addr: SocketAddr,
     /// Required unless `addr` is a loopback address; checked on every route but `/health`.
     pub token: Option<String>,
-    /// Watch folder stores and re-index what changes.
+    /// Watch folder stores and the brain and re-index what changes.
     pub watch: bool,
 }
 
@@ -99,7 +99,7 @@ async fn shutdown_signal() {
     }
 }
 
-/// `lore serve`: REST, MCP over HTTP and (with `watch`) the folder watcher on one port,
+/// `lore serve`: REST, MCP over HTTP and (with `watch`) the file watcher on one port,
 /// until Ctrl-C or SIGTERM. This process is the data dir's only writer while it runs.
 pub fn serve(data: DataDir, opts: ServeOptions) -> Result<(), ServerError> {
     let token = opts.token.filter(|t| !t.trim().is_empty());
@@ -196,17 +196,16 @@ pub fn mcp_stdio(data: DataDir) -> Result<(), ServerError> {
     Ok(())
 }
 
-/// `lore watch [STORE…]`: keeps folder stores fresh without a server, until Ctrl-C or
-/// SIGTERM. Holds the writer lock the whole time.
+/// `lore watch [STORE…]`: keeps folder stores and the brain fresh without a server, until
+/// Ctrl-C or SIGTERM. Holds the writer lock the whole time.
 pub fn watch(data: DataDir, stores: Vec<String>) -> Result<(), ServerError> {
     let mut engine = Engine::open(data)?;
     for name in &stores {
         let s = engine.store_info(name)?;
-        if s.store.kind != lore_core::StoreKind::Folder {
+        if s.store.kind == lore_core::StoreKind::Repo {
             return Err(ServerError::Options(format!(
-                "store {name} is a {} store; watch keeps folder stores fresh (use `lore sync` for \
-                 repos; the brain is re-indexed on every write)",
-                s.store.kind.as_str()
+                "store {name} is a repo store; watch keeps folder stores and the brain fresh (use \
+                 `lore sync` for repos)"
             )));
         }
     }

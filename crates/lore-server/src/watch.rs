@@ -1,11 +1,16 @@
-//! Keeps folder stores fresh: file-system events (`notify`), debounced per store, become an
-//! incremental re-index on the writer. The data dir and hidden paths are ignored; the list
-//! of stores is re-read every few seconds, so stores added or removed meanwhile are
-//! picked up.
+//! Keeps folder stores and the brain fresh: file-system events (`notify`), debounced per
+//! store, become an incremental re-index on the writer. An event counts only when its path
+//! is one the store's walk would index (or a folder it would enter): each store has a
+//! `PathFilter`, rebuilt when an ignore file (`.gitignore`, `.ignore`, `.git/info/exclude`)
+//! changes. The data dir's own files are ignored, though a brain rooted inside it is
+//! watched; lore's own brain writes, already indexed, cost one re-index that finds nothing
+//! new. The list of stores is re-read every few seconds, so stores added or removed
+//! meanwhile are picked up.
 
 use crate::writer::{Cmd, WriterHandle};
 use lore_core::StoreKind;
-use lore_engine::Engine;
+use lore_engine::{Engine, PathFilter, StoreRecord};
+use notify::event::{CreateKind, RemoveKind};
 use notify::{EventKind, RecursiveMode, Watcher as _};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -32,8 +37,9 @@ pub(crate) struct Watcher {
 }
 
 impl Watcher {
-    /// Watches the folder stores named in `only` (all when empty). Each store is re-indexed
-    /// once when first watched, to catch up with changes made while nobody watched.
+    /// Watches the folder and brain stores named in `only` (all when empty). Each store is
+    /// re-indexed once when first watched, to catch up with changes made while nobody
+    /// watched.
     pub fn spawn(
         engine: Engine,
         writer: WriterHandle,
@@ -83,10 +89,73 @@ struct Loop {
     only: Vec<String>,
     data: PathBuf,
     fs: notify::RecommendedWatcher,
-    /// Store name → watched root.
-    watched: HashMap<String, PathBuf>,
-    /// Store name → (first, last) event not yet handed to the writer.
-    pending: HashMap<String, (Instant, Instant)>,
+    watched: HashMap<String, Watched>,
+    /// Store name → events not yet handed to the writer.
+    pending: HashMap<String, Pending>,
+}
+
+struct Watched {
+    store: StoreRecord,
+    filter: PathFilter,
+}
+
+struct Pending {
+    first: Instant,
+    last: Instant,
+    /// The first path that counted (for the log).
+    why: PathBuf,
+}
+
+impl Watched {
+    /// Whether an event of `kind` on `rel` may change what the store indexes. A changed
+    /// ignore file (in a folder the walk enters) rebuilds the filter and counts.
+    fn matters(&mut self, engine: &Engine, rel: &Path, kind: &EventKind) -> bool {
+        if let Some(dir) = ignore_file_dir(rel) {
+            if !self.filter.enters(dir) {
+                return false;
+            }
+            match engine.path_filter(&self.store) {
+                Ok(f) => self.filter = f,
+                Err(e) => tracing::warn!("watcher: {}: {e}", self.store.name),
+            }
+            return true;
+        }
+        let is_dir = match kind {
+            EventKind::Create(CreateKind::Folder) | EventKind::Remove(RemoveKind::Folder) => {
+                Some(true)
+            }
+            EventKind::Remove(RemoveKind::File) => Some(false),
+            _ => std::fs::symlink_metadata(self.store.root.join(rel))
+                .ok()
+                .map(|m| m.is_dir()),
+        };
+        match is_dir {
+            Some(true) => self.filter.enters(rel),
+            Some(false) => self.filter.keeps_file(rel),
+            // Gone, and not known to be a file: it counts if it could have been either.
+            None => self.filter.keeps_file(rel) || self.filter.enters(rel),
+        }
+    }
+}
+
+/// The folder whose ignore rules `rel` holds, when it is an ignore file.
+fn ignore_file_dir(rel: &Path) -> Option<&Path> {
+    let name = rel.file_name()?;
+    if name == ".gitignore" || name == ".ignore" {
+        return rel.parent();
+    }
+    let dir = rel.parent()?.parent()?.parent()?;
+    rel.strip_prefix(dir)
+        .is_ok_and(|p| p == Path::new(".git/info/exclude"))
+        .then_some(dir)
+}
+
+/// What the writer runs to bring a store up to date.
+fn reindex(store: &StoreRecord) -> Cmd {
+    match store.kind {
+        StoreKind::Brain => Cmd::SyncBrain,
+        _ => Cmd::Reindex(store.name.clone()),
+    }
 }
 
 impl Loop {
@@ -104,13 +173,16 @@ impl Loop {
             let due: Vec<String> = self
                 .pending
                 .iter()
-                .filter(|(_, (first, last))| now - *last >= DEBOUNCE || now - *first >= MAX_DELAY)
+                .filter(|(_, p)| now - p.last >= DEBOUNCE || now - p.first >= MAX_DELAY)
                 .map(|(name, _)| name.clone())
                 .collect();
             for name in due {
-                self.pending.remove(&name);
-                tracing::debug!("{name} changed on disk; re-indexing");
-                if !self.writer.send(Cmd::Reindex(name)) {
+                let (Some(p), Some(w)) = (self.pending.remove(&name), self.watched.get(&name))
+                else {
+                    continue;
+                };
+                tracing::debug!("{name} changed on disk ({}); re-indexing", p.why.display());
+                if !self.writer.send(reindex(&w.store)) {
                     return;
                 }
             }
@@ -127,26 +199,31 @@ impl Loop {
             return;
         }
         for path in &event.paths {
-            if path.starts_with(&self.data) {
-                continue;
-            }
-            for (name, root) in &self.watched {
-                let Ok(rel) = path.strip_prefix(root) else {
+            for (name, w) in &mut self.watched {
+                let Ok(rel) = path.strip_prefix(&w.store.root) else {
                     continue;
                 };
-                if is_hidden(rel) {
+                // lore's own files, unless the store lives in the data dir (the brain).
+                if path.starts_with(&self.data) && !w.store.root.starts_with(&self.data) {
+                    continue;
+                }
+                if !w.matters(&self.engine, rel, &event.kind) {
                     continue;
                 }
                 let now = Instant::now();
                 self.pending
                     .entry(name.clone())
-                    .and_modify(|(_, last)| *last = now)
-                    .or_insert((now, now));
+                    .and_modify(|p| p.last = now)
+                    .or_insert_with(|| Pending {
+                        first: now,
+                        last: now,
+                        why: rel.to_path_buf(),
+                    });
             }
         }
     }
 
-    /// Watches new folder stores and forgets removed ones.
+    /// Watches new folder and brain stores and forgets removed ones.
     fn refresh(&mut self) {
         let stores = match self.engine.stores() {
             Ok(s) => s,
@@ -155,57 +232,125 @@ impl Loop {
                 return;
             }
         };
-        let wanted: HashMap<String, PathBuf> = stores
+        let wanted: HashMap<String, StoreRecord> = stores
             .into_iter()
             .map(|s| s.store)
-            .filter(|s| s.kind == StoreKind::Folder)
+            .filter(|s| matches!(s.kind, StoreKind::Folder | StoreKind::Brain))
             .filter(|s| self.only.is_empty() || self.only.contains(&s.name))
-            .map(|s| (s.name, s.root))
+            .map(|s| (s.name.clone(), s))
             .collect();
         let gone: Vec<String> = self
             .watched
             .iter()
-            .filter(|(name, root)| wanted.get(*name) != Some(root))
+            .filter(|(name, w)| wanted.get(*name).is_none_or(|s| s.root != w.store.root))
             .map(|(name, _)| name.clone())
             .collect();
         for name in gone {
-            if let Some(root) = self.watched.remove(&name) {
-                let _ = self.fs.unwatch(&root);
+            if let Some(w) = self.watched.remove(&name) {
+                let _ = self.fs.unwatch(&w.store.root);
                 self.pending.remove(&name);
             }
         }
-        for (name, root) in wanted {
+        for (name, store) in wanted {
             if self.watched.contains_key(&name) {
                 continue;
             }
-            match self.fs.watch(&root, RecursiveMode::Recursive) {
-                Ok(()) => tracing::info!("watching {name} ({})", root.display()),
+            let root = store.root.display();
+            let filter = match self.engine.path_filter(&store) {
+                Ok(f) => f,
                 Err(e) => {
-                    tracing::warn!("cannot watch {name} ({}): {e}", root.display());
+                    tracing::warn!("cannot watch {name} ({root}): {e}");
+                    continue;
+                }
+            };
+            match self.fs.watch(&store.root, RecursiveMode::Recursive) {
+                Ok(()) => tracing::info!("watching {name} ({root})"),
+                Err(e) => {
+                    tracing::warn!("cannot watch {name} ({root}): {e}");
                     continue;
                 }
             }
-            self.writer.send(Cmd::Reindex(name.clone()));
-            self.watched.insert(name, root);
+            self.writer.send(reindex(&store));
+            self.watched.insert(name, Watched { store, filter });
         }
     }
-}
-
-/// Hidden files and folders are never indexed (the walker skips them), so their events
-/// are noise — `.git/` above all.
-fn is_hidden(rel: &Path) -> bool {
-    rel.components()
-        .any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use notify::event::{ModifyKind, RenameMode};
 
     #[test]
-    fn hidden_paths() {
-        assert!(is_hidden(Path::new(".git/index")));
-        assert!(is_hidden(Path::new("src/.cache/x")));
-        assert!(!is_hidden(Path::new("src/lib.rs")));
+    fn events_count_where_the_walk_looks() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("proj");
+        for (rel, text) in [
+            (".gitignore", "target/\n"),
+            ("src/a.rs", "fn a() {}"),
+            ("target/x.rs", "fn x() {}"),
+        ] {
+            std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.join(rel), text).unwrap();
+        }
+        let engine = Engine::open(lore_core::DataDir::new(dir.path().join("data"))).unwrap();
+        let store = StoreRecord {
+            id: 1,
+            name: "proj".into(),
+            kind: StoreKind::Folder,
+            source: root.display().to_string(),
+            root: root.clone(),
+            branch: None,
+            includes: Vec::new(),
+            excludes: Vec::new(),
+            description: None,
+            max_file_bytes: 1 << 20,
+            created_at: 0,
+            indexed_at: None,
+            generation: 0,
+        };
+        let mut w = Watched {
+            filter: engine.path_filter(&store).unwrap(),
+            store,
+        };
+        let mut counts = |rel: &str, kind: EventKind| w.matters(&engine, Path::new(rel), &kind);
+        let modify = || EventKind::Modify(ModifyKind::Any);
+        assert!(counts("src/a.rs", modify()));
+        assert!(!counts("target/x.rs", modify()));
+        assert!(!counts("target", EventKind::Create(CreateKind::Folder)));
+        assert!(!counts(".git/index", modify()));
+        // Gone: by its path, whether known to be a file or not.
+        assert!(counts("src/gone.rs", EventKind::Remove(RemoveKind::File)));
+        let renamed = || EventKind::Modify(ModifyKind::Name(RenameMode::From));
+        assert!(counts("src/old", renamed()));
+        assert!(!counts("target/old", renamed()));
+        // Ignore files count where the walk reads them, and take effect at once.
+        assert!(!counts("target/sub/.gitignore", modify()));
+        std::fs::write(root.join(".gitignore"), "*.log\n").unwrap();
+        assert!(counts(".gitignore", modify()));
+        assert!(counts("target/x.rs", modify()));
+        assert!(!counts("src/debug.log", modify()));
+    }
+
+    #[test]
+    fn ignore_files_and_their_folders() {
+        assert_eq!(
+            ignore_file_dir(Path::new(".gitignore")),
+            Some(Path::new(""))
+        );
+        assert_eq!(
+            ignore_file_dir(Path::new("web/.ignore")),
+            Some(Path::new("web"))
+        );
+        assert_eq!(
+            ignore_file_dir(Path::new("sub/.git/info/exclude")),
+            Some(Path::new("sub"))
+        );
+        assert_eq!(
+            ignore_file_dir(Path::new(".git/info/exclude")),
+            Some(Path::new(""))
+        );
+        assert_eq!(ignore_file_dir(Path::new("src/lib.rs")), None);
+        assert_eq!(ignore_file_dir(Path::new("info/exclude")), None);
     }
 }

@@ -2,6 +2,7 @@
 //! process in order — jobs (add, index, sync), the watcher's re-indexes, store removal.
 //! Serving or watching, its engine holds the data dir's writer lock for the thread's life.
 
+use lore_engine::brain::BRAIN_STORE;
 use lore_engine::{Engine, EngineError, NoProgress, StoreRecord};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -15,6 +16,8 @@ pub(crate) enum Cmd {
     Job(String),
     /// Re-index a store incrementally (files changed on disk).
     Reindex(String),
+    /// Re-index the brain (notes edited on disk): `Engine::brain_sync`, which needs no model.
+    SyncBrain,
     Remove(String, oneshot::Sender<Result<StoreRecord, EngineError>>),
     /// Any other write (the brain's): runs with the writer's engine, in queue order.
     Run(Box<dyn FnOnce(&mut Engine) + Send>),
@@ -107,7 +110,7 @@ fn run(
             Cmd::Job(id) if stopping.load(Ordering::Relaxed) => {
                 let _ = engine.cancel_job(&id);
             }
-            Cmd::Reindex(_) if stopping.load(Ordering::Relaxed) => {}
+            Cmd::Reindex(_) | Cmd::SyncBrain if stopping.load(Ordering::Relaxed) => {}
             Cmd::Job(id) => {
                 if let Ok(mut c) = current.lock() {
                     *c = Some(id.clone());
@@ -129,27 +132,31 @@ fn run(
                 match engine.index(std::slice::from_ref(&name), false, &NoProgress) {
                     Ok(reports) => {
                         for r in reports {
-                            if r.added + r.changed + r.deleted > 0 {
-                                tracing::info!(
-                                    "re-indexed {}: {} added, {} changed, {} deleted in {} ms",
-                                    r.store,
-                                    r.added,
-                                    r.changed,
-                                    r.deleted,
-                                    r.elapsed_ms
-                                );
-                            }
+                            log_reindexed(&r.store, [r.added, r.changed, r.deleted], r.elapsed_ms);
                         }
                     }
                     Err(e) if e.kind() == lore_engine::ExitKind::NotFound => {}
                     Err(e) => tracing::warn!("re-indexing {name} failed: {e}"),
                 }
             }
+            Cmd::SyncBrain => match engine.brain_sync() {
+                Ok(r) => log_reindexed(BRAIN_STORE, [r.added, r.changed, r.deleted], r.elapsed_ms),
+                Err(e) => tracing::warn!("re-indexing the brain failed: {e}"),
+            },
             Cmd::Remove(name, reply) => {
                 let _ = reply.send(engine.remove_store(&name));
             }
             Cmd::Run(write) => write(engine),
             Cmd::Stop => break,
         }
+    }
+}
+
+fn log_reindexed(store: &str, [added, changed, deleted]: [usize; 3], elapsed_ms: u64) {
+    if added + changed + deleted > 0 {
+        tracing::info!(
+            "re-indexed {store}: {added} added, {changed} changed, {deleted} deleted in \
+             {elapsed_ms} ms"
+        );
     }
 }

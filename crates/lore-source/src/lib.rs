@@ -1,9 +1,12 @@
-//! Where lore's files come from. Walks folders (gitignore-aware, size-capped, binary-free)
-//! and keeps shallow git clones. Knows nothing of chunks or indexes.
+//! Where lore's files come from. Walks folders (gitignore-aware, size-capped, binary-free),
+//! judges single paths as a walk would (`PathFilter`, for watchers) and keeps shallow git
+//! clones. Knows nothing of chunks or indexes.
 
+mod filter;
 pub mod git;
 mod walk;
 
+pub use filter::PathFilter;
 pub use walk::{
     SkipReason, SourceFile, Walk, WalkOptions, mtime_ns, read_text, validate_globs, walk,
 };

@@ -1,5 +1,5 @@
 use crate::SourceError;
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use crate::filter::{PathFilter, glob_set, slash_path};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -56,28 +56,6 @@ pub struct Walk {
     pub skipped: Vec<(String, SkipReason)>,
 }
 
-fn glob_set(globs: &[String]) -> Result<Option<GlobSet>, SourceError> {
-    if globs.is_empty() {
-        return Ok(None);
-    }
-    let mut b = GlobSetBuilder::new();
-    for g in globs {
-        let glob =
-            Glob::new(g).map_err(|e| SourceError::BadGlob(g.clone(), e.kind().to_string()))?;
-        b.add(glob);
-        // `src/**` style globs should also match when given as a bare folder name.
-        if !g.contains('*') && !g.contains('?') && !g.contains('[') {
-            let deep = format!("{}/**", g.trim_end_matches('/'));
-            if let Ok(glob) = Glob::new(&deep) {
-                b.add(glob);
-            }
-        }
-    }
-    b.build()
-        .map(Some)
-        .map_err(|e| SourceError::BadGlob(globs.join(","), e.to_string()))
-}
-
 /// Checks globs without walking (so bad input fails before anything is written).
 pub fn validate_globs(opts: &WalkOptions) -> Result<(), SourceError> {
     glob_set(&opts.includes)?;
@@ -93,67 +71,65 @@ pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
         .unwrap_or(0)
 }
 
-/// Lists the files under `root` that a store indexes, sorted by path. Honours .gitignore,
-/// .ignore and hidden files; skips files over the size cap (stat only: nothing is read).
+/// Lists the files under `root` that a store indexes, sorted by path: those `PathFilter`
+/// keeps (ignore files, hidden names, globs) within the size cap (stat only: nothing is
+/// read). Symbolic links are not followed.
 pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walk, SourceError> {
     if !root.is_dir() {
         return Err(SourceError::NotAFolder(root.display().to_string()));
     }
-    let includes = glob_set(&opts.includes)?;
-    let excludes = glob_set(&opts.excludes)?;
+    let mut filter = PathFilter::new(root, opts)?;
     let mut out = Walk::default();
-    let walker = ignore::WalkBuilder::new(root)
-        .hidden(true)
-        .git_ignore(true)
-        .git_exclude(true)
-        .git_global(false)
-        .require_git(false)
-        .follow_links(false)
-        .build();
-    for entry in walker {
-        let entry = match entry {
+    let unreadable =
+        |rel: &Path, e: std::io::Error| (slash_path(rel), SkipReason::Unreadable(e.to_string()));
+    let mut dirs = vec![PathBuf::new()];
+    while let Some(dir) = dirs.pop() {
+        let entries = match std::fs::read_dir(root.join(&dir)) {
             Ok(e) => e,
             Err(e) => {
-                out.skipped
-                    .push((String::new(), SkipReason::Unreadable(e.to_string())));
+                out.skipped.push(unreadable(&dir, e));
                 continue;
             }
         };
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let abs = entry.path().to_path_buf();
-        let Ok(rel_path) = abs.strip_prefix(root) else {
-            continue;
-        };
-        let rel = rel_path
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/");
-        if includes.as_ref().is_some_and(|g| !g.is_match(&rel))
-            || excludes.as_ref().is_some_and(|g| g.is_match(&rel))
-        {
-            continue;
-        }
-        let meta = match entry.metadata() {
-            Ok(m) => m,
-            Err(e) => {
-                out.skipped
-                    .push((rel, SkipReason::Unreadable(e.to_string())));
+        let chain = filter.chain(&dir);
+        for entry in entries {
+            let (entry, kind) = match entry.and_then(|e| e.file_type().map(|t| (e, t))) {
+                Ok(e) => e,
+                Err(e) => {
+                    out.skipped.push(unreadable(&dir, e));
+                    continue;
+                }
+            };
+            let rel = dir.join(entry.file_name());
+            if kind.is_dir() {
+                if filter.judge(&chain, &rel, true) {
+                    dirs.push(rel);
+                }
                 continue;
             }
-        };
-        if meta.len() > opts.max_file_bytes {
-            out.skipped.push((rel, SkipReason::TooLarge(meta.len())));
-            continue;
+            if !kind.is_file() || !filter.judge(&chain, &rel, false) || !filter.globs_keep(&rel) {
+                continue;
+            }
+            let meta = match entry.metadata() {
+                Ok(m) => m,
+                Err(e) => {
+                    out.skipped.push(unreadable(&rel, e));
+                    continue;
+                }
+            };
+            let rel_str = slash_path(&rel);
+            if meta.len() > opts.max_file_bytes {
+                out.skipped
+                    .push((rel_str, SkipReason::TooLarge(meta.len())));
+                continue;
+            }
+            out.files.push(SourceFile {
+                rel: rel_str,
+                abs: root.join(&rel),
+                size: meta.len(),
+                mtime_ns: mtime_ns(&meta),
+            });
         }
-        out.files.push(SourceFile {
-            rel,
-            abs,
-            size: meta.len(),
-            mtime_ns: mtime_ns(&meta),
-        });
     }
     out.files.sort_by(|a, b| a.rel.cmp(&b.rel));
     Ok(out)

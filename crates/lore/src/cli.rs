@@ -78,11 +78,11 @@ pub enum Command {
     Bench(lore_eval::bench::BenchArgs),
     /// Speak MCP on stdin/stdout (for Claude Code, Cursor and other agents).
     Mcp,
-    /// Serve REST (/api) and MCP (/mcp) on one port, keeping folder stores fresh.
+    /// Serve REST (/api) and MCP (/mcp) on one port, keeping folder stores and the brain fresh.
     Serve(crate::serve::ServeArgs),
-    /// Keep folder stores fresh without a server: re-index files as they change.
+    /// Keep folder stores and the brain fresh without a server: re-index files as they change.
     Watch {
-        /// Folder stores to watch (default: all).
+        /// Folder stores (or `brain`) to watch (default: all of them).
         stores: Vec<String>,
     },
     /// Background jobs (add, index, sync) started through MCP or REST.

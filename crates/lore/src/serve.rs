@@ -16,7 +16,7 @@ pub struct ServeArgs {
     /// command lines are visible to other users).
     #[arg(long, env = "LORE_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
-    /// Do not watch folder stores for changes.
+    /// Do not watch folder stores and the brain for changes.
     #[arg(long)]
     pub no_watch: bool,
 }

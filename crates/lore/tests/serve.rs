@@ -1,6 +1,7 @@
 //! End-to-end tests of lore serving agents and tools: real MCP clients (the official Python
 //! SDK over stdio and streamable HTTP, and the Inspector CLI when present), REST through a
-//! real HTTP client, jobs, the single writer, and freshness under a watcher.
+//! real HTTP client, jobs, the single writer, and freshness under a watcher (folder stores
+//! and the brain; ignored paths schedule nothing).
 //!
 //! Tests that index need the embedding model (`LORE_MODEL_DIR`); MCP client tests need the
 //! Python `mcp` package. Without them they skip locally and fail under CI.
@@ -52,11 +53,11 @@ impl Server {
         let mut all = vec!["serve"];
         all.extend_from_slice(args);
         let mut cmd = lore.command(&all);
+        cmd.env("LORE_LOG", "info");
         for (k, v) in env {
             cmd.env(k, v);
         }
         let child = cmd
-            .env("LORE_LOG", "info")
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&log).expect("log file"))
             .spawn()
@@ -696,9 +697,23 @@ fn edits_under_a_watched_store_are_found_within_seconds() {
         return;
     };
 
-    // Under `lore serve`.
-    let server = Server::start(&lore, &["--addr", "127.0.0.1:0"]);
+    // Under `lore serve`. A build writing under the gitignored target/ schedules nothing.
+    write(&root, ".gitignore", "target/\n");
+    std::fs::create_dir_all(root.join("target/debug")).unwrap();
+    let server = Server::start_with(
+        &lore,
+        &["--addr", "127.0.0.1:0"],
+        &[("LORE_LOG", WATCH_LOG)],
+    );
     std::thread::sleep(Duration::from_millis(500));
+    for i in 0..200 {
+        write(
+            &root,
+            &format!("target/debug/out{i}.rs"),
+            "pub fn built() {}\n",
+        );
+    }
+    std::thread::sleep(SETTLE);
     let path = root.join("src/edit.rs");
     let mut text = std::fs::read_to_string(&path).unwrap();
     text.push_str("\n/// Counts quokkas in the marsupial census.\npub fn quokka_census() -> u32 {\n    42\n}\n");
@@ -711,6 +726,7 @@ fn edits_under_a_watched_store_are_found_within_seconds() {
         resp["results"][0]["symbol"] == "quokka_census"
     });
     eprintln!("serve: an edit was searchable after {took:?}");
+    assert_eq!(watched_changes(&server, "proj"), 1, "{}", server.log());
     let (_, resp) = post(
         &server.api("/api/search"),
         &json!({"query": "quokka", "mode": "fts"}),
@@ -752,4 +768,118 @@ fn edits_under_a_watched_store_are_found_within_seconds() {
     let err = lore.fails(&["index"], 1);
     assert!(err.contains("lore watch (pid"), "{err}");
     drop(watcher);
+}
+
+/// The server's log with the watcher's debug lines (one per re-index it asks for).
+const WATCH_LOG: &str = "info,lore_server::watch=debug";
+
+/// Long enough for the watcher to have asked for a re-index (debounce 400 ms) had the last
+/// events counted: batches written this far apart cannot be merged into one.
+const SETTLE: Duration = Duration::from_secs(2);
+
+/// How many re-indexes of `store` the watcher asked for because of changes on disk.
+fn watched_changes(server: &Server, store: &str) -> usize {
+    server
+        .log()
+        .matches(&format!("{store} changed on disk"))
+        .count()
+}
+
+#[test]
+fn the_brain_is_watched_and_ignored_paths_schedule_nothing() {
+    let lore = Lore::without_model();
+    lore.json(&[
+        "brain",
+        "write",
+        "# Numbats\n\nNumbats eat termites.",
+        "--filename",
+        "numbat",
+    ]);
+    // The brain lives in the data dir (the default); drafts/ is ignored by a nested
+    // .gitignore, scratch/ is outside the brain's globs (knowledge/ and wiki/ only).
+    let brain = lore.data().join("brain");
+    write(&brain, "knowledge/.gitignore", "drafts/\n");
+    std::fs::create_dir_all(brain.join("knowledge/drafts")).unwrap();
+    std::fs::create_dir_all(brain.join("scratch")).unwrap();
+    let server = Server::start_with(
+        &lore,
+        &["--addr", "127.0.0.1:0"],
+        &[("LORE_LOG", WATCH_LOG)],
+    );
+    eventually("the brain watched", || {
+        server.log().contains("watching brain")
+    });
+    let found = |query: &str, path: &str| {
+        let (_, q) = post(
+            &server.api("/api/brain/query"),
+            &json!({"query": query, "mode": "fts", "limit": 1}),
+        );
+        q["results"][0]["path"] == path
+    };
+
+    // A note edited in an editor is found by its new text.
+    write(
+        &brain,
+        "knowledge/numbat.md",
+        "# Numbats\n\nNumbats are striped marsupials.\n",
+    );
+    eventually("a note edited on disk", || {
+        found("striped marsupials", "knowledge/numbat.md")
+    });
+    let before = watched_changes(&server, "brain");
+    assert!(before >= 1, "{}", server.log());
+
+    // Many files on ignored paths: no re-index; then a new note: one.
+    for i in 0..100 {
+        write(
+            &brain,
+            &format!("knowledge/drafts/d{i}.md"),
+            "# Draft\n\nbandicoot\n",
+        );
+        write(
+            &brain,
+            &format!("scratch/s{i}.md"),
+            "# Scratch\n\nbandicoot\n",
+        );
+    }
+    std::thread::sleep(SETTLE);
+    write(
+        &brain,
+        "knowledge/quokka.md",
+        "# Quokkas\n\nQuokkas smile at tourists.\n",
+    );
+    eventually("a new note", || {
+        found("smile tourists", "knowledge/quokka.md")
+    });
+    assert_eq!(
+        watched_changes(&server, "brain"),
+        before + 1,
+        "{}",
+        server.log()
+    );
+    let (_, q) = post(
+        &server.api("/api/brain/query"),
+        &json!({"query": "bandicoot", "mode": "fts"}),
+    );
+    assert_eq!(q["results"], json!([]), "{q}");
+
+    // lore's own write is indexed at once; the watcher may re-index once more (finding
+    // nothing) but does not feed itself.
+    let (status, w) = post(
+        &server.api("/api/brain/write"),
+        &json!({"content": "Bilbies have big ears.", "filename": "bilby"}),
+    );
+    assert_eq!(status, 200, "{w}");
+    assert!(found("big ears", "knowledge/bilby.md"));
+    std::thread::sleep(SETTLE);
+    let settled = watched_changes(&server, "brain");
+    assert!(settled <= before + 2, "{}", server.log());
+    std::thread::sleep(SETTLE);
+    assert_eq!(
+        watched_changes(&server, "brain"),
+        settled,
+        "{}",
+        server.log()
+    );
+    drop(server);
 }
