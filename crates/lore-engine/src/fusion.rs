@@ -8,20 +8,35 @@
 //! Why this default and these numbers: ARCHITECTURE.md, "Fusion".
 
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Fusion {
-    /// `alpha * cosine + (1 - alpha) * bm25 / bm25_max`.
-    Convex { alpha: f32 },
+    /// `alpha * cosine + (1 - alpha) * bm25 / bm25_max`. `alpha` runs from `prose` to
+    /// `code` with the share of code among the query's top candidates: BM25 is a strong
+    /// signal on prose and a weak one on code asked about in words.
+    Convex { code: f32, prose: f32 },
     /// `w_bm25 / (k + rank_bm25) + w_vec / (k + rank_vec)`, scaled so 1.0 = first in both.
     Rrf { k: f32, w_bm25: f32, w_vec: f32 },
 }
 
 impl Default for Fusion {
     fn default() -> Self {
-        Fusion::Convex { alpha: 0.7 }
+        Fusion::Convex {
+            code: 0.7,
+            prose: 0.5,
+        }
+    }
+}
+
+impl Fusion {
+    /// One weight for every chunk (single-signal ranking, sweeps).
+    pub fn convex(alpha: f32) -> Fusion {
+        Fusion::Convex {
+            code: alpha,
+            prose: alpha,
+        }
     }
 }
 
@@ -47,6 +62,29 @@ pub struct Candidates {
     pub vector: Vec<(i64, f32)>,
     /// Cosine of BM25-only candidates, filled in from the vector store when available.
     pub extra_cosine: HashMap<i64, f32>,
+    /// Candidates that are prose (markdown, plain text) rather than code.
+    pub prose: HashSet<i64>,
+}
+
+/// How many of each signal's best candidates decide whether a query is answered by code or
+/// by prose.
+const SHARE_DEPTH: usize = 10;
+
+impl Candidates {
+    /// The share of code among both signals' top candidates (1.0 when there are none).
+    fn code_share(&self) -> f32 {
+        let top: HashSet<i64> = self
+            .bm25
+            .iter()
+            .take(SHARE_DEPTH)
+            .chain(self.vector.iter().take(SHARE_DEPTH))
+            .map(|h| h.0)
+            .collect();
+        if top.is_empty() {
+            return 1.0;
+        }
+        top.iter().filter(|id| !self.prose.contains(id)).count() as f32 / top.len() as f32
+    }
 }
 
 /// Fuses the candidates; returns (id, score, signals), best first.
@@ -62,11 +100,17 @@ pub fn fuse(c: &Candidates, fusion: Fusion) -> Vec<(i64, f32, Signals)> {
         s.vector_rank = Some(rank as u32 + 1);
         s.vector_score = Some(score);
     }
+    // One weight per query, not per chunk: cosines run higher than normalised BM25, so
+    // weighting chunks differently would rank one kind of content above the other.
+    let alpha = match fusion {
+        Fusion::Convex { code, prose } => prose + (code - prose) * c.code_share(),
+        Fusion::Rrf { .. } => 0.0,
+    };
     let mut out: Vec<(i64, f32, Signals)> = signals
         .into_iter()
         .map(|(id, s)| {
             let score = match fusion {
-                Fusion::Convex { alpha } => {
+                Fusion::Convex { .. } => {
                     let cos = s
                         .vector_score
                         .or_else(|| c.extra_cosine.get(&id).copied())
@@ -102,12 +146,13 @@ mod tests {
             bm25_max: 20.0,
             vector: vec![(2, 0.9), (3, 0.5)],
             extra_cosine: HashMap::from([(1, 0.2)]),
+            prose: HashSet::new(),
         }
     }
 
     #[test]
     fn convex_uses_absolute_scores() {
-        let out = fuse(&cands(), Fusion::Convex { alpha: 0.5 });
+        let out = fuse(&cands(), Fusion::convex(0.5));
         let ids: Vec<i64> = out.iter().map(|o| o.0).collect();
         assert_eq!(ids, [2, 1, 3]);
         // 2: 0.5*0.9 + 0.5*0.25
@@ -116,6 +161,43 @@ mod tests {
         assert!((out[1].1 - (0.1 + 0.25)).abs() < 1e-6);
         assert_eq!(out[0].2.bm25_rank, Some(2));
         assert_eq!(out[0].2.vector_rank, Some(1));
+    }
+
+    #[test]
+    fn prose_answers_lean_on_bm25() {
+        let code = fuse(
+            &cands(),
+            Fusion::Convex {
+                code: 0.9,
+                prose: 0.5,
+            },
+        );
+        let prose = fuse(
+            &Candidates {
+                prose: HashSet::from([1, 2, 3]),
+                ..cands()
+            },
+            Fusion::Convex {
+                code: 0.9,
+                prose: 0.5,
+            },
+        );
+        // All code: alpha 0.9; all prose: alpha 0.5 (2 = 0.5*0.9 + 0.5*0.25).
+        assert!((code[0].1 - (0.81 + 0.025)).abs() < 1e-6);
+        assert!((prose[0].1 - 0.575).abs() < 1e-6);
+        // Half prose: halfway.
+        let half = fuse(
+            &Candidates {
+                prose: HashSet::from([3]),
+                ..cands()
+            },
+            Fusion::Convex {
+                code: 0.9,
+                prose: 0.5,
+            },
+        );
+        let alpha = 0.5 + 0.4 * (2.0 / 3.0);
+        assert!((half[0].1 - (alpha * 0.9 + (1.0 - alpha) * 0.25)).abs() < 1e-6);
     }
 
     #[test]

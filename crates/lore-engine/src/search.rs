@@ -310,6 +310,10 @@ impl Engine {
         c.bm25.truncate(n);
         c.vector.sort_by(desc);
         c.vector.truncate(n);
+        if mode == Mode::Hybrid {
+            let ids: Vec<i64> = c.bm25.iter().chain(&c.vector).map(|h| h.0).collect();
+            c.prose = self.catalog.prose_ids(&ids)?;
+        }
         Ok(Retrieved {
             candidates: c,
             owner,
@@ -327,14 +331,14 @@ impl Engine {
                     bm25_max: c.bm25_max,
                     ..Default::default()
                 },
-                Fusion::Convex { alpha: 0.0 },
+                Fusion::convex(0.0),
             ),
             Mode::Vector => fuse(
                 &Candidates {
                     vector: c.vector.clone(),
                     ..Default::default()
                 },
-                Fusion::Convex { alpha: 1.0 },
+                Fusion::convex(1.0),
             ),
         }
     }

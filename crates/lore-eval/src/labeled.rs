@@ -244,7 +244,7 @@ fn docs_ranked(
 fn sweep_grid() -> Vec<Fusion> {
     let mut grid = Vec::new();
     for a in [0.3, 0.4, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9] {
-        grid.push(Fusion::Convex { alpha: a });
+        grid.push(Fusion::convex(a));
     }
     for k in [10.0, 30.0, 60.0] {
         for w in [1.0, 1.5, 2.0, 3.0, 4.0] {

@@ -4,7 +4,7 @@
 use crate::IndexError;
 use lore_core::{Chunk, ChunkKind, Language, StoreKind};
 use rusqlite::{Connection, OptionalExtension, Row, params};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 const SCHEMA: &str = "
@@ -398,6 +398,23 @@ impl Catalog {
         for row in rows {
             let f = row.map_err(self.err())?;
             out.insert(f.path.clone(), f);
+        }
+        Ok(out)
+    }
+
+    /// Which of `ids` are prose (markdown or plain-text chunks) rather than code.
+    pub fn prose_ids(&self, ids: &[i64]) -> Result<HashSet<i64>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT 1 FROM chunks WHERE id = ?1 AND language IN ('markdown', 'text')",
+            )
+            .map_err(self.err())?;
+        let mut out = HashSet::new();
+        for &id in ids {
+            if stmt.exists([id]).map_err(self.err())? {
+                out.insert(id);
+            }
         }
         Ok(out)
     }
