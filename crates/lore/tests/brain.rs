@@ -9,15 +9,18 @@
 
 mod common;
 
-use common::{Lore, Spawned, one_error_line, run_command, write};
+use common::serve::{Server, agent, mcp_client, post_with, python_mcp_or_skip};
+use common::{Lore, files_under, one_error_line, run_command, write};
 use lore_llm::fake_server::{FakeLlm, Reply};
 use serde_json::{Value, json};
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-const BRAIN_CLIENT_PY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/brain_client.py");
+/// A one-page PDF showing "Quolls are carnivorous marsupials." (Helvetica), made by the
+/// `tiny_pdf` helper of lore-brain's extract tests.
+const QUOLLS_PDF: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/quolls.pdf");
 
 /// A fake LLM: a document holding `GARBAGE-DOC` gets prose instead of JSON every time;
 /// any other gets one concept page, "Quoll facts", quoting the document's text.
@@ -42,26 +45,21 @@ fn fake_llm() -> FakeLlm {
     .expect("fake LLM")
 }
 
-/// Every file under `dir`, relative and sorted (none when it does not exist).
-fn files_under(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() && !p.is_symlink() {
-                stack.push(p);
-            } else {
-                out.push(p.strip_prefix(dir).unwrap().display().to_string());
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 fn brain_dir(lore: &Lore) -> PathBuf {
     lore.data().join("brain")
+}
+
+/// `lore --json --brain-dir BRAIN brain query QUERY --mode fts`.
+fn query_brain_at(lore: &Lore, brain: &str, query: &str) -> Value {
+    lore.json(&[
+        "--brain-dir",
+        brain,
+        "brain",
+        "query",
+        query,
+        "--mode",
+        "fts",
+    ])
 }
 
 /// Runs `lore` with `stdin` piped in.
@@ -83,39 +81,6 @@ fn run_with_stdin(lore: &Lore, args: &[&str], stdin: &str) -> common::Out {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
-}
-
-/// A one-page PDF showing `lines` (Helvetica), with a correct cross-reference table.
-fn tiny_pdf(lines: &[&str]) -> Vec<u8> {
-    let shown: Vec<String> = lines.iter().map(|l| format!("({l}) Tj T*")).collect();
-    let content = format!("BT /F1 12 Tf 72 720 Td 14 TL {} ET", shown.join(" "));
-    let objects = [
-        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
-        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>".to_string(),
-        format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len()),
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
-            .to_string(),
-    ];
-    let mut out = b"%PDF-1.4\n".to_vec();
-    let mut offsets = Vec::new();
-    for (i, o) in objects.iter().enumerate() {
-        offsets.push(out.len());
-        out.extend(format!("{} 0 obj\n{o}\nendobj\n", i + 1).bytes());
-    }
-    let xref = out.len();
-    out.extend(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).bytes());
-    for o in offsets {
-        out.extend(format!("{o:010} 00000 n \n").bytes());
-    }
-    out.extend(
-        format!(
-            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
-            objects.len() + 1
-        )
-        .bytes(),
-    );
-    out
 }
 
 #[test]
@@ -234,15 +199,7 @@ fn cli_write_and_query_keep_notes_inside_knowledge() {
         "numbat",
     ]);
     assert!(elsewhere.join("knowledge/numbat.md").is_file());
-    let q = lore.json(&[
-        "--brain-dir",
-        dir,
-        "brain",
-        "query",
-        "termites",
-        "--mode",
-        "fts",
-    ]);
+    let q = query_brain_at(&lore, dir, "termites");
     assert_eq!(q["results"][0]["path"], "knowledge/numbat.md", "{q}");
     let from_env = lore.path("from-env");
     let mut cmd = lore.command(&["brain", "write", "Dingoes howl.", "--filename", "dingo"]);
@@ -250,15 +207,7 @@ fn cli_write_and_query_keep_notes_inside_knowledge() {
     let out = run_command(&mut cmd, Duration::from_secs(120));
     assert_eq!(out.code, 0, "{out:?}");
     assert!(from_env.join("knowledge/dingo.md").is_file());
-    let q = lore.json(&[
-        "--brain-dir",
-        from_env.to_str().unwrap(),
-        "brain",
-        "query",
-        "howl",
-        "--mode",
-        "fts",
-    ]);
+    let q = query_brain_at(&lore, from_env.to_str().unwrap(), "howl");
     assert_eq!(q["results"][0]["path"], "knowledge/dingo.md", "{q}");
 }
 
@@ -361,9 +310,7 @@ fn cli_ingest_needs_one_input_and_an_llm_and_writes_nothing_on_garbage() {
             .contains("`source` is required")
     );
     // No LLM configured: a clear error.
-    let mut cmd = lore.command(&["brain", "ingest", d]);
-    cmd.env_remove("LORE_LLM_URL").env_remove("LORE_LLM_MODEL");
-    let out = run_command(&mut cmd, Duration::from_secs(60));
+    let out = lore.run(&["brain", "ingest", d]);
     assert_eq!(out.code, 1, "{out:?}");
     let err = one_error_line(&out.stderr, &["brain", "ingest"]);
     assert!(
@@ -438,11 +385,7 @@ fn cli_ingest_needs_one_input_and_an_llm_and_writes_nothing_on_garbage() {
             && !prompt.contains("color"),
         "{prompt}"
     );
-    std::fs::write(
-        lore.path("quolls.pdf"),
-        tiny_pdf(&["Quolls are carnivorous marsupials."]),
-    )
-    .unwrap();
+    std::fs::copy(QUOLLS_PDF, lore.path("quolls.pdf")).unwrap();
     let out = ingest(&["--json", "brain", "ingest", "quolls.pdf"]);
     assert_eq!(out.code, 0, "{out:?}");
     let done: Value = serde_json::from_str(&out.stdout).unwrap();
@@ -561,81 +504,27 @@ fn cli_session_log_validates_ids_and_concurrent_processes_keep_lines_whole() {
     assert!(lore.json(&["store", "list"]).as_array().unwrap().is_empty());
 }
 
-/// A running `lore serve` (no watcher) and its base URL.
-struct Server {
-    _child: Spawned,
-    url: String,
-}
-
-fn serve(lore: &Lore, env: &[(&str, &str)]) -> Server {
-    let mut cmd = lore.command(&["serve", "--addr", "127.0.0.1:0", "--no-watch"]);
-    cmd.env_remove("LORE_LLM_URL")
-        .env_remove("LORE_LLM_MODEL")
-        .env_remove("LORE_LLM_API_KEY");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let child = Spawned(
-        cmd.stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn lore serve"),
-    );
-    let pid = child.0.id() as u64;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Ok(text) = std::fs::read_to_string(lore.data().join("writer.json"))
-            && let Ok(info) = serde_json::from_str::<Value>(&text)
-            && info["pid"].as_u64() == Some(pid)
-        {
-            let url = info["url"].as_str().unwrap().to_string();
-            return Server { _child: child, url };
-        }
-        assert!(Instant::now() < deadline, "lore serve did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn agent() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(120)))
-        .build()
-        .new_agent()
-}
-
-fn post(agent: &ureq::Agent, url: &str, body: &Value) -> (u16, Value) {
-    let mut resp = agent
-        .post(url)
-        .content_type("application/json")
-        .send(body.to_string())
-        .expect("HTTP request");
-    let status = resp.status().as_u16();
-    let text = resp.body_mut().read_to_string().unwrap_or_default();
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
-}
-
 #[test]
 fn rest_routes_and_the_single_writer() {
     let lore = Lore::without_model();
     let brain = brain_dir(&lore);
     let llm = fake_llm();
     let llm_url = llm.url();
-    let server = serve(
+    let server = Server::no_watch(
         &lore,
         &[("LORE_LLM_URL", &llm_url), ("LORE_LLM_MODEL", "fake")],
     );
     let a = agent();
-    let api = |p: &str| format!("{}/api/brain/{p}", server.url);
+    let api = |p: &str| server.api(&format!("/api/brain/{p}"));
 
-    let (status, w) = post(
+    let (status, w) = post_with(
         &a,
         &api("write"),
         &json!({"content": "Bilbies have big ears.", "filename": "bilby", "type": "fact"}),
     );
     assert_eq!(status, 200, "{w}");
     assert_eq!(w["path"], "knowledge/bilby.md");
-    let (status, q) = post(
+    let (status, q) = post_with(
         &a,
         &api("query"),
         &json!({"query": "big ears", "limit": "2"}),
@@ -676,7 +565,7 @@ fn rest_routes_and_the_single_writer() {
         json!({"content": "x", "filename": "a/../../escape.md"}),
         json!({"content": ["not", "text"]}),
     ] {
-        let (status, e) = post(&a, &api("write"), &body);
+        let (status, e) = post_with(&a, &api("write"), &body);
         assert_eq!(status, 400, "{body}: {e}");
         assert!(e["error"].is_string(), "{e}");
     }
@@ -707,7 +596,7 @@ fn rest_routes_and_the_single_writer() {
         ("log", json!({"session_id": "../x"}), "invalid session_id"),
         ("query", json!({"query": ""}), "`query`"),
     ] {
-        let (status, e) = post(&a, &api(route), &body);
+        let (status, e) = post_with(&a, &api(route), &body);
         assert_eq!(status, 400, "{route} {body}: {e}");
         assert!(
             e["error"].as_str().unwrap().contains(needle),
@@ -718,7 +607,7 @@ fn rest_routes_and_the_single_writer() {
 
     // ingest-raw: a dry run writes nothing, then a write and a merge.
     let pages = json!([{"title": "Bilby", "type": "concept", "content": "A desert marsupial."}]);
-    let (status, dry) = post(
+    let (status, dry) = post_with(
         &a,
         &api("ingest-raw"),
         &json!({"source": "s1", "pages": pages, "dry_run": true}),
@@ -726,13 +615,13 @@ fn rest_routes_and_the_single_writer() {
     assert_eq!(status, 200, "{dry}");
     assert_eq!(dry["pages"], json!(["wiki/concepts/bilby.md"]));
     assert_eq!(files_under(&brain), before);
-    let (status, _) = post(
+    let (status, _) = post_with(
         &a,
         &api("ingest-raw"),
         &json!({"source": "s1", "pages": pages}),
     );
     assert_eq!(status, 200);
-    let (_, merged) = post(
+    let (_, merged) = post_with(
         &a,
         &api("ingest-raw"),
         &json!({"source": "s2", "pages": [{"title": "Bilby", "type": "concept", "content": "Also called rabbit-eared bandicoot."}]}),
@@ -746,7 +635,7 @@ fn rest_routes_and_the_single_writer() {
     );
 
     // ingest through the fake LLM: content, a path, and garbage (500, nothing written).
-    let (status, done) = post(
+    let (status, done) = post_with(
         &a,
         &api("ingest"),
         &json!({"content": "Quolls have spots.", "source": "q.md"}),
@@ -755,7 +644,7 @@ fn rest_routes_and_the_single_writer() {
     assert_eq!(done["pages"], json!(["wiki/concepts/quoll-facts.md"]));
     let page = lore.path("page.html");
     std::fs::write(&page, "<h1>Numbats</h1><p>Numbats eat termites.</p>").unwrap();
-    let (status, done) = post(
+    let (status, done) = post_with(
         &a,
         &api("ingest-path"),
         &json!({"path": page.display().to_string(), "dry_run": true}),
@@ -764,7 +653,7 @@ fn rest_routes_and_the_single_writer() {
     assert_eq!(done["format"], "html");
     assert_eq!(done["dry_run"], true);
     let before = files_under(&brain);
-    let (status, e) = post(
+    let (status, e) = post_with(
         &a,
         &api("ingest"),
         &json!({"content": "GARBAGE-DOC", "source": "g.md"}),
@@ -786,7 +675,7 @@ fn rest_routes_and_the_single_writer() {
                 for i in 0..500 {
                     let body = json!({"session_id": "http-run", "skill": format!("w{w}"),
                         "message": format!("{i}:{}", "h".repeat((w * 613 + i * 59) % 4000)), "duration_ms": i});
-                    let (status, r) = post(&a, &api("log"), &body);
+                    let (status, r) = post_with(&a, &api("log"), &body);
                     assert_eq!(status, 200, "{r}");
                 }
             });
@@ -810,10 +699,10 @@ fn rest_routes_and_the_single_writer() {
 
     // Without an LLM configured, ingest is a 400 that says what to set.
     let other = Lore::without_model();
-    let server = serve(&other, &[]);
-    let (status, e) = post(
+    let server = Server::no_watch(&other, &[]);
+    let (status, e) = post_with(
         &a,
-        &format!("{}/api/brain/ingest", server.url),
+        &server.api("/api/brain/ingest"),
         &json!({"content": "c", "source": "s"}),
     );
     assert_eq!(status, 400, "{e}");
@@ -823,47 +712,9 @@ fn rest_routes_and_the_single_writer() {
     );
 }
 
-/// True when `python3` can import the MCP SDK; under CI its absence is a failure.
-fn python_mcp_or_skip() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import mcp"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        if std::env::var_os("CI").is_some() {
-            panic!(
-                "CI is set but python3 cannot import the MCP SDK; install it with `pip install mcp`"
-            );
-        }
-        eprintln!("skipping: the Python MCP SDK (`pip install mcp`) is not installed");
-    }
-    ok
-}
-
 /// Runs brain_client.py; returns its measurements.
 fn brain_client(lore: &Lore, args: &[&str], env: &[(&str, &str)]) -> Value {
-    let mut cmd = Command::new("python3");
-    cmd.arg(BRAIN_CLIENT_PY).args(args).current_dir(lore.root());
-    // The stdio server inherits the LORE_ variables; keep only the ones this test means.
-    for (k, _) in std::env::vars() {
-        if k.starts_with("LORE_LLM") {
-            cmd.env_remove(k);
-        }
-    }
-    cmd.env("HOME", lore.path("home"));
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = run_command(&mut cmd, Duration::from_secs(300));
-    assert_eq!(
-        out.code, 0,
-        "brain_client.py {args:?} failed\nstdout:\n{}\nstderr:\n{}",
-        out.stdout, out.stderr
-    );
-    let line = out.stdout.lines().last().unwrap_or("");
-    serde_json::from_str(line).unwrap_or_else(|e| panic!("brain_client.py printed {line:?}: {e}"))
+    mcp_client(lore, "brain_client.py", args, env)
 }
 
 #[test]
@@ -902,15 +753,7 @@ fn mcp_brain_tools_over_stdio_with_the_python_sdk() {
         );
         eprintln!("stdio ({llm_flag}): {m}");
         // The CLI sees what the MCP server wrote.
-        let q = lore.json(&[
-            "--brain-dir",
-            brain.to_str().unwrap(),
-            "brain",
-            "query",
-            "platypus",
-            "--mode",
-            "fts",
-        ]);
+        let q = query_brain_at(&lore, brain.to_str().unwrap(), "platypus");
         assert_eq!(
             q["results"][0]["path"], "knowledge/zoology/platypus.md",
             "{q}"
@@ -926,13 +769,13 @@ fn mcp_brain_tools_over_http_with_the_python_sdk() {
     let lore = Lore::without_model();
     let llm = fake_llm();
     let url = llm.url();
-    let server = serve(&lore, &[("LORE_LLM_URL", &url), ("LORE_LLM_MODEL", "fake")]);
+    let server = Server::no_watch(&lore, &[("LORE_LLM_URL", &url), ("LORE_LLM_MODEL", "fake")]);
     let brain = brain_dir(&lore);
     let m = brain_client(
         &lore,
         &[
             "http",
-            &format!("{}/mcp", server.url),
+            &server.api("/mcp"),
             "--brain-dir",
             brain.to_str().unwrap(),
             "--llm",
@@ -964,11 +807,11 @@ fn write_then_hybrid_query_finds_the_note_in_the_same_second() {
     assert_eq!(q["results"][0]["path"], "knowledge/kakapo.md", "{q}");
     eprintln!("CLI: write + hybrid query (two processes) in {cli:?}");
 
-    let server = serve(&lore, &[]);
+    let server = Server::no_watch(&lore, &[]);
     let a = agent();
-    let api = |p: &str| format!("{}/api/brain/{p}", server.url);
+    let api = |p: &str| server.api(&format!("/api/brain/{p}"));
     // Warm the model once.
-    post(&a, &api("query"), &json!({"query": "warm up"}));
+    post_with(&a, &api("query"), &json!({"query": "warm up"}));
     let mut worst = Duration::ZERO;
     for (i, (note, query)) in [
         (
@@ -988,14 +831,14 @@ fn write_then_hybrid_query_finds_the_note_in_the_same_second() {
     .enumerate()
     {
         let t0 = Instant::now();
-        let (status, w) = post(
+        let (status, w) = post_with(
             &a,
             &api("write"),
             &json!({"content": note, "filename": format!("n{i}")}),
         );
         assert_eq!(status, 200, "{w}");
         assert_eq!(w["indexed"]["embedded"], true, "{w}");
-        let (_, q) = post(&a, &api("query"), &json!({"query": query, "limit": 1}));
+        let (_, q) = post_with(&a, &api("query"), &json!({"query": query, "limit": 1}));
         let took = t0.elapsed();
         assert_eq!(q["mode"], "hybrid");
         assert_eq!(
@@ -1019,7 +862,7 @@ fn write_then_hybrid_query_finds_the_note_in_the_same_second() {
             &lore,
             &[
                 "http",
-                &format!("{}/mcp", server.url),
+                &server.api("/mcp"),
                 "--brain-dir",
                 brain_dir(&lore).to_str().unwrap(),
             ],

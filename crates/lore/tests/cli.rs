@@ -11,7 +11,7 @@ mod code;
 #[path = "cli/crash.rs"]
 mod crash;
 
-use common::fixture::{self, DEBOUNCE_TS, EDIT_RS, GEO_GO, INVOICE_PY, README_MD};
+use common::fixture::{DEBOUNCE_TS, EDIT_RS, GEO_GO, INVOICE_PY, README_MD};
 use common::{Lore, assert_first, git, line_of, now_secs, paths, write};
 use serde_json::Value;
 
@@ -68,11 +68,9 @@ fn assert_counts(r: &Value, [added, changed, deleted]: [u64; 3]) {
 
 #[test]
 fn folder_store_finds_the_right_file_in_every_mode() {
-    let Some(lore) = Lore::with_model_or_skip() else {
+    let Some((lore, proj)) = Lore::with_project_or_skip() else {
         return;
     };
-    let proj = lore.path("proj");
-    fixture::write_project(&proj);
     let before = now_secs();
 
     let added = lore.json(&["store", "add", "proj", s(&proj)]);
@@ -246,11 +244,9 @@ fn folder_store_finds_the_right_file_in_every_mode() {
 
 #[test]
 fn incremental_index_picks_up_changes_and_deletions() {
-    let Some(lore) = Lore::with_model_or_skip() else {
+    let Some((lore, proj)) = Lore::with_project_or_skip() else {
         return;
     };
-    let proj = lore.path("proj");
-    fixture::write_project(&proj);
     lore.json(&["store", "add", "proj", s(&proj)]);
 
     // Change one file, delete another, add a third.

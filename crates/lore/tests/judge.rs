@@ -4,56 +4,21 @@
 
 mod common;
 
-use common::{Lore, Out, one_error_line, run_command, write};
+use common::{Lore, one_error_line, run_command, write};
 use serde_json::{Value, json};
-use std::process::Command;
 use std::time::Duration;
-
-const TIMEOUT: Duration = Duration::from_secs(300);
-
-/// A `lore` command that sees no LLM from the environment.
-fn command(lore: &Lore, args: &[&str]) -> Command {
-    let mut c = lore.command(args);
-    for k in ["LORE_LLM_URL", "LORE_LLM_MODEL", "LORE_LLM_API_KEY"] {
-        c.env_remove(k);
-    }
-    c
-}
-
-fn run(lore: &Lore, args: &[&str]) -> Out {
-    run_command(&mut command(lore, args), TIMEOUT)
-}
-
-fn fails(lore: &Lore, args: &[&str], code: i32) -> String {
-    let out = run(lore, args);
-    assert_eq!(
-        out.code, code,
-        "lore {args:?}: expected exit {code}, got {}\nstdout:\n{}\nstderr:\n{}",
-        out.code, out.stdout, out.stderr
-    );
-    one_error_line(&out.stderr, args)
-}
-
-fn ok(lore: &Lore, args: &[&str]) -> String {
-    let out = run(lore, args);
-    assert_eq!(
-        out.code, 0,
-        "lore {args:?} failed\nstdout:\n{}\nstderr:\n{}",
-        out.stdout, out.stderr
-    );
-    out.stdout
-}
 
 #[test]
 fn judge_fails_clearly_without_an_llm_stores_or_a_valid_config() {
     let lore = Lore::without_model();
     assert_eq!(
-        fails(&lore, &["eval", "judge"], 1),
+        lore.fails(&["eval", "judge"], 1),
         "error: no LLM configured: set LORE_LLM_URL and LORE_LLM_MODEL, or pass --judge-cmd"
     );
-    let mut c = command(&lore, &["eval", "judge"]);
+    // `lore.command` removes every LORE_LLM_ variable; this sets one of them.
+    let mut c = lore.command(&["eval", "judge"]);
     c.env("LORE_LLM_URL", "http://127.0.0.1:9/v1");
-    let out = run_command(&mut c, TIMEOUT);
+    let out = run_command(&mut c, Duration::from_secs(300));
     assert_eq!(out.code, 1);
     assert!(
         one_error_line(&out.stderr, &[]).contains("LORE_LLM_URL is set but LORE_LLM_MODEL is not"),
@@ -61,7 +26,7 @@ fn judge_fails_clearly_without_an_llm_stores_or_a_valid_config() {
         out.stderr
     );
     assert_eq!(
-        fails(&lore, &["eval", "judge", "--judge-cmd", "cat"], 1),
+        lore.fails(&["eval", "judge", "--judge-cmd", "cat"], 1),
         "error: there are no stores yet; add one with `lore store add NAME PATH`"
     );
     write(
@@ -70,17 +35,12 @@ fn judge_fails_clearly_without_an_llm_stores_or_a_valid_config() {
         "query_count = 5\nquery_cont = 3\n",
     );
     let cfg = lore.path("judge.toml");
-    let e = fails(
-        &lore,
-        &["eval", "judge", "--config", cfg.to_str().unwrap()],
-        1,
-    );
+    let e = lore.fails(&["eval", "judge", "--config", cfg.to_str().unwrap()], 1);
     assert!(
         e.contains("judge.toml line 2: unknown field `query_cont`"),
         "{e}"
     );
-    let e = fails(
-        &lore,
+    let e = lore.fails(
         &["eval", "judge", "--judge-cmd", "cat", "--queries", "0"],
         1,
     );
@@ -106,9 +66,9 @@ fn compare_fails_clearly_on_missing_or_garbled_files() {
     );
     let a = lore.path("a.jsonl");
     let a = a.to_str().unwrap();
-    let e = fails(&lore, &["eval", "compare", a, "missing.jsonl"], 2);
+    let e = lore.fails(&["eval", "compare", a, "missing.jsonl"], 2);
     assert_eq!(e, "error: missing.jsonl does not exist");
-    let e = fails(&lore, &["eval", "compare", a, "b.jsonl"], 1);
+    let e = lore.fails(&["eval", "compare", a, "b.jsonl"], 1);
     assert!(
         e.starts_with("error: b.jsonl line 2: not a JSON record"),
         "{e}"
@@ -136,7 +96,7 @@ fn judge_with_a_command_then_compare_two_runs() {
         "README.md",
         "# Client\n\n## Retries\n\nFailed calls are retried with backoff.\n",
     );
-    ok(&lore, &["store", "add", "proj", src.to_str().unwrap()]);
+    lore.ok(&["store", "add", "proj", src.to_str().unwrap()]);
 
     let answer = json!({
         "scores": {"relevance": 0.75, "ranking": 0.5, "coverage": 0.25, "snippetQuality": 1, "overall": 0.5},
@@ -179,9 +139,7 @@ fn judge_with_a_command_then_compare_two_runs() {
         "--out-dir",
         runs.to_str().unwrap(),
     ];
-    let mut with_json = vec!["--json"];
-    with_json.extend_from_slice(&args);
-    let first: Value = serde_json::from_str(&ok(&lore, &with_json)).unwrap();
+    let first = lore.json(&args);
     assert_eq!(first["type"], "summary");
     assert_eq!(first["totalQueries"], 2);
     assert_eq!(first["judgedQueries"], 2);
@@ -206,7 +164,7 @@ fn judge_with_a_command_then_compare_two_runs() {
     assert_eq!(lines[2]["type"], "summary");
 
     // Text mode: the table and where the results are.
-    let text = ok(&lore, &args);
+    let text = lore.ok(&args);
     assert!(text.contains("judged 2 of 2 queries (0 failed)"), "{text}");
     assert!(text.contains("coverage           0.250"), "{text}");
     assert!(text.contains("recommended focus: coverage"), "{text}");
@@ -217,13 +175,12 @@ fn judge_with_a_command_then_compare_two_runs() {
         .to_string();
     assert_ne!(out_a, out_b);
 
-    let cmp: Value =
-        serde_json::from_str(&ok(&lore, &["--json", "eval", "compare", &out_a, &out_b])).unwrap();
+    let cmp = lore.json(&["eval", "compare", &out_a, &out_b]);
     assert_eq!(cmp["averages"][2]["dimension"], "coverage");
     assert_eq!(cmp["averages"][2]["delta"], 0.0);
     assert_eq!(cmp["queries"].as_array().unwrap().len(), 2);
     assert_eq!(cmp["onlyInA"], json!([]));
-    let text = ok(&lore, &["eval", "compare", &out_a, &out_b]);
+    let text = lore.ok(&["eval", "compare", &out_a, &out_b]);
     assert!(
         text.contains("relevance          0.750   0.750  +0.000"),
         "{text}"

@@ -8,126 +8,16 @@
 
 mod common;
 
-use common::{Lore, Spawned, fixture, run_command, write};
+use common::serve::{
+    Server, agent, answer, get, mcp_client, post, python_mcp_or_skip, wait_for_writer,
+};
+use common::{Lore, files_under, run_command, write};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-const CLIENT_PY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/client.py");
 const TOKEN: &str = "test-token-5f1c0ab2";
-
-/// True when `python3` can import the MCP SDK; under CI its absence is a failure.
-fn python_mcp_or_skip() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import mcp"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        if std::env::var_os("CI").is_some() {
-            panic!(
-                "CI is set but python3 cannot import the MCP SDK; install it with `pip install mcp`"
-            );
-        }
-        eprintln!("skipping: the Python MCP SDK (`pip install mcp`) is not installed");
-    }
-    ok
-}
-
-/// A running `lore serve` and its base URL (read from the data dir's writer.json).
-struct Server {
-    child: Spawned,
-    url: String,
-    log: PathBuf,
-}
-
-impl Server {
-    fn start(lore: &Lore, args: &[&str]) -> Server {
-        Server::start_with(lore, args, &[])
-    }
-
-    fn start_with(lore: &Lore, args: &[&str], env: &[(&str, &str)]) -> Server {
-        let log = lore.path(&format!("serve-{}.log", common::now_secs()));
-        let mut all = vec!["serve"];
-        all.extend_from_slice(args);
-        let mut cmd = lore.command(&all);
-        cmd.env("LORE_LOG", "info");
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let child = cmd
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).expect("log file"))
-            .spawn()
-            .expect("spawn lore serve");
-        let mut server = Server {
-            child: Spawned(child),
-            url: String::new(),
-            log,
-        };
-        let info_path = lore.data().join("writer.json");
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let pid = server.child.0.id();
-        while Instant::now() < deadline {
-            if let Ok(Some(status)) = server.child.0.try_wait() {
-                panic!("lore serve exited with {status}:\n{}", server.log());
-            }
-            if let Ok(text) = std::fs::read_to_string(&info_path)
-                && let Ok(info) = serde_json::from_str::<Value>(&text)
-                && info["pid"].as_u64() == Some(pid as u64)
-            {
-                server.url = info["url"].as_str().expect("url").to_string();
-                return server;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("lore serve did not start:\n{}", server.log());
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    fn api(&self, path: &str) -> String {
-        format!("{}{path}", self.url)
-    }
-}
-
-fn agent() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(120)))
-        .build()
-        .new_agent()
-}
-
-/// Status and JSON body (`Value::Null` when the body is empty or not JSON).
-fn answer(resp: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> (u16, Value) {
-    let mut resp = resp.expect("HTTP request");
-    let status = resp.status().as_u16();
-    let text = resp
-        .body_mut()
-        .with_config()
-        .limit(64 * 1024 * 1024)
-        .read_to_string()
-        .unwrap_or_default();
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
-}
-
-fn get(url: &str) -> (u16, Value) {
-    answer(agent().get(url).call())
-}
-
-fn post(url: &str, body: &Value) -> (u16, Value) {
-    answer(
-        agent()
-            .post(url)
-            .content_type("application/json")
-            .send(body.to_string()),
-    )
-}
 
 /// Polls a job until it finishes; returns its last record.
 fn wait_job(server: &Server, id: &str, timeout: Duration) -> Value {
@@ -150,55 +40,41 @@ fn wait_job(server: &Server, id: &str, timeout: Duration) -> Value {
 
 /// A world with the fixture project indexed as store `proj`.
 fn indexed_project() -> Option<(Lore, PathBuf)> {
-    let lore = Lore::with_model_or_skip()?;
-    let root = lore.path("proj");
-    fixture::write_project(&root);
+    let (lore, root) = Lore::with_project_or_skip()?;
     lore.ok(&["store", "add", "proj", root.to_str().unwrap()]);
     Some((lore, root))
 }
 
-fn run_client(lore: &Lore, args: &[&str]) -> Value {
-    let mut cmd = Command::new("python3");
-    cmd.arg(CLIENT_PY).args(args).current_dir(lore.root());
-    let out = run_command(&mut cmd, Duration::from_secs(300));
-    assert_eq!(
-        out.code, 0,
-        "client.py {args:?} failed\nstdout:\n{}\nstderr:\n{}",
-        out.stdout, out.stderr
-    );
-    let line = out.stdout.lines().last().unwrap_or("");
-    serde_json::from_str(line).unwrap_or_else(|e| panic!("client.py printed {line:?}: {e}"))
-}
-
-#[test]
-fn mcp_over_stdio_with_the_python_sdk() {
+/// For the MCP client tests: a world with the project indexed, when the Python MCP SDK and
+/// the model are here, and the `--add NAME=PATH` argument of a second folder to add.
+fn mcp_world() -> Option<(Lore, String)> {
     if !python_mcp_or_skip() {
-        return;
+        return None;
     }
-    let Some((lore, _)) = indexed_project() else {
-        return;
-    };
+    let (lore, _) = indexed_project()?;
     let extra = lore.path("notes");
     write(
         &extra,
         "giraffes.md",
         "# Giraffes\n\nTall animals with long necks.\n",
     );
-    let data = lore.data();
     let add = format!("notes={}", extra.display());
+    Some((lore, add))
+}
+
+#[test]
+fn mcp_over_stdio_with_the_python_sdk() {
+    let Some((lore, add)) = mcp_world() else {
+        return;
+    };
+    let data = lore.data();
     let model = common::model_dir().expect("model");
-    let mut cmd = Command::new("python3");
-    cmd.arg(CLIENT_PY)
-        .args(["stdio", common::BIN, data.to_str().unwrap(), "--add", &add])
-        .env("LORE_MODEL_DIR", model)
-        .current_dir(lore.root());
-    let out = run_command(&mut cmd, Duration::from_secs(300));
-    assert_eq!(
-        out.code, 0,
-        "stdout:\n{}\nstderr:\n{}",
-        out.stdout, out.stderr
+    let m = mcp_client(
+        &lore,
+        "client.py",
+        &["stdio", common::BIN, data.to_str().unwrap(), "--add", &add],
+        &[("LORE_MODEL_DIR", model.to_str().unwrap())],
     );
-    let m: Value = serde_json::from_str(out.stdout.lines().last().unwrap_or("")).unwrap();
     eprintln!("stdio: {m}");
     assert!(m["first_search_ms"].as_f64().unwrap() > 0.0);
     // The stdio server added the store in its own process; the CLI sees it.
@@ -208,25 +84,15 @@ fn mcp_over_stdio_with_the_python_sdk() {
 
 #[test]
 fn mcp_over_http_with_the_python_sdk() {
-    if !python_mcp_or_skip() {
-        return;
-    }
-    let Some((lore, _)) = indexed_project() else {
+    let Some((lore, add)) = mcp_world() else {
         return;
     };
-    let extra = lore.path("notes");
-    write(
-        &extra,
-        "giraffes.md",
-        "# Giraffes\n\nTall animals with long necks.\n",
-    );
-    let server = Server::start(&lore, &["--addr", "127.0.0.1:0", "--no-watch"]);
+    let server = Server::no_watch(&lore, &[]);
     let mcp = server.api("/mcp");
-    let add = format!("notes={}", extra.display());
-    let m = run_client(&lore, &["http", &mcp, "--add", &add]);
+    let m = mcp_client(&lore, "client.py", &["http", &mcp, "--add", &add], &[]);
     eprintln!("http (initialize): {m}");
     // The SDK's default negotiation (server/discover, newer protocol) works too.
-    let m = run_client(&lore, &["http", &mcp, "--mode", "auto"]);
+    let m = mcp_client(&lore, "client.py", &["http", &mcp, "--mode", "auto"], &[]);
     eprintln!("http (auto): {m}");
 }
 
@@ -293,7 +159,7 @@ fn mcp_inspector_cli_lists_tools_and_searches() {
         let resp: Value = serde_json::from_str(text).expect("search JSON");
         assert_eq!(resp["results"][0]["path"], "src/edit.rs", "{resp}");
     };
-    let server = Server::start(&lore, &["--addr", "127.0.0.1:0", "--no-watch"]);
+    let server = Server::no_watch(&lore, &[]);
     check(&[&server.api("/mcp"), "--transport", "http"]);
     drop(server);
     let data = lore.data();
@@ -377,24 +243,10 @@ fn off_loopback_needs_a_token_on_every_route_but_health() {
     assert!(text.contains("no store named"), "{text}");
 }
 
-/// Every file under `dir`, relative, sorted (SQLite's -wal/-shm files excluded).
-fn files_under(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().display().to_string();
-                if !rel.ends_with("-wal") && !rel.ends_with("-shm") {
-                    out.push(rel);
-                }
-            }
-        }
-    }
-    out.sort();
+/// Every file under `dir`, relative, sorted, but SQLite's -wal/-shm files.
+fn files_but_journals(dir: &Path) -> Vec<String> {
+    let mut out = files_under(dir);
+    out.retain(|f| !f.ends_with("-wal") && !f.ends_with("-shm"));
     out
 }
 
@@ -403,9 +255,9 @@ fn rest_rejects_bad_requests_and_touches_no_file() {
     let lore = Lore::without_model();
     let folder = lore.path("folder");
     write(&folder, "a.md", "# A\n");
-    let server = Server::start(&lore, &["--addr", "127.0.0.1:0", "--no-watch"]);
+    let server = Server::no_watch(&lore, &[]);
     let data = lore.data();
-    let before = files_under(lore.root());
+    let before = files_but_journals(lore.root());
 
     // Oversized bodies, REST and MCP.
     let big = "x".repeat(2 * 1024 * 1024);
@@ -543,7 +395,7 @@ fn rest_rejects_bad_requests_and_touches_no_file() {
     assert_eq!(doc["openapi"], "3.1.0");
 
     assert_eq!(
-        files_under(lore.root()),
+        files_but_journals(lore.root()),
         before,
         "a bad request changed files"
     );
@@ -551,12 +403,10 @@ fn rest_rejects_bad_requests_and_touches_no_file() {
 
 #[test]
 fn jobs_run_report_progress_cancel_and_keep_one_writer() {
-    let Some(lore) = Lore::with_model_or_skip() else {
+    let Some((lore, root)) = Lore::with_project_or_skip() else {
         return;
     };
-    let root = lore.path("proj");
-    fixture::write_project(&root);
-    let server = Server::start(&lore, &["--addr", "127.0.0.1:0", "--no-watch"]);
+    let server = Server::no_watch(&lore, &[]);
 
     // Add through REST: a job, polled to done, then searchable.
     let (status, job) = post(
@@ -735,23 +585,14 @@ fn edits_under_a_watched_store_are_found_within_seconds() {
     drop(server);
 
     // Under `lore watch`, without a server; it is the writer meanwhile.
-    let mut cmd = lore.command(&["watch", "proj"]);
-    let watcher = Spawned(
-        cmd.stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn lore watch"),
+    let mut watcher = lore.spawn(&["watch", "proj"]);
+    wait_for_writer(
+        &lore,
+        &mut watcher,
+        Duration::from_secs(30),
+        "lore watch",
+        None,
     );
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let pid = watcher.0.id() as u64;
-    while std::fs::read_to_string(lore.data().join("writer.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-        .is_none_or(|w| w["pid"].as_u64() != Some(pid))
-    {
-        assert!(Instant::now() < deadline, "lore watch did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
     std::thread::sleep(Duration::from_millis(500));
     write(
         &root,

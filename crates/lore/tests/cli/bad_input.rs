@@ -1,11 +1,8 @@
 //! Bad input: clear one-line errors with the documented exit codes, and unindexable files.
 
-use crate::common::{self, Lore, assert_first, fixture, run_command, write};
+use crate::common::{self, Lore, assert_first, run_command, write};
+use crate::s;
 use std::time::Duration;
-
-fn s(p: &std::path::Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// Everything here fails before the model is needed, so it runs without one.
 #[test]
@@ -197,11 +194,9 @@ fn skipped_files_do_not_make_a_store_look_stale() {
 
 #[test]
 fn corrupt_vectors_and_missing_model_give_clear_errors() {
-    let Some(lore) = Lore::with_model_or_skip() else {
+    let Some((lore, proj)) = Lore::with_project_or_skip() else {
         return;
     };
-    let proj = lore.path("proj");
-    fixture::write_project(&proj);
     lore.json(&["store", "add", "proj", s(&proj)]);
     let vectors = lore.store_dir("proj").join("vectors.bin");
     assert!(vectors.is_file(), "{} missing", vectors.display());

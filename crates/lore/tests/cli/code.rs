@@ -125,23 +125,9 @@ fn graph_detail_levels_and_context_follow_the_code() {
     assert!(c["estimated_tokens"].as_u64().unwrap() > 0);
 
     // The intent changes ranking: asked for usages, call sites outrank the definition.
-    let r = lore.json(&[
-        "search",
-        "add_item",
-        "--mode",
-        "fts",
-        "--intent",
-        "find-usage",
-    ]);
+    let r = lore.search("add_item", "fts", &["--intent", "find-usage"]);
     assert_ne!(r["results"][0]["symbol"], "add_item", "{r:#}");
-    let r = lore.json(&[
-        "search",
-        "add_item",
-        "--mode",
-        "fts",
-        "--intent",
-        "find-definition",
-    ]);
+    let r = lore.search("add_item", "fts", &["--intent", "find-definition"]);
     assert_eq!(r["results"][0]["symbol"], "add_item", "{r:#}");
 
     // Edits move the graph: a new caller appears, and vanishes with its file.

@@ -1,9 +1,11 @@
 //! Helpers for driving the real `lore` binary: an isolated temp world per test (data dir,
-//! HOME, XDG dirs), the model gate, and assertions on exit codes, JSON and error lines.
+//! HOME, XDG dirs), the model gate, and assertions on exit codes, JSON and error lines;
+//! `serve` drives `lore serve` over HTTP and the Python MCP SDK clients.
 
 #![allow(dead_code)]
 
 pub mod fixture;
+pub mod serve;
 
 use serde_json::Value;
 use std::io::Read;
@@ -15,6 +17,9 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_lore");
 
 /// Longest any single `lore` run may take before the test fails instead of hanging.
 const RUN_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The variables that point lore at an LLM: children see them only where a test sets them.
+pub const LLM_VARS: [&str; 3] = ["LORE_LLM_URL", "LORE_LLM_MODEL", "LORE_LLM_API_KEY"];
 
 /// The embedding model dir (`$LORE_MODEL_DIR`), or `None` when tests that need it must skip.
 /// Under CI a missing model is an error, not a skip.
@@ -75,6 +80,15 @@ impl Lore {
         model_dir().map(Lore::with_model)
     }
 
+    /// A world with the model and the fixture project written (not indexed) at `proj/`, or
+    /// `None` (after a skip notice) when there is no model here.
+    pub fn with_project_or_skip() -> Option<(Lore, PathBuf)> {
+        let lore = Lore::with_model_or_skip()?;
+        let proj = lore.path("proj");
+        fixture::write_project(&proj);
+        Some((lore, proj))
+    }
+
     /// A world whose children have no model (LORE_MODEL_DIR removed, HOME in the temp dir).
     pub fn without_model() -> Lore {
         Lore::new(None)
@@ -103,19 +117,27 @@ impl Lore {
         self.tmp.path().join("data")
     }
 
-    /// A `lore` command with this world's data dir and a sanitised environment.
-    pub fn command(&self, args: &[&str]) -> Command {
+    /// Points `cmd`'s HOME and XDG dirs at this world's fake home.
+    pub fn set_home(&self, cmd: &mut Command) {
         let home = self.path("home");
+        cmd.env("XDG_DATA_HOME", home.join(".local/share"))
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env("XDG_CACHE_HOME", home.join(".cache"))
+            .env("HOME", home);
+    }
+
+    /// A `lore` command with this world's data dir and a sanitised environment (no LLM).
+    pub fn command(&self, args: &[&str]) -> Command {
         let mut c = Command::new(BIN);
         c.arg("--data-dir")
             .arg(self.data())
             .arg("--quiet")
             .args(args);
+        self.set_home(&mut c);
+        for k in LLM_VARS {
+            c.env_remove(k);
+        }
         c.env("LORE_DATA_DIR", self.data())
-            .env("HOME", &home)
-            .env("XDG_DATA_HOME", home.join(".local/share"))
-            .env("XDG_CONFIG_HOME", home.join(".config"))
-            .env("XDG_CACHE_HOME", home.join(".cache"))
             // Never reach the network for the model: hub skipped, pip has no index.
             .env("HF_HUB_OFFLINE", "1")
             .env("PIP_NO_INDEX", "1")
@@ -271,6 +293,25 @@ pub fn wait_timeout(child: &mut Child, timeout: Duration) -> Option<ExitStatus> 
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Every file under `dir`, relative and sorted (none when it does not exist); symlinked
+/// folders are listed, not followed.
+pub fn files_under(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() && !p.is_symlink() {
+                stack.push(p);
+            } else {
+                out.push(p.strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 /// Writes `content` to `root/rel`, creating folders.

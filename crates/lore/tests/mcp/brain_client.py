@@ -16,32 +16,14 @@ path characters, and 8 concurrent writers x 100 calls leave 800 whole lines.
 Prints one JSON line of measurements (ms); exits non-zero with a message on the first failure.
 """
 
-import argparse
 import asyncio
 import json
 import os
-import sys
 import time
 
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+from common import check, connect, err, main, ok, parser, text_of
 
 TOOLS = ("brain_query", "brain_write", "brain_ingest_raw", "brain_ingest", "session_log")
-
-
-def fail(msg):
-    print(f"FAIL: {msg}", file=sys.stderr)
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
-
-
-def text_of(result):
-    check(result.content, f"no content in {result}")
-    return result.content[0].text
 
 
 def files_under(root):
@@ -52,29 +34,8 @@ def files_under(root):
     return sorted(out)
 
 
-async def ok(client, tool, args):
-    r = await client.call_tool(tool, args)
-    check(not r.is_error, f"{tool} {args} failed: {text_of(r)}")
-    return json.loads(text_of(r))
-
-
-async def err(client, tool, args, needle):
-    r = await client.call_tool(tool, args)
-    check(r.is_error, f"{tool} {args} succeeded: {text_of(r)}")
-    check(needle in text_of(r), f"{tool} {args}: {needle!r} not in {text_of(r)!r}")
-    return text_of(r)
-
-
 async def run(args):
-    if args.transport == "stdio":
-        env = {k: v for k, v in os.environ.items() if k.startswith(("LORE_", "HF_", "PIP_", "HOME", "XDG_"))}
-        server = StdioServerParameters(
-            command=args.target, args=["--data-dir", args.data_dir, "--brain-dir", args.brain_dir, "mcp"],
-            env=env, cwd=args.data_dir,
-        )
-        client = Client(server, mode="legacy", read_timeout_seconds=120)
-    else:
-        client = Client(args.target, mode="legacy", read_timeout_seconds=120)
+    client = connect(args, ["--brain-dir", args.brain_dir])
 
     brain = args.brain_dir
     outside = os.path.join(os.path.dirname(os.path.abspath(brain)), "outside")
@@ -197,18 +158,8 @@ async def run(args):
     print(json.dumps(out))
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("transport", choices=["stdio", "http"])
-    p.add_argument("target", help="the lore binary (stdio) or the /mcp URL (http)")
-    p.add_argument("data_dir", nargs="?", help="data dir (stdio)")
+if __name__ == "__main__":
+    p = parser()
     p.add_argument("--brain-dir", required=True)
     p.add_argument("--llm", choices=["fake", "none"], default="none")
-    args = p.parse_args()
-    if args.transport == "stdio" and not args.data_dir:
-        fail("stdio needs LORE_BIN DATA_DIR")
-    asyncio.run(run(args))
-
-
-if __name__ == "__main__":
-    main()
+    main(p, run)

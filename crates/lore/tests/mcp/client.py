@@ -13,38 +13,17 @@ also adds a folder store through the `stores` tool and polls the job until it is
 Prints one JSON line of measurements (ms); exits non-zero with a message on the first failure.
 """
 
-import argparse
 import asyncio
 import json
-import os
-import sys
 import time
 
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
-
-
-def fail(msg):
-    print(f"FAIL: {msg}", file=sys.stderr)
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
-
-
-def text_of(result):
-    check(result.content, f"no content in {result}")
-    return result.content[0].text
+from common import check, connect, fail, main, ok, parser, text_of
 
 
 async def poll_job(client, job_id, timeout_s=120):
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        r = await client.call_tool("stores", {"action": "status", "job": job_id})
-        check(not r.is_error, f"job status failed: {text_of(r)}")
-        job = json.loads(text_of(r))
+        job = await ok(client, "stores", {"action": "status", "job": job_id})
         if job["status"] in ("done", "failed", "cancelled"):
             return job
         await asyncio.sleep(0.2)
@@ -52,22 +31,7 @@ async def poll_job(client, job_id, timeout_s=120):
 
 
 async def run(args):
-    if args.transport == "stdio":
-        env = {k: v for k, v in os.environ.items() if k.startswith(("LORE_", "HF_", "PIP_"))}
-        server = StdioServerParameters(
-            command=args.target, args=["--data-dir", args.data_dir, "mcp"], env=env, cwd=args.data_dir
-        )
-        client = Client(server, mode=args.mode, read_timeout_seconds=120)
-    else:
-        url = args.target
-        if args.token:
-            from mcp.client.streamable_http import streamable_http_client
-            import httpx2
-
-            http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {args.token}"}, timeout=120)
-            client = Client(streamable_http_client(url, http_client=http), mode=args.mode, read_timeout_seconds=120)
-        else:
-            client = Client(url, mode=args.mode, read_timeout_seconds=120)
+    client = connect(args, mode=args.mode, token=args.token)
 
     started = time.monotonic()
     out = {}
@@ -87,26 +51,20 @@ async def run(args):
         out["tools_bytes"] = size
 
         t0 = time.monotonic()
-        r = await client.call_tool("search", {"query": args.query, "limit": "3"})
+        resp = await ok(client, "search", {"query": args.query, "limit": "3"})
         out["first_search_ms"] = round((time.monotonic() - started) * 1000, 1)
         out["search_ms"] = round((time.monotonic() - t0) * 1000, 1)
-        check(not r.is_error, f"search failed: {text_of(r)}")
-        resp = json.loads(text_of(r))
         results = resp["results"]
         check(results, f"no results for {args.query!r}")
         check(results[0]["path"] == args.expect, f"expected {args.expect} first, got {[h['path'] for h in results]}")
         check(all(len(h["id"]) == 16 for h in results), "result ids are not 16 hex digits")
         check(resp["stores"] and "indexed_at" in resp["stores"][0], f"no freshness in {resp.get('stores')}")
 
-        r = await client.call_tool("get_full_context", {"resultId": results[0]["id"]})
-        check(not r.is_error, f"get_full_context failed: {text_of(r)}")
-        unit = json.loads(text_of(r))
+        unit = await ok(client, "get_full_context", {"resultId": results[0]["id"]})
         check(unit["path"] == args.expect and unit["content"], f"bad unit: {unit}")
         check(isinstance(unit.get("outline"), list), "unit has no outline")
 
-        r = await client.call_tool("code_graph", {"symbol": args.symbol, "direction": "definition"})
-        check(not r.is_error, f"code_graph failed: {text_of(r)}")
-        graph = json.loads(text_of(r))
+        graph = await ok(client, "code_graph", {"symbol": args.symbol, "direction": "definition"})
         check(graph["definitions"] and graph["definitions"][0]["path"] == args.expect, f"graph: {graph}")
         r = await client.call_tool("code_graph", {"symbol": args.symbol, "direction": "sideways"})
         check(r.is_error and "callers, callees" in text_of(r), f"bad direction: {text_of(r)}")
@@ -127,38 +85,25 @@ async def run(args):
 
         if args.add:
             name, path = args.add.split("=", 1)
-            r = await client.call_tool("stores", {"action": "add", "name": name, "source": path})
-            check(not r.is_error, f"stores add failed: {text_of(r)}")
-            job = json.loads(text_of(r))
+            job = await ok(client, "stores", {"action": "add", "name": name, "source": path})
             check(job["status"] in ("pending", "running", "done"), f"bad job: {job}")
             job = await poll_job(client, job["id"])
             check(job["status"] == "done", f"add job ended {job['status']}: {job.get('error')}")
             check(job["progress"]["files_done"] >= 1, f"no progress recorded: {job}")
-            r = await client.call_tool("stores", {"action": "status", "name": name})
-            check(not r.is_error, f"store status failed: {text_of(r)}")
-            check(json.loads(text_of(r))["files"] >= 1, "the added store has no files")
+            store = await ok(client, "stores", {"action": "status", "name": name})
+            check(store["files"] >= 1, "the added store has no files")
             r = await client.call_tool("stores", {"action": "add", "name": name, "source": path})
             check(r.is_error and "already exists" in text_of(r), f"second add: {text_of(r)}")
 
     print(json.dumps(out))
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("transport", choices=["stdio", "http"])
-    p.add_argument("target", help="the lore binary (stdio) or the /mcp URL (http)")
-    p.add_argument("data_dir", nargs="?", help="data dir (stdio)")
+if __name__ == "__main__":
+    p = parser()
     p.add_argument("--token")
     p.add_argument("--mode", default="legacy", help="legacy = initialize handshake; auto = SDK default")
     p.add_argument("--query", default="levenshtein edit distance between two words")
     p.add_argument("--expect", default="src/edit.rs")
     p.add_argument("--symbol", default="levenshtein_distance", help="a symbol defined in --expect")
     p.add_argument("--add", help="NAME=PATH: add a folder store through the stores tool")
-    args = p.parse_args()
-    if args.transport == "stdio" and not args.data_dir:
-        fail("stdio needs LORE_BIN DATA_DIR")
-    asyncio.run(run(args))
-
-
-if __name__ == "__main__":
-    main()
+    main(p, run)

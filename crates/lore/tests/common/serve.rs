@@ -1,0 +1,191 @@
+//! Serving: a running `lore serve` (its URL read from the data dir's writer.json), a small
+//! HTTP client, and the Python MCP SDK clients under `tests/mcp`.
+
+use super::{Lore, Spawned, run_command};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// A running `lore serve` and its base URL. Its stderr (`LORE_LOG`, `info` unless `env`
+/// says otherwise) goes to a file in the test's root; `log()` reads it.
+pub struct Server {
+    child: Spawned,
+    pub url: String,
+    log: PathBuf,
+}
+
+impl Server {
+    /// `lore serve ARGS`.
+    pub fn start(lore: &Lore, args: &[&str]) -> Server {
+        Server::start_with(lore, args, &[])
+    }
+
+    /// `lore serve` on a free loopback port without a watcher, with `env` set.
+    pub fn no_watch(lore: &Lore, env: &[(&str, &str)]) -> Server {
+        Server::start_with(lore, &["--addr", "127.0.0.1:0", "--no-watch"], env)
+    }
+
+    /// `lore serve ARGS` with `env` set; returns once writer.json names it.
+    pub fn start_with(lore: &Lore, args: &[&str], env: &[(&str, &str)]) -> Server {
+        static STARTED: AtomicUsize = AtomicUsize::new(0);
+        let n = STARTED.fetch_add(1, Ordering::Relaxed);
+        let log = lore.path(&format!("serve-{n}.log"));
+        let mut all = vec!["serve"];
+        all.extend_from_slice(args);
+        let mut cmd = lore.command(&all);
+        cmd.env("LORE_LOG", "info");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = Spawned(
+            cmd.stdout(Stdio::null())
+                .stderr(std::fs::File::create(&log).expect("log file"))
+                .spawn()
+                .expect("spawn lore serve"),
+        );
+        let info = wait_for_writer(
+            lore,
+            &mut child,
+            Duration::from_secs(60),
+            "lore serve",
+            Some(&log),
+        );
+        let url = info["url"].as_str().expect("url").to_string();
+        Server { child, url, log }
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// The URL of `path` (`/api/…`, `/mcp`) on this server.
+    pub fn api(&self, path: &str) -> String {
+        format!("{}{path}", self.url)
+    }
+}
+
+/// Waits until the data dir's writer.json names `child` as the writer; returns the record.
+/// Fails the test, with the log at `log` if any, when `child` exits first or `timeout` passes.
+pub fn wait_for_writer(
+    lore: &Lore,
+    child: &mut Spawned,
+    timeout: Duration,
+    what: &str,
+    log: Option<&Path>,
+) -> Value {
+    let log = || {
+        log.and_then(|p| std::fs::read_to_string(p).ok())
+            .unwrap_or_default()
+    };
+    let info_path = lore.data().join("writer.json");
+    let pid = u64::from(child.0.id());
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Ok(Some(status)) = child.0.try_wait() {
+            panic!("{what} exited with {status}:\n{}", log());
+        }
+        if let Ok(text) = std::fs::read_to_string(&info_path)
+            && let Ok(info) = serde_json::from_str::<Value>(&text)
+            && info["pid"].as_u64() == Some(pid)
+        {
+            return info;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what} did not start:\n{}",
+            log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// An HTTP client that returns error statuses as responses and gives up after 120 s.
+pub fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(120)))
+        .build()
+        .new_agent()
+}
+
+/// Status and JSON body (`Value::Null` when the body is empty or not JSON).
+pub fn answer(resp: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> (u16, Value) {
+    let mut resp = resp.expect("HTTP request");
+    let status = resp.status().as_u16();
+    let text = resp
+        .body_mut()
+        .with_config()
+        .limit(64 * 1024 * 1024)
+        .read_to_string()
+        .unwrap_or_default();
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+pub fn get(url: &str) -> (u16, Value) {
+    answer(agent().get(url).call())
+}
+
+/// POSTs `body` as JSON on a new connection.
+pub fn post(url: &str, body: &Value) -> (u16, Value) {
+    post_with(&agent(), url, body)
+}
+
+/// POSTs `body` as JSON through `agent` (which keeps its connections alive).
+pub fn post_with(agent: &ureq::Agent, url: &str, body: &Value) -> (u16, Value) {
+    answer(
+        agent
+            .post(url)
+            .content_type("application/json")
+            .send(body.to_string()),
+    )
+}
+
+/// True when `python3` can import the MCP SDK; under CI its absence is a failure.
+pub fn python_mcp_or_skip() -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", "import mcp"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        if std::env::var_os("CI").is_some() {
+            panic!(
+                "CI is set but python3 cannot import the MCP SDK; install it with `pip install mcp`"
+            );
+        }
+        eprintln!("skipping: the Python MCP SDK (`pip install mcp`) is not installed");
+    }
+    ok
+}
+
+/// Runs `tests/mcp/SCRIPT ARGS` (a client on the Python MCP SDK) in the test's root, with the
+/// world's HOME, none of the caller's LORE_LLM_* variables, and `env`; asserts it succeeded
+/// and returns the JSON line it printed last (its measurements).
+pub fn mcp_client(lore: &Lore, script: &str, args: &[&str], env: &[(&str, &str)]) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/mcp")
+        .join(script);
+    let mut cmd = Command::new("python3");
+    cmd.arg(path).args(args).current_dir(lore.root());
+    // A stdio server inherits the LORE_ variables; keep only the ones the test means.
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("LORE_LLM") {
+            cmd.env_remove(k);
+        }
+    }
+    lore.set_home(&mut cmd);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = run_command(&mut cmd, Duration::from_secs(300));
+    assert_eq!(
+        out.code, 0,
+        "{script} {args:?} failed\nstdout:\n{}\nstderr:\n{}",
+        out.stdout, out.stderr
+    );
+    let line = out.stdout.lines().last().unwrap_or("");
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("{script} printed {line:?}: {e}"))
+}
