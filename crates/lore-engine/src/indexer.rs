@@ -4,7 +4,7 @@
 //! one batch and the next run picks up where this one stopped.
 
 use crate::{Engine, EngineError, Phase, Progress};
-use lore_core::{Chunk, FileFacts};
+use lore_core::{Chunk, FileFacts, StoreKind};
 use lore_embed::Embedder;
 use lore_index::{ChunkRow, FileRecord, Fts, StoreRecord, VectorSet, blob_to_embedding};
 use lore_source::{PathFilter, SkipReason, SourceFile, WalkOptions};
@@ -24,6 +24,9 @@ pub struct IndexReport {
     pub deleted: usize,
     pub chunks_written: usize,
     pub skipped: Vec<SkippedFile>,
+    /// What the user should know, e.g. that the store holds nothing after the run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     pub elapsed_ms: u64,
 }
 
@@ -319,6 +322,9 @@ impl Engine {
         tx.commit()?;
         self.refresh_vectors(store.id)?;
         self.forget_readers(store.id);
+        if store.kind != StoreKind::Brain && !self.catalog.has_chunks(store.id)? {
+            report.warnings.push(nothing_indexed(store, &report));
+        }
         report.elapsed_ms = started.elapsed().as_millis() as u64;
         Ok(report)
     }
@@ -430,6 +436,44 @@ impl Engine {
     pub fn path_filter(&self, store: &StoreRecord) -> Result<PathFilter, EngineError> {
         Ok(PathFilter::new(&store.root, &walk_options(store))?)
     }
+}
+
+/// Why a store holds nothing after a run: an empty index answers every search with
+/// nothing, so it must not pass in silence. (A new brain is empty by design.)
+fn nothing_indexed(store: &StoreRecord, report: &IndexReport) -> String {
+    let root = store.root.display();
+    if report.skipped.is_empty() {
+        if report.files_seen > 0 {
+            return format!("nothing indexed: the files under {root} hold no text");
+        }
+        let globs = if store.includes.is_empty() && store.excludes.is_empty() {
+            ""
+        } else {
+            "; check the store's --include/--exclude globs"
+        };
+        return format!(
+            "nothing indexed: no files found under {root} (hidden and gitignored files are skipped{globs})"
+        );
+    }
+    let mut why: Vec<(&str, usize)> = Vec::new();
+    for s in &report.skipped {
+        // "too large (N bytes)", "binary", "not UTF-8", "unreadable: …"
+        let kind = s.reason.split([':', '(']).next().unwrap_or("").trim();
+        match why.iter_mut().find(|w| w.0 == kind) {
+            Some(w) => w.1 += 1,
+            None => why.push((kind, 1)),
+        }
+    }
+    let why: Vec<String> = why.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    let cap = if report.skipped.iter().any(|s| s.reason.starts_with("too large")) {
+        "; the size cap is set by --max-file-size"
+    } else {
+        ""
+    };
+    format!(
+        "nothing indexed under {root}: files skipped as {}{cap}",
+        why.join(", ")
+    )
 }
 
 /// What a store's walk keeps, from its record.

@@ -183,6 +183,9 @@ pub struct SearchResponse {
     pub estimated_tokens: usize,
     pub elapsed_ms: f64,
     pub stores: Vec<Freshness>,
+    /// E.g. a searched store that holds nothing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Open readers of one store, valid for one catalog generation. The vector snapshot is
@@ -438,6 +441,17 @@ impl Engine {
             results.push(self.hit(sc, store, score, signals, &words, req.detail)?);
         }
         let estimated_tokens = results.iter().map(|h| h.estimated_tokens).sum();
+        let mut warnings = Vec::new();
+        for s in stores.iter().filter(|s| s.kind != lore_core::StoreKind::Brain) {
+            if !self.catalog.has_chunks(s.id)? {
+                warnings.push(format!(
+                    "store {} is empty: nothing was indexed under {} (see `lore index {}`)",
+                    s.name,
+                    s.root.display(),
+                    s.name
+                ));
+            }
+        }
         let stores = if req.freshness {
             stores
                 .iter()
@@ -455,6 +469,7 @@ impl Engine {
             estimated_tokens,
             elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
             stores,
+            warnings,
         })
     }
 

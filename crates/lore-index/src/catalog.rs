@@ -346,6 +346,17 @@ impl Catalog {
             .map_err(|e| IndexError::Catalog("lore.db".into(), e))
     }
 
+    /// Whether a store holds at least one chunk (an index lookup, unlike `stats`).
+    pub fn has_chunks(&self, store_id: i64) -> Result<bool, IndexError> {
+        self.conn
+            .query_row(
+                "SELECT EXISTS(SELECT 1 FROM chunks WHERE store_id = ?1)",
+                [store_id],
+                |r| r.get(0),
+            )
+            .map_err(self.err())
+    }
+
     pub fn stats(&self, store_id: i64) -> Result<StoreStats, IndexError> {
         let files: i64 = self
             .conn

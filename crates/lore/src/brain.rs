@@ -113,7 +113,7 @@ enum RawInput {
 }
 
 fn print_json<T: serde::Serialize>(v: &T) -> anyhow::Result<()> {
-    println!("{}", serde_json::to_string_pretty(v)?);
+    out!("{}", serde_json::to_string_pretty(v)?);
     Ok(())
 }
 
@@ -129,7 +129,7 @@ fn print_ingested(json: bool, done: &BrainIngested) -> anyhow::Result<()> {
     } else {
         "wrote"
     };
-    println!(
+    out!(
         "{verb} {} pages from {} ({} new, {} merged, {} unchanged):",
         done.report.pages.len(),
         done.source,
@@ -138,7 +138,7 @@ fn print_ingested(json: bool, done: &BrainIngested) -> anyhow::Result<()> {
         done.report.unchanged
     );
     for p in &done.report.pages {
-        println!("  {p}");
+        out!("  {p}");
     }
     Ok(())
 }
@@ -151,10 +151,10 @@ fn print_answer(json: bool, a: &BrainAnswer) -> anyhow::Result<()> {
         eprintln!("note: {note}");
     }
     if a.results.is_empty() {
-        println!("nothing in the brain matches {:?}", a.query);
+        out!("nothing in the brain matches {:?}", a.query);
     }
     for (i, h) in a.results.iter().enumerate() {
-        println!(
+        out!(
             "{:>2}. {:.3} {}:{}-{}  {}",
             i + 1,
             h.score,
@@ -164,7 +164,7 @@ fn print_answer(json: bool, a: &BrainAnswer) -> anyhow::Result<()> {
             h.title
         );
         for line in h.snippet.lines() {
-            println!("      │ {line}");
+            out!("      │ {line}");
         }
     }
     Ok(())
@@ -189,7 +189,7 @@ pub fn run(cli: &Cli, engine: &mut Engine, command: &BrainCommand) -> anyhow::Re
             if json {
                 return print_json(&w);
             }
-            println!(
+            out!(
                 "{} {} ({} bytes; indexed in {} ms{})",
                 if w.note.created { "wrote" } else { "replaced" },
                 w.note.path,
@@ -298,7 +298,7 @@ pub fn run(cli: &Cli, engine: &mut Engine, command: &BrainCommand) -> anyhow::Re
             if json {
                 return print_json(&logged);
             }
-            println!("appended to {} at {}", logged.path, logged.timestamp);
+            out!("appended to {} at {}", logged.path, logged.timestamp);
         }
     }
     Ok(())

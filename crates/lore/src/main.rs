@@ -1,6 +1,17 @@
 //! The `lore` command line: parses arguments, calls `lore_engine::Engine`, prints results.
 //! No behaviour lives here that an MCP or REST adapter would need.
 
+/// `println!` for command output: when stdout is closed (`lore search … | head`) the
+/// process ends quietly instead of panicking.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            $crate::stdout_failed(e);
+        }
+    }};
+}
+
 mod brain;
 mod cli;
 mod output;
@@ -39,6 +50,15 @@ fn main() {
         eprintln!("error: {}", one_line(&e));
         std::process::exit(code);
     }
+}
+
+/// Output could not be written: a closed pipe is the reader's choice, anything else an error.
+fn stdout_failed(e: std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("error: cannot write to stdout: {e}");
+    std::process::exit(3);
 }
 
 /// The error and its causes on one line, without repeating a cause the message already holds.

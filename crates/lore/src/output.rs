@@ -8,7 +8,7 @@ use serde::Serialize;
 use std::path::Path;
 
 fn print_json<T: Serialize + ?Sized>(v: &T) -> anyhow::Result<()> {
-    println!("{}", serde_json::to_string_pretty(v)?);
+    out!("{}", serde_json::to_string_pretty(v)?);
     Ok(())
 }
 
@@ -50,13 +50,13 @@ pub fn store_added(json: bool, store: &StoreRecord, report: &IndexReport) -> any
     if json {
         return print_json(&serde_json::json!({ "store": store, "report": report }));
     }
-    println!(
+    out!(
         "added store {} ({}, {})",
         store.name,
         store.kind.as_str(),
         store.source
     );
-    println!("{}", report_line(report));
+    print_report(report);
     Ok(())
 }
 
@@ -64,16 +64,25 @@ pub fn index_reports(json: bool, reports: &[IndexReport]) -> anyhow::Result<()> 
     if json {
         return print_json(reports);
     }
-    for r in reports {
-        println!("{}", report_line(r));
-        for s in r.skipped.iter().take(5) {
-            println!("  skipped {} ({})", s.path, s.reason);
-        }
-        if r.skipped.len() > 5 {
-            println!("  … and {} more skipped", r.skipped.len() - 5);
-        }
-    }
+    reports.iter().for_each(print_report);
     Ok(())
+}
+
+fn print_report(r: &IndexReport) {
+    out!("{}", report_line(r));
+    for s in r.skipped.iter().take(5) {
+        out!("  skipped {} ({})", s.path, s.reason);
+    }
+    if r.skipped.len() > 5 {
+        out!("  … and {} more skipped", r.skipped.len() - 5);
+    }
+    warn(&r.warnings);
+}
+
+fn warn(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
 }
 
 pub fn store_list(json: bool, stores: &[StoreSummary]) -> anyhow::Result<()> {
@@ -81,10 +90,10 @@ pub fn store_list(json: bool, stores: &[StoreSummary]) -> anyhow::Result<()> {
         return print_json(stores);
     }
     if stores.is_empty() {
-        println!("no stores yet; add one with `lore store add NAME PATH`");
+        out!("no stores yet; add one with `lore store add NAME PATH`");
     }
     for s in stores {
-        println!(
+        out!(
             "{:<20} {:<6} {:>6} files {:>8} chunks  indexed {:<10} {}",
             s.store.name,
             s.store.kind.as_str(),
@@ -102,34 +111,37 @@ pub fn store_info(json: bool, s: &StoreSummary) -> anyhow::Result<()> {
         return print_json(s);
     }
     let st = &s.store;
-    println!("name:        {}", st.name);
-    println!("type:        {}", st.kind.as_str());
-    println!("source:      {}", st.source);
-    println!("root:        {}", st.root.display());
+    out!("name:        {}", st.name);
+    out!("type:        {}", st.kind.as_str());
+    out!("source:      {}", st.source);
+    out!("root:        {}", st.root.display());
     if let Some(b) = &st.branch {
-        println!("branch:      {b}");
+        out!("branch:      {b}");
     }
     if let Some(d) = &st.description {
-        println!("description: {d}");
+        out!("description: {d}");
     }
     if !st.includes.is_empty() {
-        println!("include:     {}", st.includes.join(", "));
+        out!("include:     {}", st.includes.join(", "));
     }
     if !st.excludes.is_empty() {
-        println!("exclude:     {}", st.excludes.join(", "));
+        out!("exclude:     {}", st.excludes.join(", "));
     }
-    println!("files:       {}", s.stats.files);
-    println!(
+    out!("files:       {}", s.stats.files);
+    out!(
         "chunks:      {} ({} embedded)",
-        s.stats.chunks, s.stats.embedded
+        s.stats.chunks,
+        s.stats.embedded
     );
     if s.stats.symbols > 0 {
-        println!(
+        out!(
             "code graph:  {} symbols, {} references ({} resolved)",
-            s.stats.symbols, s.stats.references, s.stats.resolved
+            s.stats.symbols,
+            s.stats.references,
+            s.stats.resolved
         );
     }
-    println!("indexed:     {}", when(st.indexed_at));
+    out!("indexed:     {}", when(st.indexed_at));
     Ok(())
 }
 
@@ -137,7 +149,7 @@ pub fn store_removed(json: bool, s: &StoreRecord) -> anyhow::Result<()> {
     if json {
         return print_json(&serde_json::json!({ "removed": s.name }));
     }
-    println!("removed store {}", s.name);
+    out!("removed store {}", s.name);
     Ok(())
 }
 
@@ -146,7 +158,7 @@ pub fn search(json: bool, r: &SearchResponse) -> anyhow::Result<()> {
         return print_json(r);
     }
     if r.results.is_empty() {
-        println!("no results for {:?}", r.query);
+        out!("no results for {:?}", r.query);
     }
     for (i, hit) in r.results.iter().enumerate() {
         let h = &hit.unit;
@@ -156,7 +168,7 @@ pub fn search(json: bool, r: &SearchResponse) -> anyhow::Result<()> {
             _ if !h.headings.is_empty() => h.headings.join(" > "),
             _ => String::new(),
         };
-        println!(
+        out!(
             "{:>2}. {:.3} {}:{}:{}-{} [{}] {}",
             i + 1,
             hit.score,
@@ -168,11 +180,11 @@ pub fn search(json: bool, r: &SearchResponse) -> anyhow::Result<()> {
             name
         );
         if let Some(summary) = &hit.summary {
-            println!("      {summary}");
+            out!("      {summary}");
         }
         if let Some(snippet) = &hit.snippet {
             for line in snippet.lines() {
-                println!("      │ {line}");
+                out!("      │ {line}");
             }
         }
         if let Some(ctx) = &hit.context {
@@ -180,13 +192,13 @@ pub fn search(json: bool, r: &SearchResponse) -> anyhow::Result<()> {
         }
         if let Some(full) = &hit.full {
             for line in full.content.lines() {
-                println!("      │ {line}");
+                out!("      │ {line}");
             }
             print_related("callers", &full.callers, "      ");
             print_related("callees", &full.callees, "      ");
             print_related("tests", &full.tests, "      ");
         }
-        println!("      why: {}   id {}", hit.reason, h.id);
+        out!("      why: {}   id {}", hit.reason, h.id);
     }
     let stale: Vec<String> = r
         .stores
@@ -202,6 +214,7 @@ pub fn search(json: bool, r: &SearchResponse) -> anyhow::Result<()> {
     if !stale.is_empty() {
         eprintln!("note: stale stores: {}; run `lore index`", stale.join(", "));
     }
+    warn(&r.warnings);
     eprintln!(
         "{} results in {:.1} ms ({})",
         r.results.len(),
@@ -215,7 +228,7 @@ pub fn model_fetched(json: bool, dir: &Path) -> anyhow::Result<()> {
     if json {
         return print_json(&serde_json::json!({ "model_dir": dir }));
     }
-    println!("model ready in {}", dir.display());
+    out!("model ready in {}", dir.display());
     Ok(())
 }
 
@@ -226,7 +239,7 @@ pub fn model_info(json: bool, dir: &Path) -> anyhow::Result<()> {
     if json {
         return print_json(&serde_json::json!({ "model_dir": dir, "present": present }));
     }
-    println!(
+    out!(
         "model dir: {} ({})",
         dir.display(),
         if present {
@@ -248,34 +261,39 @@ pub fn context(json: bool, ctx: &UnitContext) -> anyhow::Result<()> {
         .as_deref()
         .or(c.symbol.as_deref())
         .unwrap_or_default();
-    println!(
+    out!(
         "{}:{}:{}-{} [{}] {}",
-        c.store, c.path, c.start_line, c.end_line, c.kind, name
+        c.store,
+        c.path,
+        c.start_line,
+        c.end_line,
+        c.kind,
+        name
     );
     if let Some(parent) = &ctx.parent {
-        println!("in {parent}");
+        out!("in {parent}");
     }
     if let Some(summary) = &ctx.summary {
-        println!("{summary}");
+        out!("{summary}");
     }
     if let Some(header) = &ctx.header {
-        println!("{header}");
-        println!("    …");
+        out!("{header}");
+        out!("    …");
     }
-    println!("{}", ctx.full.content);
+    out!("{}", ctx.full.content);
     print_context_layer(&ctx.context, "");
     print_related("callers", &ctx.full.callers, "");
     print_related("callees", &ctx.full.callees, "");
     print_related("tests", &ctx.full.tests, "");
     if ctx.outline.len() > 1 {
-        println!("\nfile outline:");
+        out!("\nfile outline:");
         for o in &ctx.outline {
             let here = if o.start_line == c.start_line {
                 ">"
             } else {
                 " "
             };
-            println!(
+            out!(
                 "{here} {:>5}-{:<5} {:<9} {}",
                 o.start_line,
                 o.end_line,
@@ -289,19 +307,20 @@ pub fn context(json: bool, ctx: &UnitContext) -> anyhow::Result<()> {
 
 fn print_context_layer(c: &ContextLayer, indent: &str) {
     if !c.imports.is_empty() {
-        println!("{indent}imports: {}", c.imports.join("; "));
+        out!("{indent}imports: {}", c.imports.join("; "));
     }
     if !c.types.is_empty() {
-        println!("{indent}types: {}", c.types.join("; "));
+        out!("{indent}types: {}", c.types.join("; "));
     }
     if let Some(u) = &c.usage {
-        println!(
+        out!(
             "{indent}used by {} call sites, calls {}",
-            u.called_by, u.calls
+            u.called_by,
+            u.calls
         );
     }
     if !c.related.is_empty() {
-        println!("{indent}related: {}", c.related.join(", "));
+        out!("{indent}related: {}", c.related.join(", "));
     }
 }
 
@@ -309,11 +328,11 @@ fn print_related(label: &str, units: &[RelatedUnit], indent: &str) {
     if units.is_empty() {
         return;
     }
-    println!("{indent}{label}:");
+    out!("{indent}{label}:");
     for u in units {
         match &u.summary {
-            Some(s) => println!("{indent}  {} ({}) — {s}", u.name, u.at),
-            None => println!("{indent}  {} ({})", u.name, u.at),
+            Some(s) => out!("{indent}  {} ({}) — {s}", u.name, u.at),
+            None => out!("{indent}  {} ({})", u.name, u.at),
         }
     }
 }
@@ -324,12 +343,17 @@ pub fn graph(json: bool, g: &GraphAnswer) -> anyhow::Result<()> {
     }
     for d in &g.definitions {
         let sig = d.signature.as_deref().unwrap_or(&d.qualified);
-        println!(
+        out!(
             "{}:{}:{}-{} [{}] {}",
-            d.store, d.path, d.start_line, d.end_line, d.kind, sig
+            d.store,
+            d.path,
+            d.start_line,
+            d.end_line,
+            d.kind,
+            sig
         );
         if let Some(s) = &d.summary {
-            println!("    {s}");
+            out!("    {s}");
         }
     }
     let label = match g.direction {
@@ -337,7 +361,7 @@ pub fn graph(json: bool, g: &GraphAnswer) -> anyhow::Result<()> {
         Direction::Callers => "callers",
         Direction::Callees => "callees",
     };
-    println!("\n{label} ({}):", g.links.len());
+    out!("\n{label} ({}):", g.links.len());
     for l in &g.links {
         let other = l
             .symbol
@@ -346,8 +370,8 @@ pub fn graph(json: bool, g: &GraphAnswer) -> anyhow::Result<()> {
             .unwrap_or_else(|| "<module>".into());
         let conf = l.confidence.map(|c| format!("{c:.2}")).unwrap_or_default();
         match g.direction {
-            Direction::Callers => println!("  {}:{}  {}  {} {conf}", l.path, l.line, other, l.kind),
-            _ => println!("  line {:<5} {}  {conf}", l.line, other),
+            Direction::Callers => out!("  {}:{}  {}  {} {conf}", l.path, l.line, other, l.kind),
+            _ => out!("  line {:<5} {}  {conf}", l.line, other),
         }
     }
     if !g.unresolved.is_empty() {
@@ -356,7 +380,7 @@ pub fn graph(json: bool, g: &GraphAnswer) -> anyhow::Result<()> {
             .iter()
             .map(|l| format!("{}@{}", l.name, l.line))
             .collect();
-        println!(
+        out!(
             "unresolved (outside the store or dynamic): {}",
             names.join(", ")
         );

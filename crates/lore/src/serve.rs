@@ -130,14 +130,14 @@ fn progress(job: &JobRecord) -> String {
 
 fn print_jobs(json: bool, jobs: &[JobRecord]) -> anyhow::Result<()> {
     if json {
-        println!("{}", serde_json::to_string_pretty(jobs)?);
+        out!("{}", serde_json::to_string_pretty(jobs)?);
         return Ok(());
     }
     if jobs.is_empty() {
-        println!("no jobs (finished jobs are kept for a day)");
+        out!("no jobs (finished jobs are kept for a day)");
     }
     for j in jobs {
-        println!(
+        out!(
             "{}  {:<5} {:<9} {:>5} ago  {:<16} {}",
             j.id,
             j.kind,
@@ -152,12 +152,12 @@ fn print_jobs(json: bool, jobs: &[JobRecord]) -> anyhow::Result<()> {
 
 fn print_job(json: bool, j: &JobRecord) -> anyhow::Result<()> {
     if json {
-        println!("{}", serde_json::to_string_pretty(j)?);
+        out!("{}", serde_json::to_string_pretty(j)?);
         return Ok(());
     }
-    println!("id:        {}", j.id);
-    println!("kind:      {} ({})", j.kind, target(j));
-    println!(
+    out!("id:        {}", j.id);
+    out!("kind:      {} ({})", j.kind, target(j));
+    out!(
         "status:    {}{}",
         j.status.as_str(),
         if j.cancel_requested && !j.status.is_finished() {
@@ -166,19 +166,19 @@ fn print_job(json: bool, j: &JobRecord) -> anyhow::Result<()> {
             ""
         }
     );
-    println!("progress:  {}", progress(j));
-    println!("created:   {} ago", age(j.created_at));
+    out!("progress:  {}", progress(j));
+    out!("created:   {} ago", age(j.created_at));
     if let Some(pid) = j.pid {
-        println!("pid:       {pid}");
+        out!("pid:       {pid}");
     }
     if let Some(m) = &j.message {
-        println!("message:   {m}");
+        out!("message:   {m}");
     }
     if let Some(e) = &j.error {
-        println!("error:     {e}");
+        out!("error:     {e}");
     }
     if let Some(r) = &j.result {
-        println!("result:    {r}");
+        out!("result:    {r}");
     }
     Ok(())
 }

@@ -241,3 +241,64 @@ fn corrupt_vectors_and_missing_model_give_clear_errors() {
     assert_first(&out.json(), "src/edit.rs");
     assert!(!empty.join("model.safetensors").exists());
 }
+
+#[test]
+fn an_empty_store_is_never_silent() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let empty = lore.path("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let binary = lore.path("binary");
+    write(&binary, "blob.bin", [1u8, 0, 2, 0]);
+    let code = lore.path("code");
+    write(&code, "a.rs", "pub fn numbat_census() -> u32 {\n    3\n}\n");
+
+    let out = lore.run(&["store", "add", "empty", s(&empty)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("warning: nothing indexed: no files found under"),
+        "{}",
+        out.stderr
+    );
+    let added = lore.json(&["store", "add", "bin", s(&binary)]);
+    let warnings = added["report"]["warnings"].to_string();
+    assert!(warnings.contains("1 binary"), "{added:#}");
+    let out = lore.run(&["store", "add", "globbed", s(&code), "--include", "*.zig"]);
+    assert!(out.stderr.contains("--include/--exclude"), "{}", out.stderr);
+    let added = lore.json(&["store", "add", "code", s(&code)]);
+    assert!(added["report"].get("warnings").is_none(), "{added:#}");
+
+    // A search over an empty store says so; over a full one it does not.
+    let resp = lore.search("numbat census", "fts", &[]);
+    assert_first(&resp, "a.rs");
+    let warnings = resp["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 3, "{resp:#}");
+    assert!(warnings[0].as_str().unwrap().contains("store "), "{resp:#}");
+    let resp = lore.search("numbat census", "fts", &["--stores", "code"]);
+    assert!(resp.get("warnings").is_none(), "{resp:#}");
+    let out = lore.run(&["search", "numbat", "--stores", "empty", "--mode", "fts"]);
+    assert!(
+        out.stderr.contains("warning: store empty is empty"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// `lore … | head` closes the pipe early: the command ends quietly, never with a panic.
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let lore = Lore::without_model();
+    let mut child = lore
+        .command(&["--json", "store", "list"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+}
