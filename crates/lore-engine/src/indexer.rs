@@ -465,7 +465,11 @@ fn nothing_indexed(store: &StoreRecord, report: &IndexReport) -> String {
         }
     }
     let why: Vec<String> = why.iter().map(|(k, n)| format!("{n} {k}")).collect();
-    let cap = if report.skipped.iter().any(|s| s.reason.starts_with("too large")) {
+    let cap = if report
+        .skipped
+        .iter()
+        .any(|s| s.reason.starts_with("too large"))
+    {
         "; the size cap is set by --max-file-size"
     } else {
         ""

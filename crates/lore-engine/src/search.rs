@@ -442,7 +442,10 @@ impl Engine {
         }
         let estimated_tokens = results.iter().map(|h| h.estimated_tokens).sum();
         let mut warnings = Vec::new();
-        for s in stores.iter().filter(|s| s.kind != lore_core::StoreKind::Brain) {
+        for s in stores
+            .iter()
+            .filter(|s| s.kind != lore_core::StoreKind::Brain)
+        {
             if !self.catalog.has_chunks(s.id)? {
                 warnings.push(format!(
                     "store {} is empty: nothing was indexed under {} (see `lore index {}`)",
