@@ -301,13 +301,16 @@ impl<'a> Extractor<'_, 'a> {
                 if obj != "self" && obj != "this" {
                     return None;
                 }
+                let right = node.child_by_field_name("right");
                 let ty = self
                     .field(node, "type")
                     .and_then(type_name)
                     .map(Receiver::Type)
+                    .or_else(|| self.value_type(right?, &[]))
                     .or_else(|| {
-                        node.child_by_field_name("right")
-                            .and_then(|v| self.value_type(v, &[]))
+                        // `self.customer = customer` with `customer: Customer` a parameter.
+                        let v = right.filter(|v| v.kind() == "identifier")?;
+                        self.enclosing_param(node, self.text(v))
                     })?;
                 Some((attr.to_string(), ty))
             }
@@ -589,16 +592,26 @@ impl<'a> Extractor<'_, 'a> {
 
     /// Types of a function's parameters (and the Go receiver).
     fn params(&self, node: Node, frame: &mut Frame) {
-        let mut lists = Vec::new();
-        let Some(fnode) = function_node(node, 0) else {
-            return;
-        };
-        for f in ["parameters", "receiver"] {
-            if let Some(p) = fnode.child_by_field_name(f) {
-                lists.push((f, p));
+        for (name, ty, receiver) in self.typed_params(node) {
+            if receiver {
+                frame.env.insert(name.to_string(), Receiver::SelfType);
+                frame.self_type = Some(ty);
+            } else {
+                frame.env.insert(name.to_string(), Receiver::Type(ty));
             }
         }
-        for (which, list) in lists {
+    }
+
+    /// (name, type, is the Go receiver) of a function's parameters with a declared type.
+    fn typed_params(&self, node: Node) -> Vec<(&'a str, String, bool)> {
+        let mut out = Vec::new();
+        let Some(fnode) = function_node(node, 0) else {
+            return out;
+        };
+        for f in ["parameters", "receiver"] {
+            let Some(list) = fnode.child_by_field_name(f) else {
+                continue;
+            };
             for p in named_children(list) {
                 let (names, ty): (Vec<&str>, Option<&str>) = match p.kind() {
                     "typed_parameter" => (
@@ -631,16 +644,29 @@ impl<'a> Extractor<'_, 'a> {
                     continue;
                 };
                 for n in names {
-                    let n = n.trim_start_matches("mut ").trim();
-                    if which == "receiver" {
-                        frame.env.insert(n.to_string(), Receiver::SelfType);
-                        frame.self_type = Some(ty.clone());
-                    } else {
-                        frame.env.insert(n.to_string(), Receiver::Type(ty.clone()));
-                    }
+                    out.push((
+                        n.trim_start_matches("mut ").trim(),
+                        ty.clone(),
+                        f == "receiver",
+                    ));
                 }
             }
         }
+        out
+    }
+
+    /// The declared type of parameter `name` of the function around `node`.
+    fn enclosing_param(&self, node: Node, name: &str) -> Option<Receiver> {
+        let f = std::iter::successors(node.parent(), |n| n.parent()).find(|n| {
+            matches!(
+                n.kind(),
+                "function_definition" | "method_definition" | "function_declaration"
+            )
+        })?;
+        self.typed_params(f)
+            .into_iter()
+            .find(|(n, _, receiver)| *n == name && !receiver)
+            .map(|(_, ty, _)| Receiver::Type(ty))
     }
 
     /// `for x in xs`: `x` is of `xs`'s element type (collections unwrap in `type_name`).

@@ -135,6 +135,31 @@ def checkout(cart: Cart):
 }
 
 #[test]
+fn fields_take_the_type_of_the_annotated_parameter_they_store() {
+    let src = r#"class Order:
+    def __init__(self, customer: Customer, note=None):
+        self.customer = customer
+        self.note = note
+
+    def to_dict(self):
+        return {"customer": self.customer.to_dict(), "note": self.note.strip()}
+"#;
+    let f = facts("orders.py", src);
+    has_call(
+        &f,
+        "Order.to_dict",
+        "to_dict",
+        Receiver::Type("Customer".into()),
+    );
+    // An unannotated parameter says nothing about the field.
+    let note = calls(&f)
+        .into_iter()
+        .find(|c| c.1 == "strip")
+        .expect("strip call");
+    assert!(!matches!(note.2, Receiver::Type(_)), "{note:?}");
+}
+
+#[test]
 fn typescript_units_imports_and_calls() {
     let src = r#"import { slugify, clamp as limit } from "./util";
 import * as log from "../log";
