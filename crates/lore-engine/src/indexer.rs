@@ -20,6 +20,9 @@ pub struct IndexReport {
     pub files_seen: usize,
     pub added: usize,
     pub changed: usize,
+    /// Same content, read again because this version of lore analyses files differently.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub reanalyzed: usize,
     pub unchanged: usize,
     pub deleted: usize,
     pub chunks_written: usize,
@@ -36,13 +39,25 @@ pub struct SkippedFile {
     pub reason: String,
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Why a file is chunked again.
+#[derive(Clone, Copy)]
+enum Why {
+    New,
+    Edited,
+    Reanalyzed,
+}
+
 /// A file read and chunked, waiting for embeddings.
 enum Prepared {
     Changed {
         file: FileRecord,
         chunks: Vec<Chunk>,
         facts: FileFacts,
-        is_new: bool,
+        why: Why,
     },
     /// Same content, new size/mtime.
     Touched(FileRecord),
@@ -232,7 +247,7 @@ impl Engine {
                         file,
                         chunks,
                         facts,
-                        is_new,
+                        why,
                     } => {
                         let rows: Vec<ChunkRow> = chunks
                             .iter()
@@ -249,10 +264,10 @@ impl Engine {
                         dirty_names.extend(facts.symbols.iter().map(|s| s.name.clone()));
                         changed_paths.push(file.path.clone());
                         report.chunks_written += rows.len();
-                        if *is_new {
-                            report.added += 1;
-                        } else {
-                            report.changed += 1;
+                        match why {
+                            Why::New => report.added += 1,
+                            Why::Edited => report.changed += 1,
+                            Why::Reanalyzed => report.reanalyzed += 1,
                         }
                         changed_any = true;
                     }
@@ -418,13 +433,18 @@ fn prepare(
             Prepared::Touched(file)
         }
         _ => {
+            let why = match old {
+                None => Why::New,
+                Some(m) if m.hash == file.hash => Why::Reanalyzed,
+                Some(_) => Why::Edited,
+            };
             let analysis = lore_chunk::analyze_file(&f.rel, &text, opts);
             file.chunks = analysis.chunks.len() as u32;
             Prepared::Changed {
                 file,
                 chunks: analysis.chunks,
                 facts: analysis.facts,
-                is_new: old.is_none(),
+                why,
             }
         }
     }
@@ -491,4 +511,82 @@ pub(crate) fn walk_options(store: &StoreRecord) -> WalkOptions {
 
 fn chunk_id(store_id: i64, path: &str, c: &Chunk) -> i64 {
     lore_index::chunk_id(store_id, path, c.start_byte, c.end_byte, &c.content)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{AddStore, EngineConfig, NoProgress};
+    use lore_core::DataDir;
+
+    fn engine(dir: &std::path::Path) -> Engine {
+        let config = EngineConfig {
+            embed: false,
+            ..Default::default()
+        };
+        Engine::open_with(DataDir::new(dir.join("data")), config).unwrap()
+    }
+
+    fn add(e: &mut Engine, name: &str, src: &std::path::Path) -> IndexReport {
+        let req = AddStore {
+            name: name.into(),
+            source: src.display().to_string(),
+            ..Default::default()
+        };
+        e.add_store(&req, &NoProgress).unwrap().1
+    }
+
+    #[test]
+    fn an_upgraded_analyzer_reports_re_analysed_files_not_changed_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        for i in 0..3 {
+            std::fs::write(
+                src.join(format!("m{i}.py")),
+                format!("def f{i}():\n    pass\n"),
+            )
+            .unwrap();
+        }
+        let mut e = engine(dir.path());
+        let store = add(&mut e, "py", &src).store;
+        let id = e.store_record(&store).unwrap().id;
+        let tx = e.catalog.begin().unwrap();
+        tx.set_analyzer_version(id, lore_chunk::ANALYZER_VERSION - 1)
+            .unwrap();
+        tx.commit().unwrap();
+        std::fs::write(src.join("m0.py"), "def g():\n    pass\n").unwrap();
+
+        let r = &e.index(&[store.clone()], false, &NoProgress).unwrap()[0];
+        assert_eq!((r.changed, r.reanalyzed, r.unchanged), (1, 2, 0), "{r:?}");
+        let r = &e.index(&[store], false, &NoProgress).unwrap()[0];
+        assert_eq!((r.changed, r.reanalyzed, r.unchanged), (0, 0, 3), "{r:?}");
+    }
+
+    #[test]
+    fn a_store_left_empty_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("empty");
+        let binary = dir.path().join("binary");
+        std::fs::create_dir_all(&empty).unwrap();
+        std::fs::create_dir_all(&binary).unwrap();
+        std::fs::write(binary.join("a.bin"), [0u8, 1, 2, 0]).unwrap();
+        std::fs::write(binary.join("b.txt"), "x".repeat(64)).unwrap();
+        let mut e = engine(dir.path());
+        let r = add(&mut e, "empty", &empty);
+        assert!(r.warnings[0].contains("no files found"), "{r:?}");
+        let req = AddStore {
+            name: "binary".into(),
+            source: binary.display().to_string(),
+            max_file_bytes: Some(16),
+            ..Default::default()
+        };
+        let r = e.add_store(&req, &NoProgress).unwrap().1;
+        assert!(
+            r.warnings[0].contains("1 binary, 1 too large")
+                || r.warnings[0].contains("1 too large, 1 binary"),
+            "{r:?}"
+        );
+        assert!(r.warnings[0].contains("--max-file-size"), "{r:?}");
+    }
 }

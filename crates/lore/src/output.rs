@@ -32,8 +32,12 @@ fn when(ts: Option<i64>) -> String {
 }
 
 fn report_line(r: &IndexReport) -> String {
+    let reanalyzed = match r.reanalyzed {
+        0 => String::new(),
+        n => format!(", {n} re-analysed"),
+    };
     format!(
-        "{}: {} files ({} added, {} changed, {} deleted, {} unchanged), {} chunks written, {} skipped, {:.1}s",
+        "{}: {} files ({} added, {} changed{reanalyzed}, {} deleted, {} unchanged), {} chunks written, {} skipped, {:.1}s",
         r.store,
         r.files_seen,
         r.added,
