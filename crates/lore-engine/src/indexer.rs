@@ -557,7 +557,9 @@ mod tests {
         tx.commit().unwrap();
         std::fs::write(src.join("m0.py"), "def g():\n    pass\n").unwrap();
 
-        let r = &e.index(&[store.clone()], false, &NoProgress).unwrap()[0];
+        let r = &e
+            .index(std::slice::from_ref(&store), false, &NoProgress)
+            .unwrap()[0];
         assert_eq!((r.changed, r.reanalyzed, r.unchanged), (1, 2, 0), "{r:?}");
         let r = &e.index(&[store], false, &NoProgress).unwrap()[0];
         assert_eq!((r.changed, r.reanalyzed, r.unchanged), (0, 0, 3), "{r:?}");
