@@ -865,6 +865,8 @@ impl<'a> Extractor<'_, 'a> {
                                 .and_then(|(o, m)| match self.receiver(o, stack) {
                                     Receiver::Type(t) => Some(format!("{t}.{m}")),
                                     Receiver::SelfType => Some(format!("self.{m}")),
+                                    // `store.New(p).Get(id)`: a chain the resolver follows.
+                                    Receiver::ReturnOf(e) => Some(format!("{e}().{m}")),
                                     _ => None,
                                 });
                         Some(Receiver::ReturnOf(

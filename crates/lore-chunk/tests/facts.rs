@@ -160,6 +160,26 @@ fn fields_take_the_type_of_the_annotated_parameter_they_store() {
 }
 
 #[test]
+fn values_returned_along_a_call_chain_keep_the_chain() {
+    let src = r#"package main
+
+func use() {
+	s := store.New("x")
+	n, err := s.Get("a")
+	_ = err
+	n.Title()
+}
+"#;
+    let f = facts("main.go", src);
+    has_call(
+        &f,
+        "use",
+        "Title",
+        Receiver::ReturnOf("store.New().Get".into()),
+    );
+}
+
+#[test]
 fn typescript_units_imports_and_calls() {
     let src = r#"import { slugify, clamp as limit } from "./util";
 import * as log from "../log";

@@ -97,7 +97,8 @@ pub enum Receiver {
     /// A value whose type the file states: `x: Cart`, `x = Cart()`, `let s = Store::new()`.
     Type(String),
     /// A value returned by a call of this name/path (`s := store.New()`), typed later
-    /// from the callee's signature.
+    /// from the callee's signature. Chains read `f().m`: method `m` of what `f` returns
+    /// (`n, err := s.Get(id)` after the line above is `store.New().Get`).
     ReturnOf(String),
     /// A name or path the call is qualified with: `storage.save()`, `codec::decode()`,
     /// `Task.create()`: a module, a package or a type.

@@ -528,6 +528,12 @@ impl Index {
         }
         let split = expr.rsplit_once("::").or_else(|| expr.rsplit_once('.'));
         let found = match split {
+            // `store.New().Get`: the method of what the inner call returns.
+            _ if expr.contains("().") => {
+                let (inner, name) = expr.rsplit_once("().")?;
+                let ty = self.type_of_call(path, lang, inner, caller, depth + 1)?;
+                self.method(path, &ty, name, 0).map(|i| (i, How::Typed))
+            }
             None => self.bare(path, lang, expr, caller, RefKind::Calls, 0),
             Some(("Self" | "self" | "this", name)) => {
                 let ty = self.self_type(path, lang, caller?)?;
