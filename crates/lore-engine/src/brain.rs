@@ -423,18 +423,10 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::EngineConfig;
     use lore_core::DataDir;
     use lore_llm::fake_server::{FakeLlm, Reply};
 
-    /// An engine on a temp data dir that indexes without embeddings (no model needed).
-    fn engine(dir: &std::path::Path) -> Engine {
-        let config = EngineConfig {
-            embed: false,
-            ..Default::default()
-        };
-        Engine::open_with(DataDir::new(dir.join("data")), config).unwrap()
-    }
+    use crate::test_engine as engine;
 
     fn fts(q: &str) -> BrainQuery {
         BrainQuery {

@@ -516,16 +516,9 @@ fn chunk_id(store_id: i64, path: &str, c: &Chunk) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{AddStore, EngineConfig, NoProgress};
-    use lore_core::DataDir;
+    use crate::{AddStore, NoProgress};
 
-    fn engine(dir: &std::path::Path) -> Engine {
-        let config = EngineConfig {
-            embed: false,
-            ..Default::default()
-        };
-        Engine::open_with(DataDir::new(dir.join("data")), config).unwrap()
-    }
+    use crate::test_engine as engine;
 
     fn add(e: &mut Engine, name: &str, src: &std::path::Path) -> IndexReport {
         let req = AddStore {

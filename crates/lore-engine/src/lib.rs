@@ -186,3 +186,13 @@ impl Engine {
         Ok(lore_embed::fetch(&dir, &mut |m| progress.message(m))?)
     }
 }
+
+/// An engine on a temp data dir that indexes without embeddings (no model needed).
+#[cfg(test)]
+pub(crate) fn test_engine(dir: &std::path::Path) -> Engine {
+    let config = EngineConfig {
+        embed: false,
+        ..Default::default()
+    };
+    Engine::open_with(DataDir::new(dir.join("data")), config).expect("test engine")
+}
