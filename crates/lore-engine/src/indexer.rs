@@ -26,6 +26,8 @@ pub struct IndexReport {
     pub unchanged: usize,
     pub deleted: usize,
     pub chunks_written: usize,
+    /// Chunks run through the model; the others kept the vector stored for their content.
+    pub embedded: usize,
     pub skipped: Vec<SkippedFile>,
     /// What the user should know, e.g. that the store holds nothing after the run.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -96,6 +98,12 @@ impl Engine {
                 Fts::open(&fts_dir)?
             }
             Err(e) => return Err(e.into()),
+        };
+        // A full rebuild re-reads every file but need not re-embed: a chunk id names its
+        // content, so the last vector snapshot's vector for an id is still that chunk's.
+        let kept = match (full, embedder) {
+            (true, Some(_)) => VectorSet::load(&dir.join("vectors.bin")).ok().flatten(),
+            _ => None,
         };
         if full {
             // Forget the catalog's files first: if we crash before the end, the next run
@@ -199,7 +207,16 @@ impl Engine {
                 }
                 let vectors = match p {
                     Prepared::Changed { file, chunks, .. } if let Some(embedder) = embedder => {
-                        self.embed_chunks(store.id, &file.path, chunks, embedder, progress)?
+                        let (vectors, fresh) = self.embed_chunks(
+                            store.id,
+                            &file.path,
+                            chunks,
+                            embedder,
+                            kept.as_ref(),
+                            progress,
+                        )?;
+                        report.embedded += fresh;
+                        vectors
                     }
                     _ => Vec::new(),
                 };
@@ -344,19 +361,28 @@ impl Engine {
         Ok(report)
     }
 
-    /// Embeddings of a changed file's chunks. Chunks whose id (path, range, content) is
-    /// already in the catalog keep their vector: re-indexing after an edit, a migration
-    /// or an interrupted run only embeds what is new.
+    /// Embeddings of a changed file's chunks, and how many were computed. Chunks whose id
+    /// (path, range, content) is already in the catalog, or in `kept` (the last snapshot,
+    /// during a full rebuild), keep their vector: re-indexing after an edit, a migration, an
+    /// interrupted run or `--full` only embeds what is new.
     fn embed_chunks(
         &self,
         store_id: i64,
         path: &str,
         chunks: &[Chunk],
         embedder: &Embedder,
+        kept: Option<&VectorSet>,
         progress: &dyn Progress,
-    ) -> Result<Vec<Vec<f32>>, EngineError> {
+    ) -> Result<(Vec<Vec<f32>>, usize), EngineError> {
         let ids: Vec<i64> = chunks.iter().map(|c| chunk_id(store_id, path, c)).collect();
-        let known = self.catalog.embeddings(&ids)?;
+        let mut known = self.catalog.embeddings(&ids)?;
+        if let Some(kept) = kept {
+            for &id in &ids {
+                if let Some(v) = kept.vector(id).filter(|v| v.len() == lore_embed::DIM) {
+                    known.entry(id).or_insert_with(|| v.to_vec());
+                }
+            }
+        }
         let missing: Vec<usize> = (0..chunks.len())
             .filter(|i| !known.contains_key(&ids[*i]))
             .collect();
@@ -368,14 +394,16 @@ impl Engine {
             fresh.extend(embedder.embed(&refs)?);
             progress.advance(Phase::Embeddings, step.len() as u64);
         }
+        let count = fresh.len();
         let mut fresh = fresh.into_iter();
-        Ok(ids
+        let vectors = ids
             .iter()
             .map(|id| match known.get(id) {
                 Some(v) => v.clone(),
                 None => fresh.next().unwrap_or_default(),
             })
-            .collect())
+            .collect();
+        Ok((vectors, count))
     }
 
     /// Rewrites the vector snapshot when it is behind the catalog.

@@ -486,7 +486,6 @@ impl Catalog {
         Ok(())
     }
 
-    /// Starts a write transaction. Nothing is visible to readers until `commit`.
     /// Stored embeddings of the given chunk ids (those that have one).
     pub fn embeddings(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<f32>>, IndexError> {
         let mut st = self
@@ -506,6 +505,7 @@ impl Catalog {
         Ok(out)
     }
 
+    /// Starts a write transaction. Nothing is visible to readers until `commit`.
     pub fn begin(&mut self) -> Result<CatalogTx<'_>, IndexError> {
         let tx = self
             .conn

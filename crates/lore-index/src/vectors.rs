@@ -148,6 +148,12 @@ impl VectorSet {
     }
 
     /// Cosine similarity (vectors are unit length) of one stored chunk with `query`.
+    /// The stored vector of chunk `id`.
+    pub fn vector(&self, id: i64) -> Option<&[f32]> {
+        let i = self.ids.binary_search(&id).ok()?;
+        Some(self.row(i))
+    }
+
     pub fn score(&self, id: i64, query: &[f32]) -> Option<f32> {
         let i = self.ids.binary_search(&id).ok()?;
         Some(dot(self.row(i), query))

@@ -37,7 +37,7 @@ fn report_line(r: &IndexReport) -> String {
         n => format!(", {n} re-analysed"),
     };
     format!(
-        "{}: {} files ({} added, {} changed{reanalyzed}, {} deleted, {} unchanged), {} chunks written, {} skipped, {:.1}s",
+        "{}: {} files ({} added, {} changed{reanalyzed}, {} deleted, {} unchanged), {} chunks written ({} embedded), {} skipped, {:.1}s",
         r.store,
         r.files_seen,
         r.added,
@@ -45,6 +45,7 @@ fn report_line(r: &IndexReport) -> String {
         r.deleted,
         r.unchanged,
         r.chunks_written,
+        r.embedded,
         r.skipped.len(),
         r.elapsed_ms as f64 / 1000.0
     )

@@ -280,6 +280,12 @@ fn incremental_index_picks_up_changes_and_deletions() {
     assert_eq!(r["changed"], 1, "{r:#}");
     assert_eq!(r["deleted"], 1, "{r:#}");
     assert_eq!(r["unchanged"], 3, "{r:#}");
+    // Only the new and edited files' new chunks went through the model.
+    let embedded = r["embedded"].as_u64().unwrap();
+    assert!(
+        embedded > 0 && embedded <= r["chunks_written"].as_u64().unwrap(),
+        "{r:#}"
+    );
 
     let resp = lore.search("fahrenheit_to_celsius", "fts", &[]);
     assert_first(&resp, "src/edit.rs");
@@ -361,6 +367,8 @@ fn incremental_index_picks_up_changes_and_deletions() {
         "--full did not redo every file: {r:#}"
     );
     assert_eq!(r["chunks_written"], info["chunks"], "{r:#} vs {info:#}");
+    // … but embeds nothing again: every chunk's content already had its vector.
+    assert_eq!(r["embedded"], 0, "{r:#}");
     let after = lore.json(&["store", "info", "proj"]);
     assert_eq!(after["files"], 5, "{after:#}");
     assert_eq!(after["chunks"], info["chunks"], "{after:#}");
