@@ -58,17 +58,13 @@ pub struct BrainHit {
     pub path: String,
     pub title: String,
     pub snippet: String,
-    #[serde(serialize_with = "round4")]
+    #[serde(serialize_with = "crate::search::round4")]
     pub score: f32,
     /// The matching section's lines.
     pub start_line: u32,
     pub end_line: u32,
     /// The section's result id (for `get_full_context` / `lore context`).
     pub id: String,
-}
-
-fn round4<S: serde::Serializer>(v: &f32, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64((f64::from(*v) * 1e4).round() / 1e4)
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -149,7 +149,7 @@ pub struct SearchHit {
 }
 
 /// Scores to 4 decimals: more digits only cost tokens.
-fn round4<S: serde::Serializer>(v: &f32, s: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn round4<S: serde::Serializer>(v: &f32, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64((f64::from(*v) * 1e4).round() / 1e4)
 }
 

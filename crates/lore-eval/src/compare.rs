@@ -4,6 +4,7 @@
 //! stopped before its summary line can still be compared.
 
 use crate::judge::{DIMENSIONS, Scores, average};
+use crate::metrics::round4;
 use lore_engine::ExitKind;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -199,10 +200,6 @@ pub struct Comparison {
     pub queries: Vec<QueryDelta>,
     pub only_in_a: Vec<String>,
     pub only_in_b: Vec<String>,
-}
-
-fn round4(x: f64) -> f64 {
-    (x * 10_000.0).round() / 10_000.0
 }
 
 fn stats(run: &Run) -> RunStats {

@@ -9,6 +9,7 @@
 //! retried with the error; a query whose answers stay invalid is recorded as failed and
 //! left out of the averages.
 
+use crate::metrics::round4;
 use lore_core::UtcTime;
 use lore_engine::{
     Detail, Engine, EngineError, ExitKind, Intent, Mode, Phase, Progress, SearchRequest,
@@ -1038,10 +1039,6 @@ fn judge_one(
         attempts,
         judge_ms,
     })
-}
-
-fn round4(x: f64) -> f64 {
-    (x * 10_000.0).round() / 10_000.0
 }
 
 /// Fills the counts, averages, top issues and focus of `base` from the judged answers.

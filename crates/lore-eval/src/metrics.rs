@@ -47,6 +47,11 @@ pub fn recall_at(ranked: &[String], rels: &HashMap<String, u32>, k: usize) -> f6
     found as f64 / relevant as f64
 }
 
+/// A figure to 4 decimals, as reports print them.
+pub fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
