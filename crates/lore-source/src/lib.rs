@@ -1,10 +1,12 @@
 //! Where lore's files come from. Walks folders (gitignore-aware, size-capped, binary-free),
-//! judges single paths as a walk would (`PathFilter`, for watchers) and keeps shallow git
-//! clones. Knows nothing of chunks or indexes.
+//! judges single paths as a walk would (`PathFilter`, for watchers), keeps shallow git
+//! clones and mirrors documentation sites as markdown (`web`). Knows nothing of chunks or
+//! indexes.
 
 mod filter;
 pub mod git;
 mod walk;
+pub mod web;
 
 pub use filter::PathFilter;
 pub use walk::{
@@ -25,4 +27,6 @@ pub enum SourceError {
         target: String,
         message: String,
     },
+    #[error("{url}: {message}")]
+    Web { url: String, message: String },
 }

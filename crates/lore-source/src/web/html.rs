@@ -1,0 +1,175 @@
+//! One parse of an HTML page gives what the crawl needs: its main content as markdown, its
+//! title, its links and what its robots meta tag allows.
+
+use htmd::{HtmlToMarkdown, Node};
+use markup5ever_rcdom::NodeData;
+use std::rc::Rc;
+
+/// Elements that are never content: code, styling, embedded media and page chrome.
+const SKIPPED: &[&str] = &[
+    "script", "style", "noscript", "template", "svg", "canvas", "iframe", "head", "nav", "aside",
+    "footer", "form", "button",
+];
+
+fn converter() -> HtmlToMarkdown {
+    HtmlToMarkdown::builder().skip_tags(SKIPPED.to_vec()).build()
+}
+
+/// Markdown of a whole HTML document, without scripts, styles, navigation and other
+/// non-content elements.
+pub fn html_to_markdown(html: &str) -> std::io::Result<String> {
+    converter().convert(html)
+}
+
+#[derive(Debug, Default)]
+pub struct Page {
+    pub title: Option<String>,
+    /// The main content (`<main>`, `role="main"`, `<article>`, else `<body>`) as markdown,
+    /// led by the title as a heading when the content has no heading of its own.
+    pub markdown: String,
+    /// `href`s of the page's links, as written (resolve them against `base`).
+    pub links: Vec<String>,
+    /// `<base href>`, when the page sets one.
+    pub base: Option<String>,
+    /// `<meta name="robots" content="noindex">`: do not keep the page.
+    pub noindex: bool,
+    /// `nofollow` in the robots meta tag: do not follow its links.
+    pub nofollow: bool,
+}
+
+fn element(node: &Node) -> Option<&str> {
+    match &node.data {
+        NodeData::Element { name, .. } => Some(&name.local),
+        _ => None,
+    }
+}
+
+fn attr(node: &Node, key: &str) -> Option<String> {
+    match &node.data {
+        NodeData::Element { attrs, .. } => attrs
+            .borrow()
+            .iter()
+            .find(|a| &*a.name.local == key)
+            .map(|a| a.value.to_string()),
+        _ => None,
+    }
+}
+
+fn text_of(node: &Node, out: &mut String) {
+    if let NodeData::Text { contents } = &node.data {
+        out.push_str(&contents.borrow());
+    }
+    for child in node.children.borrow().iter() {
+        text_of(child, out);
+    }
+}
+
+#[derive(Default)]
+struct Found {
+    main: Option<Rc<Node>>,
+    article: Option<Rc<Node>>,
+    body: Option<Rc<Node>>,
+}
+
+fn walk(node: &Rc<Node>, page: &mut Page, found: &mut Found) {
+    if let Some(name) = element(node) {
+        match name {
+            "title" if page.title.is_none() => {
+                let mut t = String::new();
+                text_of(node, &mut t);
+                let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+                page.title = (!t.is_empty()).then_some(t);
+            }
+            "base" if page.base.is_none() => page.base = attr(node, "href"),
+            "meta" => {
+                let name = attr(node, "name").unwrap_or_default().to_ascii_lowercase();
+                if name == "robots" || name == super::robots::AGENT {
+                    let content = attr(node, "content")
+                        .unwrap_or_default()
+                        .to_ascii_lowercase();
+                    page.noindex |= content.contains("noindex") || content.contains("none");
+                    page.nofollow |= content.contains("nofollow") || content.contains("none");
+                }
+            }
+            "a" | "area" => {
+                let rel = attr(node, "rel").unwrap_or_default().to_ascii_lowercase();
+                if let Some(href) = attr(node, "href")
+                    && !rel.split_whitespace().any(|r| r == "nofollow")
+                {
+                    page.links.push(href);
+                }
+            }
+            "main" if found.main.is_none() => found.main = Some(node.clone()),
+            "article" if found.article.is_none() => found.article = Some(node.clone()),
+            "body" if found.body.is_none() => found.body = Some(node.clone()),
+            _ => {}
+        }
+        if found.main.is_none() && attr(node, "role").is_some_and(|r| r == "main") {
+            found.main = Some(node.clone());
+        }
+    }
+    for child in node.children.borrow().iter() {
+        walk(child, page, found);
+    }
+}
+
+/// Reads an HTML page.
+pub fn read_page(html: &str) -> std::io::Result<Page> {
+    let conv = converter();
+    let doc = conv.html_to_tree(html)?;
+    let mut page = Page::default();
+    let mut found = Found::default();
+    walk(&doc, &mut page, &mut found);
+    let content = found
+        .main
+        .or(found.article)
+        .or(found.body)
+        .unwrap_or_else(|| doc.clone());
+    let markdown = conv.tree_to_markdown(&content);
+    page.markdown = match &page.title {
+        Some(title) if !markdown.trim_start().starts_with("# ") => {
+            format!("# {title}\n\n{markdown}\n")
+        }
+        _ => format!("{markdown}\n"),
+    };
+    Ok(page)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn main_content_links_and_meta() {
+        let html = r##"<!doctype html><html><head><title>Runtime | Docs</title>
+            <base href="/docs/"><meta name="robots" content="NOFOLLOW"></head>
+            <body><nav><a href="/nav-only">Home</a></nav>
+            <main><h2>Spawning</h2><p>Use <code>spawn</code> to start a task.</p>
+            <a href="tasks.html#top">Tasks</a> <a rel="nofollow" href="/login">log in</a>
+            <script>var x = 1;</script></main>
+            <footer>(c) someone</footer></body></html>"##;
+        let page = read_page(html).unwrap();
+        assert_eq!(page.title.as_deref(), Some("Runtime | Docs"));
+        assert_eq!(page.base.as_deref(), Some("/docs/"));
+        assert!(page.nofollow && !page.noindex);
+        assert_eq!(page.links, ["/nav-only", "tasks.html#top"]);
+        assert!(page.markdown.starts_with("# Runtime | Docs\n\n## Spawning"));
+        assert!(page.markdown.contains("Use `spawn` to start a task."));
+        for chrome in ["Home", "(c) someone", "var x"] {
+            assert!(!page.markdown.contains(chrome), "{chrome}");
+        }
+    }
+
+    #[test]
+    fn falls_back_to_article_then_body() {
+        let page = read_page("<html><body><h1>Title</h1><p>Body text.</p></body></html>").unwrap();
+        assert_eq!(page.markdown, "# Title\n\nBody text.\n");
+        let page = read_page(
+            "<body><div>chrome</div><article><h1>A</h1><p>x</p></article></body>",
+        )
+        .unwrap();
+        assert_eq!(page.markdown, "# A\n\nx\n");
+        let page = read_page(r#"<meta name="robots" content="noindex"><p>x</p>"#).unwrap();
+        assert!(page.noindex && !page.nofollow);
+    }
+}

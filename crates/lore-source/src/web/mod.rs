@@ -1,0 +1,428 @@
+//! Documentation sites: a polite same-site crawl that mirrors each HTML page as a markdown
+//! file, so a web store is indexed like a folder.
+//!
+//! Scope: pages of the start page's origin under its folder (the start page's final URL,
+//! after redirects; `https://docs.rs/tokio` counts as the folder `/tokio/`). URLs with a
+//! query string are not followed (search pages, sort orders: crawler traps). robots.txt is
+//! obeyed, `Crawl-delay` included (one request at a time then). The crawl goes breadth first,
+//! level by level, `concurrency` requests at a time, until `max_pages` pages are kept or
+//! `max_depth` links away from the start.
+//!
+//! A page at URL path `/a/b.html` is mirrored as `a/b.html.md`, `/a/b/` as `a/b/index.md`;
+//! `page_url` maps a mirror path back to its URL.
+
+mod html;
+mod robots;
+mod url;
+
+pub use html::{Page, html_to_markdown, read_page};
+pub use robots::Robots;
+pub use url::WebUrl;
+
+use crate::SourceError;
+use crate::filter::glob_set;
+use rayon::prelude::*;
+use std::collections::HashSet;
+use std::io::Read;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// How far and how fast a crawl goes, and which pages it keeps.
+#[derive(Debug, Clone)]
+pub struct CrawlOptions {
+    /// Most pages kept.
+    pub max_pages: usize,
+    /// Most links followed away from the start page.
+    pub max_depth: usize,
+    /// Requests in flight at once (1 when robots.txt sets a crawl delay).
+    pub concurrency: usize,
+    /// Larger pages are skipped.
+    pub max_page_bytes: u64,
+    /// Per request, connection to last byte.
+    pub timeout: Duration,
+    /// Globs over the URL path without its leading `/` (`tokio/runtime/index.html`): pages
+    /// kept. Pages outside them are still read for their links. Empty keeps every page.
+    pub includes: Vec<String>,
+    /// Pages neither fetched nor kept.
+    pub excludes: Vec<String>,
+}
+
+impl Default for CrawlOptions {
+    fn default() -> Self {
+        CrawlOptions {
+            max_pages: 500,
+            max_depth: 8,
+            concurrency: 4,
+            max_page_bytes: 1024 * 1024,
+            timeout: Duration::from_secs(30),
+            includes: Vec::new(),
+            excludes: Vec::new(),
+        }
+    }
+}
+
+/// What a crawl did.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct CrawlReport {
+    /// `scheme://host[:port]` of the pages; mirror paths are relative to it.
+    pub site: String,
+    /// The folder the crawl stayed in (a URL ending in `/`).
+    pub scope: String,
+    /// Pages written to the mirror.
+    pub pages: usize,
+    /// Pages fetched (kept or read only for their links).
+    pub fetched: usize,
+    /// Pages not kept, with why (HTTP errors, not HTML, too large, robots).
+    pub skipped: Vec<(String, String)>,
+    /// In-scope links left unvisited because `max_pages` or `max_depth` was reached.
+    pub unvisited: usize,
+    pub elapsed_ms: u64,
+}
+
+/// The mirror path of a page (relative, `/`-separated), `None` for paths a file cannot
+/// stand for (empty or dot segments, hidden names).
+pub fn page_path(url: &WebUrl) -> Option<String> {
+    let p = url.path().trim_start_matches('/');
+    let segments: Vec<&str> = p.split('/').collect();
+    let (last, dirs) = segments.split_last()?;
+    if dirs
+        .iter()
+        .any(|s| s.is_empty() || s.starts_with('.') || s.len() > 200)
+        || last.starts_with('.')
+        || last.len() > 200
+    {
+        return None;
+    }
+    Some(if last.is_empty() {
+        format!("{p}index.md")
+    } else {
+        format!("{p}.md")
+    })
+}
+
+/// The URL of the page mirrored at `rel` on `site` (`scheme://host`).
+pub fn page_url(site: &str, rel: &str) -> String {
+    let p = rel.strip_suffix(".md").unwrap_or(rel);
+    let p = match p.strip_suffix("index") {
+        Some(dir) if dir.is_empty() || dir.ends_with('/') => dir,
+        _ => p,
+    };
+    format!("{}/{p}", site.trim_end_matches('/'))
+}
+
+fn web_error(url: &str, message: impl Into<String>) -> SourceError {
+    SourceError::Web {
+        url: url.to_string(),
+        message: message.into(),
+    }
+}
+
+enum Fetched {
+    Html { url: WebUrl, html: String },
+    Skipped(String),
+}
+
+struct Fetcher {
+    agent: ureq::Agent,
+    max_bytes: u64,
+}
+
+impl Fetcher {
+    fn new(opts: &CrawlOptions) -> Fetcher {
+        let agent = ureq::Agent::config_builder()
+            .timeout_global(Some(opts.timeout))
+            .http_status_as_error(false)
+            .user_agent(concat!("lore/", env!("CARGO_PKG_VERSION"), " (docs indexer)"))
+            .build()
+            .into();
+        Fetcher {
+            agent,
+            max_bytes: opts.max_page_bytes,
+        }
+    }
+
+    /// `Ok((status, body))`; `Err` is a transport failure in one line.
+    fn get(&self, url: &str, limit: u64) -> Result<(u16, String, String, String), String> {
+        let mut resp = self.agent.get(url).call().map_err(|e| e.to_string())?;
+        let status = resp.status().as_u16();
+        let final_url = ureq::ResponseExt::get_uri(&resp).to_string();
+        let ctype = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let mut bytes = Vec::new();
+        resp.body_mut()
+            .as_reader()
+            .take(limit + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| e.to_string())?;
+        if bytes.len() as u64 > limit {
+            return Err(format!("larger than {limit} bytes"));
+        }
+        Ok((
+            status,
+            ctype,
+            final_url,
+            String::from_utf8_lossy(&bytes).into_owned(),
+        ))
+    }
+
+    fn page(&self, url: &WebUrl) -> Fetched {
+        match self.get(&url.to_string(), self.max_bytes) {
+            Err(e) => Fetched::Skipped(e),
+            Ok((status, _, _, _)) if !(200..300).contains(&status) => {
+                Fetched::Skipped(format!("HTTP {status}"))
+            }
+            Ok((_, ctype, _, _))
+                if !(ctype.is_empty()
+                    || ctype.starts_with("text/html")
+                    || ctype.starts_with("application/xhtml")) =>
+            {
+                Fetched::Skipped(format!("not HTML ({ctype})"))
+            }
+            Ok((_, _, final_url, html)) => match WebUrl::parse(&final_url) {
+                Some(url) => Fetched::Html { url, html },
+                None => Fetched::Skipped(format!("redirected to {final_url}")),
+            },
+        }
+    }
+
+    fn robots(&self, site: &str) -> Result<Robots, SourceError> {
+        let url = format!("{site}/robots.txt");
+        match self.get(&url, 512 * 1024) {
+            Ok((200..=299, _, _, body)) => Ok(Robots::parse(&body)),
+            Ok((status @ 500.., _, _, _)) => Err(web_error(
+                &url,
+                format!(
+                    "answered HTTP {status}; robots.txt must be readable before a crawl, try again later"
+                ),
+            )),
+            // No robots.txt (4xx): everything is allowed.
+            Ok(_) => Ok(Robots::default()),
+            Err(e) => Err(web_error(&url, e)),
+        }
+    }
+}
+
+/// The crawl's folder: the start page's folder, a last segment without a dot counting as
+/// a folder (`/tokio` → `/tokio/`).
+fn scope_of(url: &WebUrl) -> String {
+    let path = url.path();
+    let last = path.rsplit('/').next().unwrap_or("");
+    if last.is_empty() {
+        path.to_string()
+    } else if last.contains('.') {
+        path[..path.len() - last.len()].to_string()
+    } else {
+        format!("{path}/")
+    }
+}
+
+/// Crawls the site at `start` into `dest`, which is replaced only when the crawl succeeds
+/// (a failed crawl leaves the previous mirror as it was). `on_page` is called after each
+/// page is fetched with the number fetched so far.
+pub fn crawl(
+    start: &str,
+    dest: &Path,
+    opts: &CrawlOptions,
+    on_page: &(dyn Fn(usize) + Sync),
+) -> Result<CrawlReport, SourceError> {
+    let started = Instant::now();
+    let start_url = WebUrl::parse(start).ok_or_else(|| {
+        web_error(start, "not an http:// or https:// URL of a documentation site")
+    })?;
+    let includes = glob_set(&opts.includes)?;
+    let excludes = glob_set(&opts.excludes)?;
+    let fetcher = Fetcher::new(opts);
+
+    // The start page decides the site and the scope (after its redirects).
+    let (start_url, start_html) = match fetcher.page(&start_url) {
+        Fetched::Html { url, html } => (url, html),
+        Fetched::Skipped(why) => return Err(web_error(start, why)),
+    };
+    let site = start_url.origin();
+    let robots = fetcher.robots(&site)?;
+    if !robots.allows(&start_url.path_and_query()) {
+        return Err(web_error(
+            &start_url.to_string(),
+            "robots.txt of the site disallows this page for lore",
+        ));
+    }
+    let scope = scope_of(&start_url);
+    let delay = robots.crawl_delay;
+    let concurrency = if delay.is_some() {
+        1
+    } else {
+        opts.concurrency.max(1)
+    };
+
+    let tmp = dest.with_extension("crawling");
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).map_err(|e| SourceError::Io(tmp.display().to_string(), e))?;
+    let result = (|| {
+        let mut report = CrawlReport {
+            site: site.clone(),
+            scope: format!("{site}{scope}"),
+            ..Default::default()
+        };
+        let in_scope = |u: &WebUrl| {
+            u.origin() == site
+                && u.path().starts_with(&scope)
+                && u.query().is_none()
+                && !excludes
+                    .as_ref()
+                    .is_some_and(|x| x.is_match(u.path().trim_start_matches('/')))
+        };
+        let mut seen: HashSet<String> = HashSet::from([start_url.to_string()]);
+        let mut level = vec![(start_url.clone(), Some(start_html))];
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(concurrency)
+            .build()
+            .map_err(|e| web_error(&site, format!("cannot start the crawl threads: {e}")))?;
+        let fetched = std::sync::atomic::AtomicUsize::new(0);
+        for depth in 0..=opts.max_depth {
+            if level.is_empty() {
+                break;
+            }
+            let room = opts.max_pages.saturating_sub(report.pages);
+            if room == 0 {
+                report.unvisited += level.len();
+                break;
+            }
+            // A level may fetch a few more pages than there is room for; they give links.
+            if level.len() > room * 2 {
+                report.unvisited += level.len() - room * 2;
+                level.truncate(room * 2);
+            }
+            let pages: Vec<(WebUrl, Fetched)> = pool.install(|| {
+                level
+                    .into_par_iter()
+                    .map(|(url, html)| {
+                        let page = match html {
+                            Some(html) => Fetched::Html {
+                                url: url.clone(),
+                                html,
+                            },
+                            None => {
+                                if let Some(d) = delay {
+                                    std::thread::sleep(d);
+                                }
+                                fetcher.page(&url)
+                            }
+                        };
+                        on_page(fetched.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1);
+                        (url, page)
+                    })
+                    .collect()
+            });
+            report.fetched = fetched.load(std::sync::atomic::Ordering::Relaxed);
+            let mut next = Vec::new();
+            for (asked, page) in pages {
+                let (url, html) = match page {
+                    Fetched::Html { url, html } => (url, html),
+                    Fetched::Skipped(why) => {
+                        report.skipped.push((asked.to_string(), why));
+                        continue;
+                    }
+                };
+                // A redirect out of scope, or onto a page already seen, is not kept.
+                if url != asked && (!in_scope(&url) || !seen.insert(url.to_string())) {
+                    continue;
+                }
+                let page = read_page(&html).map_err(|e| web_error(&url.to_string(), e.to_string()))?;
+                if !page.nofollow && depth < opts.max_depth {
+                    let base = page
+                        .base
+                        .as_deref()
+                        .and_then(|b| url.join(b))
+                        .unwrap_or_else(|| url.clone());
+                    for link in page.links.iter().filter_map(|href| base.join(href)) {
+                        if in_scope(&link)
+                            && robots.allows(&link.path_and_query())
+                            && seen.insert(link.to_string())
+                        {
+                            next.push((link, None));
+                        }
+                    }
+                }
+                let rel = url.path().trim_start_matches('/');
+                let kept = includes.as_ref().is_none_or(|i| i.is_match(rel));
+                if page.noindex || !kept || report.pages >= opts.max_pages {
+                    continue;
+                }
+                let Some(file) = page_path(&url) else {
+                    report
+                        .skipped
+                        .push((url.to_string(), "no file name for this URL".into()));
+                    continue;
+                };
+                let path = tmp.join(&file);
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent)
+                        .map_err(|e| SourceError::Io(parent.display().to_string(), e))?;
+                }
+                std::fs::write(&path, page.markdown)
+                    .map_err(|e| SourceError::Io(path.display().to_string(), e))?;
+                report.pages += 1;
+            }
+            if depth == opts.max_depth {
+                report.unvisited += next.len();
+            }
+            level = next;
+        }
+        report.elapsed_ms = started.elapsed().as_millis() as u64;
+        Ok(report)
+    })();
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+    };
+    // Swap the new mirror in: the old one moves aside first, so a failure keeps one of them.
+    let old = dest.with_extension("old");
+    let _ = std::fs::remove_dir_all(&old);
+    if dest.exists() {
+        std::fs::rename(dest, &old).map_err(|e| SourceError::Io(dest.display().to_string(), e))?;
+    }
+    std::fs::rename(&tmp, dest).map_err(|e| SourceError::Io(dest.display().to_string(), e))?;
+    let _ = std::fs::remove_dir_all(&old);
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mirror_paths_round_trip() {
+        for (url, file) in [
+            ("https://d.io/", "index.md"),
+            ("https://d.io/tokio/", "tokio/index.md"),
+            ("https://d.io/tokio/runtime.html", "tokio/runtime.html.md"),
+            ("https://d.io/book/ch01", "book/ch01.md"),
+        ] {
+            let u = WebUrl::parse(url).unwrap();
+            assert_eq!(page_path(&u).as_deref(), Some(file), "{url}");
+            assert_eq!(page_url("https://d.io", file), url);
+        }
+        for bad in ["https://d.io/a//b", "https://d.io/.git/config", "https://d.io/a/.env"] {
+            assert_eq!(page_path(&WebUrl::parse(bad).unwrap()), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn scope_is_the_start_folder() {
+        for (url, scope) in [
+            ("https://d.io/tokio", "/tokio/"),
+            ("https://d.io/tokio/", "/tokio/"),
+            ("https://d.io/book/index.html", "/book/"),
+            ("https://d.io", "/"),
+        ] {
+            assert_eq!(scope_of(&WebUrl::parse(url).unwrap()), scope, "{url}");
+        }
+    }
+}
