@@ -67,6 +67,10 @@ impl DataDir {
     pub fn store_dir(&self, store_id: i64) -> PathBuf {
         self.root.join("stores").join(store_id.to_string())
     }
+    /// The markdown mirror of a web store.
+    pub fn web_dir(&self, store_id: i64) -> PathBuf {
+        self.root.join("web").join(store_id.to_string())
+    }
     pub fn repo_dir(&self, store_id: i64) -> PathBuf {
         self.root.join("repos").join(store_id.to_string())
     }

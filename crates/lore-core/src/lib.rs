@@ -10,5 +10,5 @@ mod time;
 pub use chunk::{Chunk, ChunkKind, Language};
 pub use data_dir::DataDir;
 pub use facts::{FileFacts, Import, ImportedName, Receiver, RefKind, Reference, Symbol};
-pub use store::{StoreKind, validate_store_name};
+pub use store::{StoreKind, WebSettings, validate_store_name};
 pub use time::UtcTime;

@@ -10,6 +10,31 @@ pub enum StoreKind {
     Repo,
     /// The brain dir: notes and wiki pages agents write, re-indexed on every write.
     Brain,
+    /// A documentation site, crawled into the data dir as one markdown file per page.
+    Web,
+}
+
+/// How a web store is crawled, and the site its pages came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WebSettings {
+    /// Most pages kept per crawl.
+    pub max_pages: usize,
+    /// Most links followed away from the start page.
+    pub max_depth: usize,
+    /// `scheme://host[:port]` the pages were fetched from (known after the first crawl):
+    /// a page's URL is the site and its path in the store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site: Option<String>,
+}
+
+impl Default for WebSettings {
+    fn default() -> Self {
+        WebSettings {
+            max_pages: 500,
+            max_depth: 8,
+            site: None,
+        }
+    }
 }
 
 impl StoreKind {
@@ -18,6 +43,7 @@ impl StoreKind {
             StoreKind::Folder => "folder",
             StoreKind::Repo => "repo",
             StoreKind::Brain => "brain",
+            StoreKind::Web => "web",
         }
     }
 
@@ -26,6 +52,7 @@ impl StoreKind {
             "folder" => Some(StoreKind::Folder),
             "repo" => Some(StoreKind::Repo),
             "brain" => Some(StoreKind::Brain),
+            "web" => Some(StoreKind::Web),
             _ => None,
         }
     }

@@ -220,6 +220,7 @@ impl Engine {
                 excludes: Vec::new(),
                 description: Some("notes and wiki pages agents write".into()),
                 max_file_bytes: self.config.max_file_bytes,
+                web: None,
             })?),
         }
     }

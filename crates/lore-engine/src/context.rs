@@ -66,7 +66,7 @@ impl Engine {
                 end_line: c.chunk.end_line,
             })
             .collect();
-        let unit = UnitRef::new(&sc, &store.name);
+        let unit = UnitRef::new(&sc, &store);
         let symbol = self.unit_symbol(&sc)?;
         let mut context = self.context_layer(&sc, symbol.as_ref())?;
         let full = self.full_layer(&sc, symbol.as_ref(), &mut context)?;

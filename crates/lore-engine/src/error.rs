@@ -63,7 +63,9 @@ impl EngineError {
             EngineError::Source(
                 lore_source::SourceError::NotAFolder(_) | lore_source::SourceError::BadGlob(..),
             ) => ExitKind::Input,
-            EngineError::Source(lore_source::SourceError::Git { .. }) => ExitKind::Input,
+            EngineError::Source(
+                lore_source::SourceError::Git { .. } | lore_source::SourceError::Web { .. },
+            ) => ExitKind::Input,
             EngineError::Embed(
                 lore_embed::EmbedError::ModelDirMissing { .. }
                 | lore_embed::EmbedError::ModelFileMissing { .. },

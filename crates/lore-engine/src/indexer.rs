@@ -33,6 +33,9 @@ pub struct IndexReport {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     pub elapsed_ms: u64,
+    /// Web stores added or synced: what the crawl before the index did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crawl: Option<lore_source::web::CrawlReport>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -529,10 +532,13 @@ fn nothing_indexed(store: &StoreRecord, report: &IndexReport) -> String {
 }
 
 /// What a store's walk keeps, from its record.
+/// A web store's globs judge URLs during the crawl; its mirror is indexed whole.
 pub(crate) fn walk_options(store: &StoreRecord) -> WalkOptions {
+    let web = store.kind == lore_core::StoreKind::Web;
+    let globs = |g: &Vec<String>| if web { Vec::new() } else { g.clone() };
     WalkOptions {
-        includes: store.includes.clone(),
-        excludes: store.excludes.clone(),
+        includes: globs(&store.includes),
+        excludes: globs(&store.excludes),
         max_file_bytes: store.max_file_bytes,
     }
 }

@@ -52,6 +52,10 @@ pub struct AddSpec {
     pub description: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_file_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_pages: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_depth: Option<usize>,
 }
 
 impl From<&AddSpec> for AddStore {
@@ -65,6 +69,8 @@ impl From<&AddSpec> for AddStore {
             excludes: s.excludes.clone(),
             description: s.description.clone(),
             max_file_bytes: s.max_file_bytes,
+            max_pages: s.max_pages,
+            max_depth: s.max_depth,
         }
     }
 }
@@ -110,7 +116,7 @@ impl JobTracker {
         match phase {
             Phase::Files => Some((&self.files_done, &self.files_total)),
             Phase::Embeddings => Some((&self.chunks_done, &self.chunks_total)),
-            Phase::Queries => None,
+            Phase::Queries | Phase::Pages => None,
         }
     }
 }

@@ -7,6 +7,8 @@ pub enum Phase {
     Embeddings,
     /// Queries run (evaluation, benchmarks).
     Queries,
+    /// Web pages fetched.
+    Pages,
 }
 
 impl Phase {
@@ -15,6 +17,7 @@ impl Phase {
             Phase::Files => "files",
             Phase::Embeddings => "embeddings",
             Phase::Queries => "queries",
+            Phase::Pages => "pages",
         }
     }
 }

@@ -70,7 +70,7 @@ impl Engine {
             for k in spread(pool.len(), per_file) {
                 let sc = pool[(k + offset) % pool.len()];
                 units.push(SampledUnit {
-                    unit: UnitRef::new(sc, &s.name),
+                    unit: UnitRef::new(sc, &s),
                     preview: preview(&sc.chunk.content),
                 });
             }

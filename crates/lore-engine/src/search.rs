@@ -91,6 +91,9 @@ pub struct UnitRef {
     pub id: String,
     pub store: String,
     pub path: String,
+    /// Web stores: the page the unit is from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
     pub start_line: u32,
     pub end_line: u32,
     pub kind: String,
@@ -106,12 +109,14 @@ pub struct UnitRef {
 }
 
 impl UnitRef {
-    pub(crate) fn new(sc: &StoredChunk, store: &str) -> UnitRef {
+    pub(crate) fn new(sc: &StoredChunk, store: &StoreRecord) -> UnitRef {
         let c = &sc.chunk;
+        let site = store.web.as_ref().and_then(|w| w.site.as_deref());
         UnitRef {
             id: format!("{:016x}", sc.id),
-            store: store.to_string(),
+            store: store.name.clone(),
             path: sc.path.clone(),
+            url: site.map(|site| lore_source::web::page_url(site, &sc.path)),
             start_line: c.start_line,
             end_line: c.end_line,
             kind: c.kind.as_str().to_string(),
@@ -567,7 +572,7 @@ impl Engine {
             Some((f, sym)) => (f, Some(sym.clone())),
             None => (sc, self.unit_symbol(sc)?),
         };
-        let mut unit = UnitRef::new(sc, &store.name);
+        let mut unit = UnitRef::new(sc, store);
         if detail == Detail::Minimal {
             // The path's extension says it: not worth tokens here.
             unit.language.clear();

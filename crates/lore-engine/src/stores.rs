@@ -1,9 +1,10 @@
 //! Store lifecycle: add, list, inspect, remove, sync.
 
 use crate::indexer::IndexReport;
-use crate::{Engine, EngineError, Progress};
-use lore_core::{StoreKind, validate_store_name};
+use crate::{Engine, EngineError, Phase, Progress};
+use lore_core::{StoreKind, WebSettings, validate_store_name};
 use lore_index::{NewStore, StoreRecord, StoreStats};
+use lore_source::web::{CrawlOptions, CrawlReport, WebUrl};
 use lore_source::{WalkOptions, git};
 use serde::Serialize;
 
@@ -20,6 +21,9 @@ pub struct AddStore {
     pub excludes: Vec<String>,
     pub description: Option<String>,
     pub max_file_bytes: Option<u64>,
+    /// Web stores: most pages kept, most links followed from the start page.
+    pub max_pages: Option<usize>,
+    pub max_depth: Option<usize>,
 }
 
 /// A store with its counts.
@@ -70,7 +74,31 @@ impl Engine {
         } else {
             StoreKind::Folder
         });
+        if kind != StoreKind::Web && (req.max_pages.is_some() || req.max_depth.is_some()) {
+            return Err(EngineError::Input(
+                "--max-pages and --max-depth apply to web stores only (--type web)".into(),
+            ));
+        }
         let source = match kind {
+            StoreKind::Web => {
+                if req.branch.is_some() {
+                    return Err(EngineError::Input(
+                        "--branch applies to repo stores only".into(),
+                    ));
+                }
+                if req.max_pages == Some(0) {
+                    return Err(EngineError::Input("--max-pages must be at least 1".into()));
+                }
+                WebUrl::parse(&req.source)
+                    .ok_or_else(|| {
+                        EngineError::Input(format!(
+                            "{} is not an http:// or https:// URL; a web store crawls a \
+                             documentation site from its start page",
+                            req.source
+                        ))
+                    })?
+                    .to_string()
+            }
             StoreKind::Folder => {
                 if req.branch.is_some() {
                     return Err(EngineError::Input(
@@ -123,7 +151,27 @@ impl Engine {
             excludes: req.excludes.clone(),
             description: req.description.clone(),
             max_file_bytes: walk_opts.max_file_bytes,
+            web: (kind == StoreKind::Web).then(|| {
+                let d = WebSettings::default();
+                WebSettings {
+                    max_pages: req.max_pages.unwrap_or(d.max_pages),
+                    max_depth: req.max_depth.unwrap_or(d.max_depth),
+                    site: None,
+                }
+            }),
         })?;
+        let mut crawl = None;
+        if kind == StoreKind::Web {
+            match self.crawl(&store, progress) {
+                Ok(report) => crawl = Some(report),
+                Err(e) => {
+                    let _ = self.catalog.remove_store(store.id);
+                    let _ = std::fs::remove_dir_all(self.data.web_dir(store.id));
+                    return Err(e);
+                }
+            }
+            store = self.require_store(&req.name)?;
+        }
         if kind == StoreKind::Repo {
             let dest = self.data.repo_dir(store.id);
             progress.message(&format!("cloning {source}"));
@@ -144,7 +192,8 @@ impl Engine {
             }
             store = self.require_store(&req.name)?;
         }
-        let report = self.index_store(&store, false, embedder.as_deref(), progress)?;
+        let mut report = self.index_store(&store, false, embedder.as_deref(), progress)?;
+        report.crawl = crawl;
         Ok((self.require_store(&req.name)?, report))
     }
 
@@ -165,13 +214,54 @@ impl Engine {
         Ok(StoreSummary { store, stats })
     }
 
+    /// Crawls a web store's site into its mirror (replaced only when the crawl succeeds)
+    /// and records the site and the mirror as the store's root.
+    fn crawl(
+        &self,
+        store: &StoreRecord,
+        progress: &dyn Progress,
+    ) -> Result<CrawlReport, EngineError> {
+        let settings = store.web.clone().unwrap_or_default();
+        let opts = CrawlOptions {
+            max_pages: settings.max_pages,
+            max_depth: settings.max_depth,
+            max_page_bytes: store.max_file_bytes,
+            includes: store.includes.clone(),
+            excludes: store.excludes.clone(),
+            ..CrawlOptions::default()
+        };
+        let dest = self.data.web_dir(store.id);
+        progress.message(&format!("crawling {}", store.source));
+        progress.start(Phase::Pages, settings.max_pages as u64);
+        let done = std::sync::atomic::AtomicUsize::new(0);
+        let report = lore_source::web::crawl(&store.source, &dest, &opts, &|n| {
+            let before = done.swap(n, std::sync::atomic::Ordering::Relaxed);
+            progress.advance(Phase::Pages, n.saturating_sub(before) as u64);
+        });
+        progress.finish(Phase::Pages);
+        let report = report?;
+        self.catalog.set_root(store.id, &dest)?;
+        self.catalog.set_web(
+            store.id,
+            &WebSettings {
+                site: Some(report.site.clone()),
+                ..settings
+            },
+        )?;
+        Ok(report)
+    }
+
     /// Deletes a store, its index and (for repos) its clone. The source folder is untouched.
     pub fn remove_store(&mut self, name: &str) -> Result<StoreRecord, EngineError> {
         let store = self.require_store(name)?;
         let _lock = self.lock()?;
         self.catalog.remove_store(store.id)?;
         self.forget_readers(store.id);
-        for dir in [self.data.store_dir(store.id), self.data.repo_dir(store.id)] {
+        for dir in [
+            self.data.store_dir(store.id),
+            self.data.repo_dir(store.id),
+            self.data.web_dir(store.id),
+        ] {
             match std::fs::remove_dir_all(&dir) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -223,11 +313,17 @@ impl Engine {
         let _lock = self.lock()?;
         let mut reports = Vec::new();
         for store in stores {
+            let mut crawl = None;
             if pull && store.kind == StoreKind::Repo {
                 progress.message(&format!("pulling {}", store.source));
                 git::pull(&store.root, store.branch.as_deref())?;
             }
-            reports.push(self.index_store(&store, full, embedder.as_deref(), progress)?);
+            if pull && store.kind == StoreKind::Web {
+                crawl = Some(self.crawl(&store, progress)?);
+            }
+            let mut report = self.index_store(&store, full, embedder.as_deref(), progress)?;
+            report.crawl = crawl;
+            reports.push(report);
         }
         Ok(reports)
     }

@@ -2,7 +2,7 @@
 //! It is the source of truth; the tantivy index and the vector snapshot are derived from it.
 
 use crate::IndexError;
-use lore_core::{Chunk, ChunkKind, Language, StoreKind};
+use lore_core::{Chunk, ChunkKind, Language, StoreKind, WebSettings};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -21,7 +21,8 @@ CREATE TABLE IF NOT EXISTS stores (
     max_file_bytes INTEGER NOT NULL,
     created_at INTEGER NOT NULL,
     indexed_at INTEGER,
-    generation INTEGER NOT NULL DEFAULT 0
+    generation INTEGER NOT NULL DEFAULT 0,
+    web TEXT
 );
 CREATE TABLE IF NOT EXISTS files (
     store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
@@ -56,7 +57,7 @@ CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks(store_id, path);
 ";
 
 /// The schema version `SCHEMA` creates; `migrate` brings older catalogs up to it.
-const SCHEMA_VERSION: i64 = 2;
+const SCHEMA_VERSION: i64 = 3;
 
 fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
@@ -71,6 +72,15 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     }
     // v2 added the code graph tables (created above); stores indexed before have no
     // facts and are re-analysed on their next index run (see `analyzer_state`).
+    if version < 3 {
+        // v3: stores.web (crawl settings of web stores).
+        let has_web = conn
+            .prepare("SELECT 1 FROM pragma_table_info('stores') WHERE name = 'web'")?
+            .exists([])?;
+        if !has_web {
+            conn.execute_batch("ALTER TABLE stores ADD COLUMN web TEXT")?;
+        }
+    }
     if version != SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }
@@ -97,6 +107,9 @@ pub struct StoreRecord {
     pub indexed_at: Option<i64>,
     /// Bumped by every commit that changed the store's chunks.
     pub generation: i64,
+    /// Web stores: how they are crawled and the site their pages came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub web: Option<WebSettings>,
 }
 
 /// What `create_store` needs.
@@ -111,6 +124,7 @@ pub struct NewStore {
     pub excludes: Vec<String>,
     pub description: Option<String>,
     pub max_file_bytes: u64,
+    pub web: Option<WebSettings>,
 }
 
 /// One indexed file: what it looked like when it was indexed. A file that could not be
@@ -162,6 +176,10 @@ fn json_list(v: &[String]) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "[]".into())
 }
 
+fn web_json(web: &WebSettings) -> String {
+    serde_json::to_string(web).unwrap_or_else(|_| "{}".into())
+}
+
 fn parse_list(s: &str) -> Vec<String> {
     serde_json::from_str(s).unwrap_or_default()
 }
@@ -183,6 +201,9 @@ fn store_from_row(row: &Row) -> rusqlite::Result<StoreRecord> {
         created_at: row.get("created_at")?,
         indexed_at: row.get("indexed_at")?,
         generation: row.get("generation")?,
+        web: row
+            .get::<_, Option<String>>("web")?
+            .and_then(|j| serde_json::from_str(&j).ok()),
     })
 }
 
@@ -254,8 +275,8 @@ impl Catalog {
         }
         self.conn
             .execute(
-                "INSERT INTO stores (name, kind, source, root, branch, includes, excludes, description, max_file_bytes, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                "INSERT INTO stores (name, kind, source, root, branch, includes, excludes, description, max_file_bytes, created_at, web)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 params![
                     s.name,
                     s.kind.as_str(),
@@ -266,7 +287,8 @@ impl Catalog {
                     json_list(&s.excludes),
                     s.description,
                     s.max_file_bytes as i64,
-                    now_secs()
+                    now_secs(),
+                    s.web.as_ref().map(web_json)
                 ],
             )
             .map_err(self.err())?;
@@ -310,6 +332,16 @@ impl Catalog {
             .execute(
                 "UPDATE stores SET root = ?2 WHERE id = ?1",
                 params![id, root.to_string_lossy()],
+            )
+            .map_err(self.err())?;
+        Ok(())
+    }
+
+    pub fn set_web(&self, id: i64, web: &WebSettings) -> Result<(), IndexError> {
+        self.conn
+            .execute(
+                "UPDATE stores SET web = ?2 WHERE id = ?1",
+                params![id, web_json(web)],
             )
             .map_err(self.err())?;
         Ok(())
@@ -704,6 +736,7 @@ mod tests {
                 excludes: vec![],
                 description: None,
                 max_file_bytes: 10,
+                web: None,
             })
             .unwrap();
         assert!(matches!(
@@ -717,6 +750,7 @@ mod tests {
                 excludes: vec![],
                 description: None,
                 max_file_bytes: 10,
+                web: None,
             }),
             Err(IndexError::StoreExists(_))
         ));

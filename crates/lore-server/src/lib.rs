@@ -202,10 +202,12 @@ pub fn watch(data: DataDir, stores: Vec<String>) -> Result<(), ServerError> {
     let mut engine = Engine::open(data)?;
     for name in &stores {
         let s = engine.store_info(name)?;
-        if s.store.kind == lore_core::StoreKind::Repo {
+        let kind = s.store.kind;
+        if matches!(kind, lore_core::StoreKind::Repo | lore_core::StoreKind::Web) {
             return Err(ServerError::Options(format!(
-                "store {name} is a repo store; watch keeps folder stores and the brain fresh (use \
-                 `lore sync` for repos)"
+                "store {name} is a {} store; watch keeps folder stores and the brain fresh (use \
+                 `lore sync` for repo and web stores)",
+                kind.as_str()
             )));
         }
     }

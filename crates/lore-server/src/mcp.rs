@@ -87,10 +87,12 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
                 "properties": {
                     "action": {"type": "string", "enum": ["list", "status", "add", "index", "remove", "cancel"]},
                     "name": {"type": "string"},
-                    "source": {"type": "string", "description": "add: folder path or git URL"},
+                    "source": {"type": "string", "description": "add: folder path, git URL, or docs site URL (type web)"},
+                    "type": {"type": "string", "enum": ["folder", "repo", "web"]},
+                    "maxPages": {"type": "integer", "description": "add, web: page cap (500)"},
                     "job": {"type": "string", "description": "status, cancel: job id"},
                     "full": {"type": "boolean", "description": "index: rebuild"},
-                    "pull": {"type": "boolean", "description": "index: git pull first"},
+                    "pull": {"type": "boolean", "description": "index: git pull or re-crawl first"},
                     "include": {"type": "array", "items": {"type": "string"}},
                     "exclude": {"type": "array", "items": {"type": "string"}},
                     "branch": {"type": "string"}

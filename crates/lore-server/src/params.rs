@@ -198,12 +198,12 @@ pub(crate) struct SourcePolicy<'a> {
 }
 
 /// An add request: {name, source, type?, branch?, include?, exclude?, description?,
-/// maxFileSize?}.
+/// maxFileSize?, maxPages?, maxDepth?}.
 pub(crate) fn add_spec(obj: &JsonObject, policy: &SourcePolicy) -> Result<JobSpec, String> {
     let a = Args(obj);
     let name = a.required("name")?;
     let source = a.required("source")?;
-    let kind = a.choice("type", StoreKind::parse, "folder, repo")?;
+    let kind = a.choice("type", StoreKind::parse, "folder, repo, web")?;
     // Local paths (folders, local repos, file:// URLs) obey the path rules; network URLs
     // are cloned into the data dir.
     let source = match source.trim().strip_prefix("file://") {
@@ -221,6 +221,8 @@ pub(crate) fn add_spec(obj: &JsonObject, policy: &SourcePolicy) -> Result<JobSpe
         excludes: a.list("exclude")?,
         description: a.string("description")?,
         max_file_bytes: a.uint("maxFileSize")?,
+        max_pages: a.uint("maxPages")?.map(|n| n as usize),
+        max_depth: a.uint("maxDepth")?.map(|n| n as usize),
     }))
 }
 

@@ -308,6 +308,7 @@ mod tests {
             created_at: 0,
             indexed_at: None,
             generation: 0,
+            web: None,
         };
         let mut w = Watched {
             filter: engine.path_filter(&store).unwrap(),

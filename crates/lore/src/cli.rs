@@ -108,9 +108,12 @@ pub enum StoreCommand {
 pub struct AddArgs {
     /// Store name: letters, digits, '.', '_' or '-'.
     pub name: String,
-    /// A folder, a git URL, or a local git repository.
+    /// A folder, a git URL, a local git repository, or a documentation site's start page
+    /// (with --type web).
     pub source: String,
-    /// Source type (default: repo for URLs, folder for paths).
+    /// Source type (default: repo for URLs, folder for paths). A web store crawls the
+    /// start page's site under its folder (robots.txt obeyed) and indexes each page as
+    /// markdown; its globs judge URL paths (`tokio/runtime/*`); `lore sync` re-crawls.
     #[arg(long = "type", value_enum)]
     pub r#type: Option<StoreType>,
     /// Branch to clone (repo stores).
@@ -124,15 +127,22 @@ pub struct AddArgs {
     pub exclude: Vec<String>,
     #[arg(long)]
     pub description: Option<String>,
-    /// Skip files larger than this many bytes (default 1 MiB).
+    /// Skip files (web: pages) larger than this many bytes (default 1 MiB).
     #[arg(long, value_name = "BYTES")]
     pub max_file_size: Option<u64>,
+    /// Web stores: most pages kept per crawl (default 500).
+    #[arg(long, value_name = "N")]
+    pub max_pages: Option<usize>,
+    /// Web stores: most links followed from the start page (default 8).
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<usize>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
 pub enum StoreType {
     Folder,
     Repo,
+    Web,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, Default)]

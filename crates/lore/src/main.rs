@@ -95,12 +95,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                         kind: a.r#type.map(|t| match t {
                             cli::StoreType::Folder => StoreKind::Folder,
                             cli::StoreType::Repo => StoreKind::Repo,
+                            cli::StoreType::Web => StoreKind::Web,
                         }),
                         branch: a.branch.clone(),
                         includes: a.include.clone(),
                         excludes: a.exclude.clone(),
                         description: a.description.clone(),
                         max_file_bytes: a.max_file_size,
+                        max_pages: a.max_pages,
+                        max_depth: a.max_depth,
                     };
                     let (store, report) = engine.add_store(&req, &bars)?;
                     bars.clear();

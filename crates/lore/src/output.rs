@@ -74,6 +74,27 @@ pub fn index_reports(json: bool, reports: &[IndexReport]) -> anyhow::Result<()> 
 }
 
 fn print_report(r: &IndexReport) {
+    if let Some(c) = &r.crawl {
+        let unvisited = match c.unvisited {
+            0 => String::new(),
+            n => format!(", {n} links left (raise --max-pages or --max-depth)"),
+        };
+        out!(
+            "{}: crawled {}: {} pages kept of {} fetched, {} not kept{unvisited}, {:.1}s",
+            r.store,
+            c.scope,
+            c.pages,
+            c.fetched,
+            c.skipped.len(),
+            c.elapsed_ms as f64 / 1000.0
+        );
+        for s in c.skipped.iter().take(5) {
+            out!("  not kept {} ({})", s.url, s.reason);
+        }
+        if c.skipped.len() > 5 {
+            out!("  … and {} more not kept", c.skipped.len() - 5);
+        }
+    }
     out!("{}", report_line(r));
     for s in r.skipped.iter().take(5) {
         out!("  skipped {} ({})", s.path, s.reason);

@@ -10,6 +10,8 @@ mod bad_input;
 mod code;
 #[path = "cli/crash.rs"]
 mod crash;
+#[path = "cli/web.rs"]
+mod web;
 
 use common::fixture::{DEBOUNCE_TS, EDIT_RS, GEO_GO, INVOICE_PY, README_MD};
 use common::{Lore, assert_first, git, line_of, now_secs, paths, write};

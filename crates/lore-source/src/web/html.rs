@@ -12,13 +12,38 @@ const SKIPPED: &[&str] = &[
 ];
 
 fn converter() -> HtmlToMarkdown {
-    HtmlToMarkdown::builder().skip_tags(SKIPPED.to_vec()).build()
+    HtmlToMarkdown::builder()
+        .skip_tags(SKIPPED.to_vec())
+        .build()
 }
 
 /// Markdown of a whole HTML document, without scripts, styles, navigation and other
 /// non-content elements.
 pub fn html_to_markdown(html: &str) -> std::io::Result<String> {
-    converter().convert(html)
+    Ok(unescape_identifiers(converter().convert(html)?))
+}
+
+/// The converter escapes every `_`; inside a word it cannot start emphasis (CommonMark),
+/// so `feed\_quoll` is written back as `feed_quoll`, the identifier readers search for.
+fn unescape_identifiers(md: String) -> String {
+    if !md.contains("\\_") {
+        return md;
+    }
+    let b = md.as_bytes();
+    let word = |i: usize| {
+        b.get(i)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+    };
+    let mut out = String::with_capacity(md.len());
+    let mut last = 0;
+    for (i, _) in md.match_indices("\\_") {
+        if i > 0 && word(i - 1) && word(i + 2) {
+            out.push_str(&md[last..i]);
+            last = i + 1;
+        }
+    }
+    out.push_str(&md[last..]);
+    out
 }
 
 #[derive(Debug, Default)]
@@ -125,7 +150,7 @@ pub fn read_page(html: &str) -> std::io::Result<Page> {
         .or(found.article)
         .or(found.body)
         .unwrap_or_else(|| doc.clone());
-    let markdown = conv.tree_to_markdown(&content);
+    let markdown = unescape_identifiers(conv.tree_to_markdown(&content));
     page.markdown = match &page.title {
         Some(title) if !markdown.trim_start().starts_with("# ") => {
             format!("# {title}\n\n{markdown}\n")
@@ -155,6 +180,12 @@ mod tests {
         assert_eq!(page.links, ["/nav-only", "tasks.html#top"]);
         assert!(page.markdown.starts_with("# Runtime | Docs\n\n## Spawning"));
         assert!(page.markdown.contains("Use `spawn` to start a task."));
+        let page = read_page("<main><h2>feed_quoll(a_b, _x)</h2><p>__init__</p></main>").unwrap();
+        assert!(
+            page.markdown.contains("## feed_quoll(a_b, \\_x)"),
+            "{}",
+            page.markdown
+        );
         for chrome in ["Home", "(c) someone", "var x"] {
             assert!(!page.markdown.contains(chrome), "{chrome}");
         }
@@ -164,10 +195,8 @@ mod tests {
     fn falls_back_to_article_then_body() {
         let page = read_page("<html><body><h1>Title</h1><p>Body text.</p></body></html>").unwrap();
         assert_eq!(page.markdown, "# Title\n\nBody text.\n");
-        let page = read_page(
-            "<body><div>chrome</div><article><h1>A</h1><p>x</p></article></body>",
-        )
-        .unwrap();
+        let page = read_page("<body><div>chrome</div><article><h1>A</h1><p>x</p></article></body>")
+            .unwrap();
         assert_eq!(page.markdown, "# A\n\nx\n");
         let page = read_page(r#"<meta name="robots" content="noindex"><p>x</p>"#).unwrap();
         assert!(page.noindex && !page.nofollow);

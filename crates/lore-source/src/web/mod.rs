@@ -72,11 +72,17 @@ pub struct CrawlReport {
     pub pages: usize,
     /// Pages fetched (kept or read only for their links).
     pub fetched: usize,
-    /// Pages not kept, with why (HTTP errors, not HTML, too large, robots).
-    pub skipped: Vec<(String, String)>,
+    /// Pages not kept, with why (HTTP errors, not HTML, too large).
+    pub skipped: Vec<SkippedPage>,
     /// In-scope links left unvisited because `max_pages` or `max_depth` was reached.
     pub unvisited: usize,
     pub elapsed_ms: u64,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SkippedPage {
+    pub url: String,
+    pub reason: String,
 }
 
 /// The mirror path of a page (relative, `/`-separated), `None` for paths a file cannot
@@ -132,7 +138,11 @@ impl Fetcher {
         let agent = ureq::Agent::config_builder()
             .timeout_global(Some(opts.timeout))
             .http_status_as_error(false)
-            .user_agent(concat!("lore/", env!("CARGO_PKG_VERSION"), " (docs indexer)"))
+            .user_agent(concat!(
+                "lore/",
+                env!("CARGO_PKG_VERSION"),
+                " (docs indexer)"
+            ))
             .build()
             .into();
         Fetcher {
@@ -231,7 +241,10 @@ pub fn crawl(
 ) -> Result<CrawlReport, SourceError> {
     let started = Instant::now();
     let start_url = WebUrl::parse(start).ok_or_else(|| {
-        web_error(start, "not an http:// or https:// URL of a documentation site")
+        web_error(
+            start,
+            "not an http:// or https:// URL of a documentation site",
+        )
     })?;
     let includes = glob_set(&opts.includes)?;
     let excludes = glob_set(&opts.excludes)?;
@@ -323,7 +336,10 @@ pub fn crawl(
                 let (url, html) = match page {
                     Fetched::Html { url, html } => (url, html),
                     Fetched::Skipped(why) => {
-                        report.skipped.push((asked.to_string(), why));
+                        report.skipped.push(SkippedPage {
+                            url: asked.to_string(),
+                            reason: why,
+                        });
                         continue;
                     }
                 };
@@ -331,7 +347,8 @@ pub fn crawl(
                 if url != asked && (!in_scope(&url) || !seen.insert(url.to_string())) {
                     continue;
                 }
-                let page = read_page(&html).map_err(|e| web_error(&url.to_string(), e.to_string()))?;
+                let page =
+                    read_page(&html).map_err(|e| web_error(&url.to_string(), e.to_string()))?;
                 if !page.nofollow && depth < opts.max_depth {
                     let base = page
                         .base
@@ -353,9 +370,10 @@ pub fn crawl(
                     continue;
                 }
                 let Some(file) = page_path(&url) else {
-                    report
-                        .skipped
-                        .push((url.to_string(), "no file name for this URL".into()));
+                    report.skipped.push(SkippedPage {
+                        url: url.to_string(),
+                        reason: "no file name for this URL".into(),
+                    });
                     continue;
                 };
                 let path = tmp.join(&file);
@@ -409,7 +427,11 @@ mod tests {
             assert_eq!(page_path(&u).as_deref(), Some(file), "{url}");
             assert_eq!(page_url("https://d.io", file), url);
         }
-        for bad in ["https://d.io/a//b", "https://d.io/.git/config", "https://d.io/a/.env"] {
+        for bad in [
+            "https://d.io/a//b",
+            "https://d.io/.git/config",
+            "https://d.io/a/.env",
+        ] {
             assert_eq!(page_path(&WebUrl::parse(bad).unwrap()), None, "{bad}");
         }
     }

@@ -158,7 +158,13 @@ mod tests {
             WebUrl::parse("http://127.0.0.1:8080").unwrap().to_string(),
             "http://127.0.0.1:8080/"
         );
-        for bad in ["ftp://x/y", "docs.rs/tokio", "mailto:a@b.c", "https://", "https://u@h/"] {
+        for bad in [
+            "ftp://x/y",
+            "docs.rs/tokio",
+            "mailto:a@b.c",
+            "https://",
+            "https://u@h/",
+        ] {
             assert!(WebUrl::parse(bad).is_none(), "{bad}");
         }
     }

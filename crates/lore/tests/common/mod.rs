@@ -6,6 +6,7 @@
 
 pub mod fixture;
 pub mod serve;
+pub mod site;
 
 use serde_json::Value;
 use std::io::Read;
