@@ -1,5 +1,5 @@
 //! Text out of what `ingest` is given: markdown and plain text as they are, HTML converted
-//! to markdown (scripts and styles dropped), PDF through `pdf-extract`.
+//! to markdown (scripts, styles and page chrome dropped), PDF through `pdf-extract`.
 
 use crate::BrainError;
 use std::path::Path;
@@ -56,14 +56,10 @@ pub fn detect(name: &str, bytes: &[u8]) -> Format {
     }
 }
 
-/// Markdown from HTML, without scripts, styles and other non-content elements.
+/// Markdown from HTML, without scripts, styles, navigation and other non-content elements
+/// (the same conversion web stores use).
 pub fn html_to_markdown(html: &str) -> Result<String, BrainError> {
-    htmd::HtmlToMarkdown::builder()
-        .skip_tags(vec![
-            "script", "style", "noscript", "template", "svg", "canvas", "iframe", "head",
-        ])
-        .build()
-        .convert(html)
+    lore_source::web::html_to_markdown(html)
         .map_err(|e| BrainError::Unreadable(format!("cannot convert the HTML: {e}")))
 }
 

@@ -20,7 +20,36 @@ fn converter() -> HtmlToMarkdown {
 /// Markdown of a whole HTML document, without scripts, styles, navigation and other
 /// non-content elements.
 pub fn html_to_markdown(html: &str) -> std::io::Result<String> {
-    Ok(unescape_identifiers(converter().convert(html)?))
+    Ok(tidy(converter().convert(html)?))
+}
+
+/// Markdown as an index wants it: identifiers unescaped, in-page anchor links (the
+/// `[Heading](#heading)` that doc generators wrap headings in) reduced to their text.
+fn tidy(md: String) -> String {
+    drop_anchor_links(&unescape_identifiers(md))
+}
+
+/// `[text](#fragment)` → `text`.
+fn drop_anchor_links(md: &str) -> String {
+    let mut out = String::with_capacity(md.len());
+    let mut rest = md;
+    while let Some(mid) = rest.find("](#") {
+        let close = rest[mid..].find(')').map(|i| mid + i);
+        let open = rest[..mid].rfind('[');
+        match (open, close) {
+            (Some(open), Some(close)) if !rest[open + 1..mid].contains(['[', ']', '\n']) => {
+                out.push_str(&rest[..open]);
+                out.push_str(&rest[open + 1..mid]);
+                rest = &rest[close + 1..];
+            }
+            _ => {
+                out.push_str(&rest[..mid + 3]);
+                rest = &rest[mid + 3..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The converter escapes every `_`; inside a word it cannot start emphasis (CommonMark),
@@ -150,7 +179,7 @@ pub fn read_page(html: &str) -> std::io::Result<Page> {
         .or(found.article)
         .or(found.body)
         .unwrap_or_else(|| doc.clone());
-    let markdown = unescape_identifiers(conv.tree_to_markdown(&content));
+    let markdown = tidy(conv.tree_to_markdown(&content));
     page.markdown = match &page.title {
         Some(title) if !markdown.trim_start().starts_with("# ") => {
             format!("# {title}\n\n{markdown}\n")
@@ -189,6 +218,17 @@ mod tests {
         for chrome in ["Home", "(c) someone", "var x"] {
             assert!(!page.markdown.contains(chrome), "{chrome}");
         }
+    }
+
+    #[test]
+    fn anchor_links_become_text() {
+        let page = read_page(
+            r##"<main><h2><a href="#moving">Moving values</a></h2><p>See <a href="#x">x</a> and
+            <a href="other.html">other</a>.</p></main>"##,
+        )
+        .unwrap();
+        assert!(page.markdown.starts_with("## Moving values\n"), "{}", page.markdown);
+        assert!(page.markdown.contains("See x and [other](other.html)."), "{}", page.markdown);
     }
 
     #[test]
