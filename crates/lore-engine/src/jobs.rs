@@ -40,7 +40,8 @@ pub enum JobSpec {
 pub struct AddSpec {
     pub name: String,
     pub source: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Serialised as `type`: `kind` is the job's own tag.
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<StoreKind>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub branch: Option<String>,
@@ -307,6 +308,23 @@ mod tests {
             .unwrap();
         }
         src
+    }
+
+    #[test]
+    fn an_add_spec_with_a_store_type_round_trips() {
+        for kind in [StoreKind::Folder, StoreKind::Repo, StoreKind::Web] {
+            let spec = JobSpec::Add(AddSpec {
+                name: "n".into(),
+                source: "s".into(),
+                kind: Some(kind),
+                ..AddSpec::default()
+            });
+            let json = serde_json::to_string(&spec).unwrap();
+            match serde_json::from_str::<JobSpec>(&json) {
+                Ok(JobSpec::Add(a)) => assert_eq!(a.kind, Some(kind), "{json}"),
+                other => panic!("{json} read back as {other:?}"),
+            }
+        }
     }
 
     #[test]
