@@ -227,8 +227,16 @@ mod tests {
             <a href="other.html">other</a>.</p></main>"##,
         )
         .unwrap();
-        assert!(page.markdown.starts_with("## Moving values\n"), "{}", page.markdown);
-        assert!(page.markdown.contains("See x and [other](other.html)."), "{}", page.markdown);
+        assert!(
+            page.markdown.starts_with("## Moving values\n"),
+            "{}",
+            page.markdown
+        );
+        assert!(
+            page.markdown.contains("See x and [other](other.html)."),
+            "{}",
+            page.markdown
+        );
     }
 
     #[test]
