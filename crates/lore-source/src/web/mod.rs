@@ -349,7 +349,7 @@ pub fn crawl(
                 }
                 let page =
                     read_page(&html).map_err(|e| web_error(&url.to_string(), e.to_string()))?;
-                if !page.nofollow && depth < opts.max_depth {
+                if !page.nofollow {
                     let base = page
                         .base
                         .as_deref()

@@ -112,22 +112,16 @@ fn web_store_crawls_a_site_and_syncs() {
             .is_empty()
     );
 
-    // A page cap keeps the crawl small and says what was left.
-    let capped = lore.json(&[
-        "store",
-        "add",
-        "capped",
-        &start,
-        "--type",
-        "web",
-        "--max-pages",
-        "1",
-    ]);
-    assert_eq!(capped["report"]["crawl"]["pages"], 1, "{capped:#}");
-    assert!(
-        capped["report"]["crawl"]["unvisited"].as_u64().unwrap() > 0,
-        "{capped:#}"
-    );
+    // A page cap or a depth cap keeps the crawl small and says what was left.
+    for (name, cap, n, pages) in [
+        ("capped", "--max-pages", "1", 1),
+        ("shallow", "--max-depth", "1", 3),
+    ] {
+        let added = lore.json(&["store", "add", name, &start, "--type", "web", cap, n]);
+        let crawl = &added["report"]["crawl"];
+        assert_eq!(crawl["pages"], pages, "{added:#}");
+        assert!(crawl["unvisited"].as_u64().unwrap() > 0, "{added:#}");
+    }
 }
 
 #[test]
