@@ -192,9 +192,8 @@ impl Engine {
             }
             store = self.require_store(&req.name)?;
         }
-        let mut report = self.index_store(&store, false, embedder.as_deref(), progress)?;
-        report.crawl = crawl;
-        Ok((self.require_store(&req.name)?, report))
+        let report = self.index_store(&store, false, embedder.as_deref(), progress)?;
+        Ok((self.require_store(&req.name)?, with_crawl(report, crawl)))
     }
 
     pub fn stores(&self) -> Result<Vec<StoreSummary>, EngineError> {
@@ -321,10 +320,19 @@ impl Engine {
             if pull && store.kind == StoreKind::Web {
                 crawl = Some(self.crawl(&store, progress)?);
             }
-            let mut report = self.index_store(&store, full, embedder.as_deref(), progress)?;
-            report.crawl = crawl;
-            reports.push(report);
+            let report = self.index_store(&store, full, embedder.as_deref(), progress)?;
+            reports.push(with_crawl(report, crawl));
         }
         Ok(reports)
     }
+}
+
+/// An index report with the crawl that came before it; the crawl's warnings join the
+/// report's, which every adapter shows.
+fn with_crawl(mut report: IndexReport, crawl: Option<CrawlReport>) -> IndexReport {
+    if let Some(c) = &crawl {
+        report.warnings.extend(c.warnings.iter().cloned());
+    }
+    report.crawl = crawl;
+    report
 }

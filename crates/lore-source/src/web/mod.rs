@@ -76,8 +76,14 @@ pub struct CrawlReport {
     pub skipped: Vec<SkippedPage>,
     /// In-scope links left unvisited because `max_pages` or `max_depth` was reached.
     pub unvisited: usize,
+    /// What the user should know, e.g. that the pages hold almost no text.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     pub elapsed_ms: u64,
 }
+
+/// A kept page with fewer words than this (its title aside) is "thin".
+const THIN_WORDS: usize = 25;
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct SkippedPage {
@@ -295,6 +301,7 @@ pub fn crawl(
             .build()
             .map_err(|e| web_error(&site, format!("cannot start the crawl threads: {e}")))?;
         let fetched = std::sync::atomic::AtomicUsize::new(0);
+        let mut thin = 0;
         for depth in 0..=opts.max_depth {
             if level.is_empty() {
                 break;
@@ -381,6 +388,12 @@ pub fn crawl(
                     std::fs::create_dir_all(parent)
                         .map_err(|e| SourceError::Io(parent.display().to_string(), e))?;
                 }
+                let words = page.markdown.split_whitespace().count();
+                let title = page
+                    .title
+                    .as_deref()
+                    .map_or(0, |t| t.split_whitespace().count() + 1);
+                thin += usize::from(words.saturating_sub(title) < THIN_WORDS);
                 std::fs::write(&path, page.markdown)
                     .map_err(|e| SourceError::Io(path.display().to_string(), e))?;
                 report.pages += 1;
@@ -389,6 +402,14 @@ pub fn crawl(
                 report.unvisited += next.len();
             }
             level = next;
+        }
+        if report.pages > 0 && thin * 2 > report.pages {
+            report.warnings.push(format!(
+                "{thin} of {} pages hold almost no text: the site may build its pages with \
+                 JavaScript, which lore does not run; look for a static or print version of \
+                 the docs, or index their source repository instead",
+                report.pages
+            ));
         }
         report.elapsed_ms = started.elapsed().as_millis() as u64;
         Ok(report)

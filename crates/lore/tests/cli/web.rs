@@ -168,4 +168,19 @@ fn bad_web_sources_fail_cleanly() {
     assert!(lore.json(&["store", "list"]).as_array().unwrap().is_empty());
     let web = lore.data().join("web");
     assert!(!web.exists() || std::fs::read_dir(&web).unwrap().count() == 0);
+
+    // A site built by JavaScript is indexed as it comes, with a warning that says why it
+    // holds so little (no silent empty index).
+    site.set(
+        "/app/",
+        r#"<html><head><title>App docs</title></head><body><div id="root"></div>
+        <script src="/app/bundle.js"></script></body></html>"#,
+    );
+    let out = lore.run(&["store", "add", "spa", &site.url("/app/"), "--type", "web"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("warning: 1 of 1 pages hold almost no text"),
+        "{out:?}"
+    );
 }
