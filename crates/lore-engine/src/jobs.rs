@@ -99,6 +99,8 @@ struct JobTracker {
     files_total: AtomicU64,
     chunks_done: AtomicU64,
     chunks_total: AtomicU64,
+    /// Pages a crawl fetched: reported in the message (the job row has no column for them).
+    pages_done: AtomicU64,
     message: Mutex<Option<String>>,
     cancel: AtomicBool,
 }
@@ -132,6 +134,10 @@ impl Progress for JobTracker {
     fn advance(&self, phase: Phase, n: u64) {
         if let Some((d, _)) = self.counters(phase) {
             d.fetch_add(n, Ordering::Relaxed);
+        }
+        if phase == Phase::Pages {
+            let done = self.pages_done.fetch_add(n, Ordering::Relaxed) + n;
+            self.message(&format!("crawling: {done} pages fetched"));
         }
     }
     fn message(&self, msg: &str) {
