@@ -144,6 +144,17 @@ pub fn store_info(json: bool, s: &StoreSummary) -> anyhow::Result<()> {
     if let Some(b) = &st.branch {
         out!("branch:      {b}");
     }
+    if let Some(w) = &st.web {
+        out!(
+            "crawl:       up to {} pages, {} links deep{}",
+            w.max_pages,
+            w.max_depth,
+            w.site
+                .as_ref()
+                .map(|s| format!(", from {s}"))
+                .unwrap_or_default()
+        );
+    }
     if let Some(d) = &st.description {
         out!("description: {d}");
     }
