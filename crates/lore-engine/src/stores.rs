@@ -7,6 +7,7 @@ use lore_index::{NewStore, StoreRecord, StoreStats};
 use lore_source::web::{CrawlOptions, CrawlReport, WebUrl};
 use lore_source::{WalkOptions, git};
 use serde::Serialize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What `store add` needs.
 #[derive(Debug, Clone, Default)]
@@ -231,10 +232,14 @@ impl Engine {
         };
         let dest = self.data.web_dir(store.id);
         progress.message(&format!("crawling {}", store.source));
-        progress.start(Phase::Pages, settings.max_pages as u64);
-        let done = std::sync::atomic::AtomicUsize::new(0);
-        let report = lore_source::web::crawl(&store.source, &dest, &opts, &|n| {
-            let before = done.swap(n, std::sync::atomic::Ordering::Relaxed);
+        // The total grows as links are found: a level's pages are known when it starts.
+        progress.start(Phase::Pages, 1);
+        let (done, total) = (AtomicUsize::new(0), AtomicUsize::new(1));
+        let report = lore_source::web::crawl(&store.source, &dest, &opts, &|n, known| {
+            if total.fetch_max(known, Ordering::Relaxed) < known {
+                progress.start(Phase::Pages, known as u64);
+            }
+            let before = done.fetch_max(n, Ordering::Relaxed);
             progress.advance(Phase::Pages, n.saturating_sub(before) as u64);
         });
         progress.finish(Phase::Pages);

@@ -238,12 +238,13 @@ fn scope_of(url: &WebUrl) -> String {
 
 /// Crawls the site at `start` into `dest`, which is replaced only when the crawl succeeds
 /// (a failed crawl leaves the previous mirror as it was). `on_page` is called after each
-/// page is fetched with the number fetched so far.
+/// page is fetched with the number fetched so far and the number known so far (fetched, or
+/// queued in the level being fetched).
 pub fn crawl(
     start: &str,
     dest: &Path,
     opts: &CrawlOptions,
-    on_page: &(dyn Fn(usize) + Sync),
+    on_page: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<CrawlReport, SourceError> {
     let started = Instant::now();
     let start_url = WebUrl::parse(start).ok_or_else(|| {
@@ -316,6 +317,7 @@ pub fn crawl(
                 report.unvisited += level.len() - room * 2;
                 level.truncate(room * 2);
             }
+            let known = report.fetched + level.len();
             let pages: Vec<(WebUrl, Fetched)> = pool.install(|| {
                 level
                     .into_par_iter()
@@ -332,7 +334,8 @@ pub fn crawl(
                                 fetcher.page(&url)
                             }
                         };
-                        on_page(fetched.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1);
+                        let n = fetched.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                        on_page(n, known);
                         (url, page)
                     })
                     .collect()
