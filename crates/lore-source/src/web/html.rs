@@ -17,6 +17,23 @@ fn converter() -> HtmlToMarkdown {
         .build()
 }
 
+/// The converter for crawled pages: links become their text and images their alt text.
+/// Link targets are noise to an index (a rustdoc signature carries one per type) and the
+/// page's own URL travels with every result.
+fn page_converter() -> HtmlToMarkdown {
+    use htmd::element_handler::{HandlerResult, Handlers};
+    HtmlToMarkdown::builder()
+        .skip_tags(SKIPPED.to_vec())
+        .add_handler(vec!["a"], |h: &dyn Handlers, el: htmd::Element| {
+            Some(h.walk_children(el.node))
+        })
+        .add_handler(vec!["img"], |_: &dyn Handlers, el: htmd::Element| {
+            let alt = el.attrs.iter().find(|a| &*a.name.local == "alt");
+            Some(HandlerResult::from(alt.map_or("", |a| &*a.value)))
+        })
+        .build()
+}
+
 /// Markdown of a whole HTML document, without scripts, styles, navigation and other
 /// non-content elements.
 pub fn html_to_markdown(html: &str) -> std::io::Result<String> {
@@ -169,7 +186,7 @@ fn walk(node: &Rc<Node>, page: &mut Page, found: &mut Found) {
 
 /// Reads an HTML page.
 pub fn read_page(html: &str) -> std::io::Result<Page> {
-    let conv = converter();
+    let conv = page_converter();
     let doc = conv.html_to_tree(html)?;
     let mut page = Page::default();
     let mut found = Found::default();
@@ -221,22 +238,25 @@ mod tests {
     }
 
     #[test]
-    fn anchor_links_become_text() {
-        let page = read_page(
-            r##"<main><h2><a href="#moving">Moving values</a></h2><p>See <a href="#x">x</a> and
-            <a href="other.html">other</a>.</p></main>"##,
-        )
-        .unwrap();
+    fn links_become_text_on_pages_and_anchors_in_documents() {
+        let html = r##"<main><h2><a href="#moving">Moving values</a></h2><p>See <a href="#x">x</a>,
+            <a href="other.html" title="t">other</a> and <img src="a.png" alt="a diagram">.</p>
+            </main>"##;
+        let page = read_page(html).unwrap();
         assert!(
             page.markdown.starts_with("## Moving values\n"),
             "{}",
             page.markdown
         );
         assert!(
-            page.markdown.contains("See x and [other](other.html)."),
+            page.markdown.contains("See x, other and a diagram."),
             "{}",
             page.markdown
         );
+        // Documents (brain ingest) keep their links; only in-page anchors become text.
+        let doc = html_to_markdown(html).unwrap();
+        assert!(doc.starts_with("## Moving values\n"), "{doc}");
+        assert!(doc.contains("See x, [other](other.html \"t\")"), "{doc}");
     }
 
     #[test]
