@@ -11,6 +11,7 @@ mod common;
 use common::serve::{
     Server, agent, answer, get, mcp_client, post, python_mcp_or_skip, wait_for_writer,
 };
+use common::site::Site;
 use common::{Lore, files_under, run_command, write};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -446,6 +447,36 @@ fn jobs_run_report_progress_cancel_and_keep_one_writer() {
     );
     assert_eq!(status, 409, "{again}");
 
+    // A web store through REST: the job keeps its type, and results carry the page URL.
+    let site = Site::start(&[(
+        "/docs/",
+        "<html><head><title>Feeder</title></head><body><main><h1>Feeder</h1><p>The quoll \
+         feeder dispenses pellets at dawn and at dusk, every day of the year. Refill the \
+         hopper weekly and check the motor when the quolls start queueing at noon.</p></main></body></html>",
+    )]);
+    let (status, job) = post(
+        &server.api("/api/stores"),
+        &json!({"name": "site", "source": site.url("/docs/"), "type": "web", "maxPages": 5}),
+    );
+    assert_eq!(status, 202, "{job}");
+    let job = wait_job(
+        &server,
+        job["id"].as_str().unwrap(),
+        Duration::from_secs(60),
+    );
+    assert_eq!(job["status"], "done", "{job}");
+    assert_eq!(job["result"]["report"]["crawl"]["pages"], 1, "{job}");
+    assert!(job["result"]["report"].get("warnings").is_none(), "{job}");
+    let (_, resp) = post(
+        &server.api("/api/search"),
+        &json!({"query": "when does the feeder dispense pellets", "stores": ["site"]}),
+    );
+    assert_eq!(
+        resp["results"][0]["url"],
+        site.url("/docs/").as_str(),
+        "{resp}"
+    );
+
     // The server is the one writer: a CLI write fails, naming it; reads still work.
     let err = lore.fails(&["index", "proj"], 1);
     assert!(
@@ -509,7 +540,7 @@ fn jobs_run_report_progress_cancel_and_keep_one_writer() {
         .iter()
         .map(|j| j["status"].as_str().unwrap())
         .collect();
-    assert_eq!(statuses, ["cancelled", "done"], "{jobs}");
+    assert_eq!(statuses, ["cancelled", "done", "done"], "{jobs}");
     let shown = lore.ok(&["jobs", "show", &id]);
     assert!(shown.contains("status:    cancelled"), "{shown}");
 
