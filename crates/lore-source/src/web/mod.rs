@@ -220,6 +220,53 @@ impl Fetcher {
             Err(e) => Err(web_error(&url, e)),
         }
     }
+
+    /// Page URLs the site's sitemaps list (those robots.txt names, else `/sitemap.xml`),
+    /// following a sitemap index one level. A sitemap that cannot be read gives nothing:
+    /// links are still followed.
+    fn sitemap_pages(&self, site: &str, robots: &Robots) -> Vec<String> {
+        let mut maps = robots.sitemaps.clone();
+        if maps.is_empty() {
+            maps.push(format!("{site}/sitemap.xml"));
+        }
+        let mut pages = Vec::new();
+        let mut read = 0;
+        while let Some(map) = maps.pop() {
+            // Only the site's own sitemaps, and not too many of them.
+            if read == MAX_SITEMAPS || !map.starts_with(&format!("{site}/")) {
+                continue;
+            }
+            read += 1;
+            let Ok((200..=299, _, _, xml)) = self.get(&map, 16 * 1024 * 1024) else {
+                continue;
+            };
+            if xml.contains("<sitemapindex") {
+                maps.extend(sitemap_locs(&xml));
+            } else {
+                pages.extend(sitemap_locs(&xml));
+            }
+        }
+        pages
+    }
+}
+
+/// Most sitemap files read per crawl (an index may name many).
+const MAX_SITEMAPS: usize = 20;
+
+/// The `<loc>` values of a sitemap (XML entities in URLs decoded).
+fn sitemap_locs(xml: &str) -> Vec<String> {
+    xml.split("<loc>")
+        .skip(1)
+        .filter_map(|s| s.split_once("</loc>"))
+        .map(|(loc, _)| {
+            loc.trim()
+                .replace("&amp;", "&")
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&apos;", "'")
+        })
+        .collect()
 }
 
 /// The crawl's folder: the start page's folder, a last segment without a dot counting as
@@ -296,6 +343,14 @@ pub fn crawl(
                     .is_some_and(|x| x.is_match(u.path().trim_start_matches('/')))
         };
         let mut seen: HashSet<String> = HashSet::from([start_url.to_string()]);
+        // Pages the sitemap lists join the start page's links: navigation that scripts
+        // build is invisible to the crawl, the sitemap is not.
+        let mut listed: Vec<WebUrl> = fetcher
+            .sitemap_pages(&site, &robots)
+            .iter()
+            .filter_map(|u| WebUrl::parse(u))
+            .filter(|u| in_scope(u) && robots.allows(&u.path_and_query()))
+            .collect();
         let mut level = vec![(start_url.clone(), Some(start_html))];
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(concurrency)
@@ -401,6 +456,13 @@ pub fn crawl(
                     .map_err(|e| SourceError::Io(path.display().to_string(), e))?;
                 report.pages += 1;
             }
+            if depth == 0 {
+                for url in listed.drain(..) {
+                    if seen.insert(url.to_string()) {
+                        next.push((url, None));
+                    }
+                }
+            }
             if depth == opts.max_depth {
                 report.unvisited += next.len();
             }
@@ -458,6 +520,18 @@ mod tests {
         ] {
             assert_eq!(page_path(&WebUrl::parse(bad).unwrap()), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn sitemap_locations() {
+        let xml = r#"<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+            <url><loc> https://d.io/docs/a.html </loc><lastmod>2026-01-01</lastmod></url>
+            <url><loc>https://d.io/docs/b?x=1&amp;y=2</loc></url></urlset>"#;
+        assert_eq!(
+            sitemap_locs(xml),
+            ["https://d.io/docs/a.html", "https://d.io/docs/b?x=1&y=2"]
+        );
+        assert!(sitemap_locs("not xml").is_empty());
     }
 
     #[test]

@@ -11,6 +11,8 @@ pub struct Robots {
     /// `(allow, pattern)`.
     rules: Vec<(bool, String)>,
     pub crawl_delay: Option<Duration>,
+    /// `Sitemap:` URLs (they belong to no group).
+    pub sitemaps: Vec<String>,
 }
 
 impl Robots {
@@ -22,6 +24,7 @@ impl Robots {
             robots: Robots,
         }
         let mut groups: Vec<Group> = Vec::new();
+        let mut sitemaps = Vec::new();
         let mut in_agents = false;
         for line in text.lines() {
             let line = line.split('#').next().unwrap_or("").trim();
@@ -29,6 +32,10 @@ impl Robots {
                 continue;
             };
             let (key, value) = (key.trim().to_ascii_lowercase(), value.trim());
+            if key == "sitemap" {
+                sitemaps.push(value.to_string());
+                continue;
+            }
             if key == "user-agent" {
                 if !in_agents {
                     groups.push(Group::default());
@@ -65,9 +72,11 @@ impl Robots {
             }
             chosen
         };
-        pick(&|a| a == AGENT)
+        let mut robots = pick(&|a| a == AGENT)
             .or_else(|| pick(&|a| a == "*"))
-            .unwrap_or_default()
+            .unwrap_or_default();
+        robots.sitemaps = sitemaps;
+        robots
     }
 
     /// Whether `path` (with its query) may be fetched: the longest matching rule wins, an
@@ -120,11 +129,12 @@ mod tests {
 
     #[test]
     fn picks_our_group_else_star() {
-        let txt = "User-agent: *\nDisallow: /private/\n\nUser-agent: Lore\nUser-agent: other\nDisallow: /lore-only/\nCrawl-delay: 0.5\n";
+        let txt = "User-agent: *\nDisallow: /private/\n\nUser-agent: Lore\nUser-agent: other\nDisallow: /lore-only/\nCrawl-delay: 0.5\nSitemap: https://d.io/sitemap.xml\n";
         let r = Robots::parse(txt);
         assert!(!r.allows("/lore-only/x"));
         assert!(r.allows("/private/x"));
         assert_eq!(r.crawl_delay, Some(Duration::from_millis(500)));
+        assert_eq!(r.sitemaps, ["https://d.io/sitemap.xml"]);
         let star = Robots::parse("user-agent: *\ndisallow: /private/ # comment\n");
         assert!(!star.allows("/private/a.html"));
         assert!(star.allows("/public/a.html"));

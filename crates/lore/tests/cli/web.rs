@@ -23,6 +23,10 @@ const API: &str = r#"<html><head><title>API</title></head><body><article><h1>API
 <h2>feed_quoll(name, grams)</h2><p>Dispenses pellets to one quoll and returns the remaining
 stock in grams.</p></article><footer>Copyright Quollkit</footer></body></html>"#;
 
+const FAQ: &str = r#"<html><head><title>FAQ</title></head><body><main><h1>FAQ</h1>
+<h2>How often are quolls fed?</h2><p>Twice a day: the feeder opens its hopper at dawn and
+again at dusk, and logs every portion it drops.</p></main></body></html>"#;
+
 #[test]
 fn web_store_crawls_a_site_and_syncs() {
     let Some(lore) = Lore::with_model_or_skip() else {
@@ -36,17 +40,32 @@ fn web_store_crawls_a_site_and_syncs() {
         ("/docs/api.html", API),
         ("/docs/private/keys.html", "<p>secret launch keys</p>"),
         ("/blog/post.html", "<p>out of scope</p>"),
+        ("/docs/faq.html", FAQ),
     ]);
+    // A page no link reaches (navigation built by a script) is found in the sitemap; the
+    // sitemap's out-of-scope entries are not followed.
+    site.set(
+        "/sitemap.xml",
+        &format!(
+            "<urlset><url><loc>{0}/docs/faq.html</loc></url>\
+             <url><loc>{0}/blog/post.html</loc></url></urlset>",
+            site.base
+        ),
+    );
     let start = site.url("/docs/");
     let added = lore.json(&["store", "add", "qdocs", &start, "--type", "web"]);
     let (store, report) = (&added["store"], &added["report"]);
     assert_eq!(store["kind"], "web", "{added:#}");
     assert_eq!(store["web"]["site"], site.base.as_str(), "{added:#}");
     let crawl = &report["crawl"];
-    assert_eq!(crawl["pages"], 4, "{added:#}");
+    assert_eq!(crawl["pages"], 5, "{added:#}");
     assert_eq!(crawl["scope"], start.as_str());
     assert_eq!(crawl["skipped"][0]["reason"], "HTTP 404", "{added:#}");
-    assert_eq!(report["added"], 4, "{added:#}");
+    assert_eq!(report["added"], 5, "{added:#}");
+    assert_first(
+        &lore.search("how many times a day are the quolls fed", "hybrid", &[]),
+        "docs/faq.html.md",
+    );
 
     // Disallowed, out-of-scope, query-string and off-site links are never requested.
     let requests = site.requests();
@@ -98,7 +117,7 @@ fn web_store_crawls_a_site_and_syncs() {
     let r = &reports[0];
     assert_eq!(
         (&r["changed"], &r["deleted"], &r["unchanged"]),
-        (&1.into(), &1.into(), &2.into()),
+        (&1.into(), &1.into(), &3.into()),
         "{r:#}"
     );
     assert_first(
@@ -106,7 +125,7 @@ fn web_store_crawls_a_site_and_syncs() {
         "docs/api.html.md",
     );
     assert!(
-        lore.search("feeder daemon", "fts", &[])["results"]
+        lore.search("daemon", "fts", &[])["results"]
             .as_array()
             .unwrap()
             .is_empty()
@@ -115,7 +134,7 @@ fn web_store_crawls_a_site_and_syncs() {
     // A page cap or a depth cap keeps the crawl small and says what was left.
     for (name, cap, n, pages) in [
         ("capped", "--max-pages", "1", 1),
-        ("shallow", "--max-depth", "1", 3),
+        ("shallow", "--max-depth", "1", 4),
     ] {
         let added = lore.json(&["store", "add", name, &start, "--type", "web", cap, n]);
         let crawl = &added["report"]["crawl"];
