@@ -304,19 +304,34 @@ pub fn crawl(
     let excludes = glob_set(&opts.excludes)?;
     let fetcher = Fetcher::new(opts);
 
-    // The start page decides the site and the scope (after its redirects).
+    // robots.txt first; then the start page decides the site and the scope (after its
+    // redirects, whose target's robots.txt is read too when it is another origin).
+    let allowed = |robots: &Robots, url: &WebUrl| {
+        if robots.allows(&url.path_and_query()) {
+            Ok(())
+        } else {
+            Err(web_error(
+                &url.to_string(),
+                "robots.txt of the site disallows this page for lore",
+            ))
+        }
+    };
+    let mut robots = fetcher.robots(&start_url.origin())?;
+    allowed(&robots, &start_url)?;
     let (start_url, start_html) = match fetcher.page(&start_url) {
-        Fetched::Html { url, html } => (url, html),
+        Fetched::Html {
+            url: final_url,
+            html,
+        } => {
+            if final_url.origin() != start_url.origin() {
+                robots = fetcher.robots(&final_url.origin())?;
+            }
+            (final_url, html)
+        }
         Fetched::Skipped(why) => return Err(web_error(start, why)),
     };
+    allowed(&robots, &start_url)?;
     let site = start_url.origin();
-    let robots = fetcher.robots(&site)?;
-    if !robots.allows(&start_url.path_and_query()) {
-        return Err(web_error(
-            &start_url.to_string(),
-            "robots.txt of the site disallows this page for lore",
-        ));
-    }
     let scope = scope_of(&start_url);
     let delay = robots.crawl_delay;
     let concurrency = if delay.is_some() {

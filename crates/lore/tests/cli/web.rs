@@ -183,6 +183,12 @@ fn bad_web_sources_fail_cleanly() {
     assert!(err.contains("--max-pages"), "{err}");
     let err = lore.fails(&["store", "add", "w", "/tmp", "--max-depth", "2"], 1);
     assert!(err.contains("web stores only"), "{err}");
+    // robots.txt is read before the start page: a disallowed page is never requested.
+    assert!(
+        !site.requests().iter().any(|r| r == "/closed/index.html"),
+        "{:?}",
+        site.requests()
+    );
     // Nothing was left behind.
     assert!(lore.json(&["store", "list"]).as_array().unwrap().is_empty());
     let web = lore.data().join("web");
