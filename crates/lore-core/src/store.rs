@@ -14,7 +14,8 @@ pub enum StoreKind {
     Web,
 }
 
-/// How a web store is crawled, and the site its pages came from.
+/// How a web store is crawled, and the site its pages came from (the defaults are
+/// `lore_source::web::CrawlOptions`').
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WebSettings {
     /// Most pages kept per crawl.
@@ -25,16 +26,6 @@ pub struct WebSettings {
     /// a page's URL is the site and its path in the store.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub site: Option<String>,
-}
-
-impl Default for WebSettings {
-    fn default() -> Self {
-        WebSettings {
-            max_pages: 500,
-            max_depth: 8,
-            site: None,
-        }
-    }
 }
 
 impl StoreKind {

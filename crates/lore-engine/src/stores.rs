@@ -153,7 +153,7 @@ impl Engine {
             description: req.description.clone(),
             max_file_bytes: walk_opts.max_file_bytes,
             web: (kind == StoreKind::Web).then(|| {
-                let d = WebSettings::default();
+                let d = default_web();
                 WebSettings {
                     max_pages: req.max_pages.unwrap_or(d.max_pages),
                     max_depth: req.max_depth.unwrap_or(d.max_depth),
@@ -221,7 +221,7 @@ impl Engine {
         store: &StoreRecord,
         progress: &dyn Progress,
     ) -> Result<CrawlReport, EngineError> {
-        let settings = store.web.clone().unwrap_or_default();
+        let settings = store.web.clone().unwrap_or_else(default_web);
         let opts = CrawlOptions {
             max_pages: settings.max_pages,
             max_depth: settings.max_depth,
@@ -340,4 +340,14 @@ fn with_crawl(mut report: IndexReport, crawl: Option<CrawlReport>) -> IndexRepor
     }
     report.crawl = crawl;
     report
+}
+
+/// Crawl settings when none are given: the crawler's own defaults.
+fn default_web() -> WebSettings {
+    let d = CrawlOptions::default();
+    WebSettings {
+        max_pages: d.max_pages,
+        max_depth: d.max_depth,
+        site: None,
+    }
 }

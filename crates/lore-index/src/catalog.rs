@@ -61,25 +61,27 @@ const SCHEMA_VERSION: i64 = 3;
 
 fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    // A column `SCHEMA` has but a catalog made before it lacks.
+    let add_column = |table: &str, column: &str| -> rusqlite::Result<()> {
+        let exists = conn
+            .prepare(&format!(
+                "SELECT 1 FROM pragma_table_info('{table}') WHERE name = '{column}'"
+            ))?
+            .exists([])?;
+        if !exists {
+            conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} TEXT"))?;
+        }
+        Ok(())
+    };
     if version < 1 {
         // v1: files.skipped (unindexable files are recorded with their reason).
-        let has_skipped = conn
-            .prepare("SELECT 1 FROM pragma_table_info('files') WHERE name = 'skipped'")?
-            .exists([])?;
-        if !has_skipped {
-            conn.execute_batch("ALTER TABLE files ADD COLUMN skipped TEXT")?;
-        }
+        add_column("files", "skipped")?;
     }
     // v2 added the code graph tables (created above); stores indexed before have no
     // facts and are re-analysed on their next index run (see `analyzer_state`).
     if version < 3 {
         // v3: stores.web (crawl settings of web stores).
-        let has_web = conn
-            .prepare("SELECT 1 FROM pragma_table_info('stores') WHERE name = 'web'")?
-            .exists([])?;
-        if !has_web {
-            conn.execute_batch("ALTER TABLE stores ADD COLUMN web TEXT")?;
-        }
+        add_column("stores", "web")?;
     }
     if version != SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
