@@ -255,7 +255,8 @@ impl Engine {
         Ok(report)
     }
 
-    /// Deletes a store, its index and (for repos) its clone. The source folder is untouched.
+    /// Deletes a store, its index and its clone (repos) or mirror (web). The source folder
+    /// is untouched.
     pub fn remove_store(&mut self, name: &str) -> Result<StoreRecord, EngineError> {
         let store = self.require_store(name)?;
         let _lock = self.lock()?;
