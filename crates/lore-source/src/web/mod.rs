@@ -129,6 +129,22 @@ fn web_error(url: &str, message: impl Into<String>) -> SourceError {
     }
 }
 
+/// What one GET answered.
+struct Response {
+    status: u16,
+    /// Lowercased `Content-Type`, empty when absent.
+    ctype: String,
+    /// The URL answered, after redirects.
+    final_url: String,
+    body: String,
+}
+
+impl Response {
+    fn ok(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+}
+
 enum Fetched {
     Html { url: WebUrl, html: String },
     Skipped(String),
@@ -157,8 +173,9 @@ impl Fetcher {
         }
     }
 
-    /// `Ok((status, body))`; `Err` is a transport failure in one line.
-    fn get(&self, url: &str, limit: u64) -> Result<(u16, String, String, String), String> {
+    /// One GET, its body read up to `limit` bytes; `Err` is a transport failure (or an
+    /// oversized body) in one line.
+    fn get(&self, url: &str, limit: u64) -> Result<Response, String> {
         let mut resp = self.agent.get(url).call().map_err(|e| e.to_string())?;
         let status = resp.status().as_u16();
         let final_url = ureq::ResponseExt::get_uri(&resp).to_string();
@@ -177,42 +194,43 @@ impl Fetcher {
         if bytes.len() as u64 > limit {
             return Err(format!("larger than {limit} bytes"));
         }
-        Ok((
+        Ok(Response {
             status,
             ctype,
             final_url,
-            String::from_utf8_lossy(&bytes).into_owned(),
-        ))
+            body: String::from_utf8_lossy(&bytes).into_owned(),
+        })
     }
 
     fn page(&self, url: &WebUrl) -> Fetched {
-        match self.get(&url.to_string(), self.max_bytes) {
-            Err(e) => Fetched::Skipped(e),
-            Ok((status, _, _, _)) if !(200..300).contains(&status) => {
-                Fetched::Skipped(format!("HTTP {status}"))
+        let r = match self.get(&url.to_string(), self.max_bytes) {
+            Ok(r) => r,
+            Err(e) => return Fetched::Skipped(e),
+        };
+        let html = r.ctype.is_empty()
+            || r.ctype.starts_with("text/html")
+            || r.ctype.starts_with("application/xhtml");
+        if !r.ok() {
+            Fetched::Skipped(format!("HTTP {}", r.status))
+        } else if !html {
+            Fetched::Skipped(format!("not HTML ({})", r.ctype))
+        } else {
+            match WebUrl::parse(&r.final_url) {
+                Some(url) => Fetched::Html { url, html: r.body },
+                None => Fetched::Skipped(format!("redirected to {}", r.final_url)),
             }
-            Ok((_, ctype, _, _))
-                if !(ctype.is_empty()
-                    || ctype.starts_with("text/html")
-                    || ctype.starts_with("application/xhtml")) =>
-            {
-                Fetched::Skipped(format!("not HTML ({ctype})"))
-            }
-            Ok((_, _, final_url, html)) => match WebUrl::parse(&final_url) {
-                Some(url) => Fetched::Html { url, html },
-                None => Fetched::Skipped(format!("redirected to {final_url}")),
-            },
         }
     }
 
     fn robots(&self, site: &str) -> Result<Robots, SourceError> {
         let url = format!("{site}/robots.txt");
         match self.get(&url, 512 * 1024) {
-            Ok((200..=299, _, _, body)) => Ok(Robots::parse(&body)),
-            Ok((status @ 500.., _, _, _)) => Err(web_error(
+            Ok(r) if r.ok() => Ok(Robots::parse(&r.body)),
+            Ok(r) if r.status >= 500 => Err(web_error(
                 &url,
                 format!(
-                    "answered HTTP {status}; robots.txt must be readable before a crawl, try again later"
+                    "answered HTTP {}; robots.txt must be readable before a crawl, try again later",
+                    r.status
                 ),
             )),
             // No robots.txt (4xx): everything is allowed.
@@ -237,8 +255,9 @@ impl Fetcher {
                 continue;
             }
             read += 1;
-            let Ok((200..=299, _, _, xml)) = self.get(&map, 16 * 1024 * 1024) else {
-                continue;
+            let xml = match self.get(&map, 16 * 1024 * 1024) {
+                Ok(r) if r.ok() => r.body,
+                _ => continue,
             };
             if xml.contains("<sitemapindex") {
                 maps.extend(sitemap_locs(&xml));
