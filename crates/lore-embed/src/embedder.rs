@@ -1,9 +1,9 @@
 use std::path::Path;
 
-use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
+use candle_core::{Device, Tensor};
 use tokenizers::{Tokenizer, TruncationParams};
+
+use crate::bert::{Bert, Config, mean_pool_normalized};
 
 use crate::error::EmbedError;
 use crate::{CONFIG_FILE, DIM, MAX_TOKENS, MODEL_FILES, TOKENIZER_FILE, WEIGHTS_FILE};
@@ -19,7 +19,7 @@ pub const DEFAULT_BATCH_TOKENS: usize = 8 * MAX_TOKENS;
 /// all-MiniLM-L6-v2 sentence embedder: BERT on CPU (f32), mean pooling over the attention
 /// mask, L2-normalised, input truncated to 256 tokens. `Send + Sync`: share it behind an `Arc`.
 pub struct Embedder {
-    model: BertModel,
+    model: Bert,
     tokenizer: Tokenizer,
     device: Device,
     batch_size: usize,
@@ -57,10 +57,18 @@ impl Embedder {
                 path: config_path.clone(),
                 message: e.to_string(),
             })?;
-        if config.hidden_size != DIM {
+        let invalid = if config.hidden_size != DIM {
+            Err(format!(
+                "hidden_size is {}, expected {DIM}",
+                config.hidden_size
+            ))
+        } else {
+            config.validate()
+        };
+        if let Err(message) = invalid {
             return Err(EmbedError::Config {
                 path: config_path,
-                message: format!("hidden_size is {}, expected {DIM}", config.hidden_size),
+                message,
             });
         }
 
@@ -87,13 +95,10 @@ impl Embedder {
         let weights_path = model_dir.join(WEIGHTS_FILE);
         let weights = std::fs::read(&weights_path)
             .map_err(|e| EmbedError::io("cannot read", &weights_path, e))?;
-        let weights_err = |source| EmbedError::Weights {
+        let model = Bert::load(&weights, &config).map_err(|source| EmbedError::Weights {
             path: weights_path.clone(),
             source,
-        };
-        let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device)
-            .map_err(weights_err)?;
-        let model = BertModel::load(vb, &config).map_err(weights_err)?;
+        })?;
 
         Ok(Embedder {
             model,
@@ -177,25 +182,12 @@ impl Embedder {
         }
         let dev = &self.device;
         let input_ids = Tensor::from_vec(ids, (n, seq_len), dev)?;
-        let token_type_ids = Tensor::zeros((n, seq_len), DType::U32, dev)?;
         let attention_mask = Tensor::from_vec(mask, (n, seq_len), dev)?;
 
         // Run inside candle's CPU thread pool (one worker per core).
         let pooled = dev.with_context(|| -> candle_core::Result<Tensor> {
-            let hidden = self
-                .model
-                .forward(&input_ids, &token_type_ids, Some(&attention_mask))?;
-            // Mean pooling over real tokens, then L2 normalisation (as sentence-transformers).
-            let mask = attention_mask.to_dtype(DType::F32)?.unsqueeze(2)?; // (n, seq, 1)
-            let summed = hidden.broadcast_mul(&mask)?.sum(1)?; // (n, DIM)
-            let counts = mask.sum(1)?.clamp(1e-9f32, f32::MAX)?; // (n, 1)
-            let mean = summed.broadcast_div(&counts)?;
-            let norm = mean
-                .sqr()?
-                .sum_keepdim(1)?
-                .sqrt()?
-                .clamp(1e-12f32, f32::MAX)?;
-            mean.broadcast_div(&norm)
+            let hidden = self.model.forward(&input_ids, &attention_mask)?;
+            mean_pool_normalized(&hidden, &attention_mask)
         })?;
         Ok(pooled.to_vec2::<f32>()?)
     }

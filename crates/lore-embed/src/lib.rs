@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+mod bert;
 mod embedder;
 mod error;
 mod fetch;
