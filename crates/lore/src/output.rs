@@ -79,8 +79,12 @@ fn print_report(r: &IndexReport) {
             0 => String::new(),
             n => format!(", {n} links left (raise --max-pages or --max-depth)"),
         };
+        let unchanged = match c.unchanged {
+            0 => String::new(),
+            n => format!(" ({n} unchanged since the last crawl)"),
+        };
         out!(
-            "{}: crawled {}: {} pages kept of {} fetched, {} not kept{unvisited}, {:.1}s",
+            "{}: crawled {}: {} pages kept of {} fetched{unchanged}, {} not kept{unvisited}, {:.1}s",
             r.store,
             c.scope,
             c.pages,

@@ -10,6 +10,11 @@
 //!
 //! A page at URL path `/a/b.html` is mirrored as `a/b.html.md`, `/a/b/` as `a/b/index.md`;
 //! `page_url` maps a mirror path back to its URL.
+//!
+//! Re-crawls are conditional: the mirror keeps, in a hidden manifest, each kept page's
+//! `ETag`/`Last-Modified` and links; the next crawl sends them back, and a page the server
+//! answers `304 Not Modified` is copied from the old mirror and its stored links followed,
+//! without being downloaded or parsed again.
 
 mod html;
 mod robots;
@@ -22,7 +27,8 @@ pub use url::WebUrl;
 use crate::SourceError;
 use crate::filter::glob_set;
 use rayon::prelude::*;
-use std::collections::HashSet;
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -72,6 +78,9 @@ pub struct CrawlReport {
     pub pages: usize,
     /// Pages fetched (kept or read only for their links).
     pub fetched: usize,
+    /// Of those, pages the server said had not changed since the last crawl (HTTP 304):
+    /// copied from the previous mirror.
+    pub unchanged: usize,
     /// Pages not kept, with why (HTTP errors, not HTML, too large).
     pub skipped: Vec<SkippedPage>,
     /// In-scope links left unvisited because `max_pages` or `max_depth` was reached.
@@ -84,6 +93,39 @@ pub struct CrawlReport {
 
 /// A kept page with fewer words than this (its title aside) is "thin".
 const THIN_WORDS: usize = 25;
+
+/// The mirror's record of its pages (a hidden name: the index walk skips it).
+const MANIFEST: &str = ".lore-crawl.json";
+
+/// What a crawl learnt about one kept page: enough for the next crawl to ask the server
+/// whether it changed, and to go on without it when it did not.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct PageRecord {
+    /// The URL that answered (after redirects).
+    url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    etag: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    last_modified: Option<String>,
+    /// Its links on the same site, resolved.
+    links: Vec<String>,
+    nofollow: bool,
+    /// Its file in the mirror.
+    file: String,
+    thin: bool,
+}
+
+/// Records by the URL asked for.
+type Manifest = HashMap<String, PageRecord>;
+
+/// The manifest of the mirror at `dir`; empty when there is none or it cannot be read
+/// (the crawl then fetches every page in full).
+fn read_manifest(dir: &Path) -> Manifest {
+    std::fs::read(dir.join(MANIFEST))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default()
+}
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct SkippedPage {
@@ -136,6 +178,8 @@ struct Response {
     ctype: String,
     /// The URL answered, after redirects.
     final_url: String,
+    etag: Option<String>,
+    last_modified: Option<String>,
     body: String,
 }
 
@@ -146,7 +190,14 @@ impl Response {
 }
 
 enum Fetched {
-    Html { url: WebUrl, html: String },
+    Html {
+        url: WebUrl,
+        html: String,
+        etag: Option<String>,
+        last_modified: Option<String>,
+    },
+    /// 304 Not Modified: the page as the last crawl kept it.
+    Unchanged(PageRecord),
     Skipped(String),
 }
 
@@ -174,17 +225,31 @@ impl Fetcher {
     }
 
     /// One GET, its body read up to `limit` bytes; `Err` is a transport failure (or an
-    /// oversized body) in one line.
-    fn get(&self, url: &str, limit: u64) -> Result<Response, String> {
-        let mut resp = self.agent.get(url).call().map_err(|e| e.to_string())?;
+    /// oversized body) in one line. With `since`, the request is conditional on the page
+    /// having changed since that record.
+    fn get(&self, url: &str, limit: u64, since: Option<&PageRecord>) -> Result<Response, String> {
+        let mut req = self.agent.get(url);
+        if let Some(r) = since {
+            if let Some(etag) = &r.etag {
+                req = req.header("If-None-Match", etag);
+            }
+            if let Some(date) = &r.last_modified {
+                req = req.header("If-Modified-Since", date);
+            }
+        }
+        let mut resp = req.call().map_err(|e| e.to_string())?;
         let status = resp.status().as_u16();
         let final_url = ureq::ResponseExt::get_uri(&resp).to_string();
-        let ctype = resp
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
+        let header = |name: &str| {
+            resp.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        let ctype = header("content-type")
+            .unwrap_or_default()
             .to_ascii_lowercase();
+        let (etag, last_modified) = (header("etag"), header("last-modified"));
         let mut bytes = Vec::new();
         resp.body_mut()
             .as_reader()
@@ -198,15 +263,25 @@ impl Fetcher {
             status,
             ctype,
             final_url,
+            etag,
+            last_modified,
             body: String::from_utf8_lossy(&bytes).into_owned(),
         })
     }
 
-    fn page(&self, url: &WebUrl) -> Fetched {
-        let r = match self.get(&url.to_string(), self.max_bytes) {
+    /// GETs a page; conditionally when `previous` (the last crawl's record of it) has a
+    /// validator and its file is still in the old mirror `old`.
+    fn page(&self, url: &WebUrl, previous: Option<&PageRecord>, old: &Path) -> Fetched {
+        let previous = previous.filter(|p| {
+            (p.etag.is_some() || p.last_modified.is_some()) && old.join(&p.file).is_file()
+        });
+        let r = match self.get(&url.to_string(), self.max_bytes, previous) {
             Ok(r) => r,
             Err(e) => return Fetched::Skipped(e),
         };
+        if let (304, Some(p)) = (r.status, previous) {
+            return Fetched::Unchanged(p.clone());
+        }
         let html = r.ctype.is_empty()
             || r.ctype.starts_with("text/html")
             || r.ctype.starts_with("application/xhtml");
@@ -216,7 +291,12 @@ impl Fetcher {
             Fetched::Skipped(format!("not HTML ({})", r.ctype))
         } else {
             match WebUrl::parse(&r.final_url) {
-                Some(url) => Fetched::Html { url, html: r.body },
+                Some(url) => Fetched::Html {
+                    url,
+                    html: r.body,
+                    etag: r.etag,
+                    last_modified: r.last_modified,
+                },
                 None => Fetched::Skipped(format!("redirected to {}", r.final_url)),
             }
         }
@@ -224,7 +304,7 @@ impl Fetcher {
 
     fn robots(&self, site: &str) -> Result<Robots, SourceError> {
         let url = format!("{site}/robots.txt");
-        match self.get(&url, 512 * 1024) {
+        match self.get(&url, 512 * 1024, None) {
             Ok(r) if r.ok() => Ok(Robots::parse(&r.body)),
             Ok(r) if r.status >= 500 => Err(web_error(
                 &url,
@@ -255,7 +335,7 @@ impl Fetcher {
                 continue;
             }
             read += 1;
-            let xml = match self.get(&map, 16 * 1024 * 1024) {
+            let xml = match self.get(&map, 16 * 1024 * 1024, None) {
                 Ok(r) if r.ok() => r.body,
                 _ => continue,
             };
@@ -324,7 +404,8 @@ pub fn crawl(
     let fetcher = Fetcher::new(opts);
 
     // robots.txt first; then the start page decides the site and the scope (after its
-    // redirects, whose target's robots.txt is read too when it is another origin).
+    // redirects, whose target's robots.txt is read too when it is another origin). A
+    // re-crawl asks for each page it kept last time only if it changed since.
     let allowed = |robots: &Robots, url: &WebUrl| {
         if robots.allows(&url.path_and_query()) {
             Ok(())
@@ -335,20 +416,19 @@ pub fn crawl(
             ))
         }
     };
+    let previous = read_manifest(dest);
     let mut robots = fetcher.robots(&start_url.origin())?;
     allowed(&robots, &start_url)?;
-    let (start_url, start_html) = match fetcher.page(&start_url) {
-        Fetched::Html {
-            url: final_url,
-            html,
-        } => {
-            if final_url.origin() != start_url.origin() {
-                robots = fetcher.robots(&final_url.origin())?;
-            }
-            (final_url, html)
-        }
-        Fetched::Skipped(why) => return Err(web_error(start, why)),
+    let start_page = fetcher.page(&start_url, previous.get(start), dest);
+    let asked = start_url;
+    let start_url = match &start_page {
+        Fetched::Html { url, .. } => url.clone(),
+        Fetched::Unchanged(p) => WebUrl::parse(&p.url).unwrap_or_else(|| asked.clone()),
+        Fetched::Skipped(why) => return Err(web_error(start, why.as_str())),
     };
+    if start_url.origin() != asked.origin() {
+        robots = fetcher.robots(&start_url.origin())?;
+    }
     allowed(&robots, &start_url)?;
     let site = start_url.origin();
     let scope = scope_of(&start_url);
@@ -385,7 +465,9 @@ pub fn crawl(
             .filter_map(|u| WebUrl::parse(u))
             .filter(|u| in_scope(u) && robots.allows(&u.path_and_query()))
             .collect();
-        let mut level = vec![(start_url.clone(), Some(start_html))];
+        // The start page is keyed by the URL the store was given, like the next crawl asks.
+        let mut level = vec![(start_url.clone(), start.to_string(), Some(start_page))];
+        let mut manifest = Manifest::new();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(concurrency)
             .build()
@@ -407,33 +489,70 @@ pub fn crawl(
                 level.truncate(room * 2);
             }
             let known = report.fetched + level.len();
-            let pages: Vec<(WebUrl, Fetched)> = pool.install(|| {
+            let pages: Vec<(WebUrl, String, Fetched)> = pool.install(|| {
                 level
                     .into_par_iter()
-                    .map(|(url, html)| {
-                        let page = match html {
-                            Some(html) => Fetched::Html {
-                                url: url.clone(),
-                                html,
-                            },
-                            None => {
-                                if let Some(d) = delay {
-                                    std::thread::sleep(d);
-                                }
-                                fetcher.page(&url)
+                    .map(|(url, key, page)| {
+                        let page = page.unwrap_or_else(|| {
+                            if let Some(d) = delay {
+                                std::thread::sleep(d);
                             }
-                        };
+                            fetcher.page(&url, previous.get(&key), dest)
+                        });
                         let n = fetched.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                         on_page(n, known);
-                        (url, page)
+                        (url, key, page)
                     })
                     .collect()
             });
             report.fetched = fetched.load(std::sync::atomic::Ordering::Relaxed);
             let mut next = Vec::new();
-            for (asked, page) in pages {
-                let (url, html) = match page {
-                    Fetched::Html { url, html } => (url, html),
+            for (asked, key, page) in pages {
+                let (url, mut record, markdown) = match page {
+                    Fetched::Html {
+                        url,
+                        html,
+                        etag,
+                        last_modified,
+                    } => {
+                        let page = read_page(&html)
+                            .map_err(|e| web_error(&url.to_string(), e.to_string()))?;
+                        let base = page
+                            .base
+                            .as_deref()
+                            .and_then(|b| url.join(b))
+                            .unwrap_or_else(|| url.clone());
+                        let links = page
+                            .links
+                            .iter()
+                            .filter_map(|href| base.join(href))
+                            .filter(|l| l.origin() == site)
+                            .map(|l| l.to_string())
+                            .collect();
+                        let words = page.markdown.split_whitespace().count();
+                        let title = page
+                            .title
+                            .as_deref()
+                            .map_or(0, |t| t.split_whitespace().count() + 1);
+                        let record = PageRecord {
+                            url: url.to_string(),
+                            etag,
+                            last_modified,
+                            links,
+                            nofollow: page.nofollow,
+                            file: String::new(),
+                            thin: words.saturating_sub(title) < THIN_WORDS,
+                        };
+                        let markdown = (!page.noindex).then_some(page.markdown);
+                        (url, record, markdown)
+                    }
+                    Fetched::Unchanged(record) => {
+                        report.unchanged += 1;
+                        match WebUrl::parse(&record.url) {
+                            Some(url) => (url, record, None),
+                            None => continue,
+                        }
+                    }
                     Fetched::Skipped(why) => {
                         report.skipped.push(SkippedPage {
                             url: asked.to_string(),
@@ -446,26 +565,21 @@ pub fn crawl(
                 if url != asked && (!in_scope(&url) || !seen.insert(url.to_string())) {
                     continue;
                 }
-                let page =
-                    read_page(&html).map_err(|e| web_error(&url.to_string(), e.to_string()))?;
-                if !page.nofollow {
-                    let base = page
-                        .base
-                        .as_deref()
-                        .and_then(|b| url.join(b))
-                        .unwrap_or_else(|| url.clone());
-                    for link in page.links.iter().filter_map(|href| base.join(href)) {
+                if !record.nofollow {
+                    for link in record.links.iter().filter_map(|l| WebUrl::parse(l)) {
                         if in_scope(&link)
                             && robots.allows(&link.path_and_query())
                             && seen.insert(link.to_string())
                         {
-                            next.push((link, None));
+                            let key = link.to_string();
+                            next.push((link, key, None));
                         }
                     }
                 }
+                let unchanged = !record.file.is_empty();
                 let rel = url.path().trim_start_matches('/');
                 let kept = includes.as_ref().is_none_or(|i| i.is_match(rel));
-                if page.noindex || !kept || report.pages >= opts.max_pages {
+                if (markdown.is_none() && !unchanged) || !kept || report.pages >= opts.max_pages {
                     continue;
                 }
                 let Some(file) = page_path(&url) else {
@@ -480,20 +594,21 @@ pub fn crawl(
                     std::fs::create_dir_all(parent)
                         .map_err(|e| SourceError::Io(parent.display().to_string(), e))?;
                 }
-                let words = page.markdown.split_whitespace().count();
-                let title = page
-                    .title
-                    .as_deref()
-                    .map_or(0, |t| t.split_whitespace().count() + 1);
-                thin += usize::from(words.saturating_sub(title) < THIN_WORDS);
-                std::fs::write(&path, page.markdown)
-                    .map_err(|e| SourceError::Io(path.display().to_string(), e))?;
+                match markdown {
+                    Some(text) => std::fs::write(&path, text),
+                    None => std::fs::copy(dest.join(&record.file), &path).map(|_| ()),
+                }
+                .map_err(|e| SourceError::Io(path.display().to_string(), e))?;
+                thin += usize::from(record.thin);
                 report.pages += 1;
+                record.file = file;
+                manifest.insert(key, record);
             }
             if depth == 0 {
                 for url in listed.drain(..) {
                     if seen.insert(url.to_string()) {
-                        next.push((url, None));
+                        let key = url.to_string();
+                        next.push((url, key, None));
                     }
                 }
             }
@@ -502,6 +617,10 @@ pub fn crawl(
             }
             level = next;
         }
+        let bytes = serde_json::to_vec(&manifest)
+            .map_err(|e| web_error(&site, format!("cannot record the crawl: {e}")))?;
+        std::fs::write(tmp.join(MANIFEST), bytes)
+            .map_err(|e| SourceError::Io(tmp.join(MANIFEST).display().to_string(), e))?;
         if report.pages > 0 && thin * 2 > report.pages {
             report.warnings.push(format!(
                 "{thin} of {} pages hold almost no text: the site may build its pages with \

@@ -120,6 +120,19 @@ fn web_store_crawls_a_site_and_syncs() {
         (&1.into(), &1.into(), &3.into()),
         "{r:#}"
     );
+    // The re-crawl was conditional: the pages kept last time were asked for with their
+    // ETag, and the three unchanged ones were not downloaded again (their links were still
+    // followed: the guide's link to the removed page found it gone).
+    assert_eq!(r["crawl"]["unchanged"], 3, "{r:#}");
+    assert_eq!(
+        site.not_modified(),
+        ["/docs/", "/docs/faq.html", "/docs/guide/"],
+        "{r:#}"
+    );
+    assert_eq!(
+        r["crawl"]["skipped"][0]["url"],
+        site.url("/docs/guide/install.html").as_str()
+    );
     assert_first(
         &lore.search("eucalyptus biscuits", "fts", &[]),
         "docs/api.html.md",
@@ -129,6 +142,17 @@ fn web_store_crawls_a_site_and_syncs() {
             .as_array()
             .unwrap()
             .is_empty()
+    );
+    // Nothing changed: every page answers 304, the mirror is the same, nothing re-indexed.
+    let r = &lore.json(&["sync", "qdocs"])[0];
+    assert_eq!(
+        (&r["crawl"]["unchanged"], &r["unchanged"]),
+        (&4.into(), &4.into()),
+        "{r:#}"
+    );
+    assert_first(
+        &lore.search("eucalyptus biscuits", "fts", &[]),
+        "docs/api.html.md",
     );
 
     // A page cap or a depth cap keeps the crawl small and says what was left.
