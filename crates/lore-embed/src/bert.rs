@@ -149,14 +149,13 @@ impl InplaceOp2 for Epilogue {
                 .zip(src.par_chunks(task))
                 .for_each(|(d, s)| d.iter_mut().zip(s).for_each(|(v, r)| *v += r)),
             Epilogue::MaskedSoftmax => {
-                // Rows per text: heads × seq.
-                let rows_per_text = dst.len() / src.len();
-                dst.par_chunks_mut(width)
-                    .with_min_len(ROWS_PER_TASK)
-                    .enumerate()
-                    .for_each(|(i, row)| {
-                        let text = i / rows_per_text;
-                        masked_softmax(row, &src[text * width..(text + 1) * width]);
+                // One task per text: its heads × seq rows share its mask.
+                let per_text = dst.len() / src.len() * width;
+                dst.par_chunks_mut(per_text)
+                    .zip(src.par_chunks(width))
+                    .for_each(|(rows, mask)| {
+                        rows.chunks_exact_mut(width)
+                            .for_each(|row| masked_softmax(row, mask));
                     });
             }
         }
@@ -212,11 +211,15 @@ fn erf(x: f32) -> f32 {
 /// Taylor series to r^7 (relative error < 1e-8), 2^k written into the exponent bits.
 #[inline]
 fn exp(x: f32) -> f32 {
-    // Below this, e^x is under f32's smallest normal number; the result is ~0 either way.
-    let x = x.max(-87.0);
-    // Round to nearest by the 1.5·2^23 trick (no rounding instruction needed).
+    // Below -87, e^x is under f32's smallest normal number: the result is exactly 0 (a
+    // subnormal would slow every product it enters, as masked attention weights do).
+    // Comparisons, not `f32::max`, whose NaN rule keeps the loop from vectorising.
+    let underflow = x < -87.0;
+    let x = if underflow { -87.0 } else { x };
+    // Round to nearest by the 1.5·2^23 trick: k lands in the low mantissa bits of `shifted`.
     const ROUND: f32 = 12_582_912.0;
-    let k = (x * std::f32::consts::LOG2_E + ROUND) - ROUND;
+    let shifted = x * std::f32::consts::LOG2_E + ROUND;
+    let k = shifted - ROUND;
     // ln2 split in two so that k·LN2_HI is exact.
     const LN2_HI: f32 = 0.693_145_75;
     const LN2_LO: f32 = 1.428_606_8e-6;
@@ -226,7 +229,11 @@ fn exp(x: f32) -> f32 {
             + r * (0.5
                 + r * (1.0 / 6.0
                     + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0 + r / 5040.0))))));
-    p * f32::from_bits(((k as i32 + 127) as u32) << 23)
+    // 2^k from k's integer bits, in integer arithmetic (an `as i32` cast would saturate,
+    // which does not vectorise either).
+    let k_int = shifted.to_bits().wrapping_sub(ROUND.to_bits());
+    let e = p * f32::from_bits(k_int.wrapping_add(127) << 23);
+    if underflow { 0.0 } else { e }
 }
 
 struct Norm {
@@ -442,6 +449,9 @@ mod tests {
             assert!(rel < 1e-6, "exp({x}): {} vs {want}", exp(x));
             x += 0.013;
         }
+        // No subnormal results: below the smallest normal it is 0.
+        assert_eq!(exp(-88.0), 0.0);
+        assert_eq!(exp(-f32::MAX), 0.0);
     }
 
     #[test]
