@@ -5,8 +5,8 @@
 //! as one matrix product; query, key and value are one product (their weights stacked at
 //! load, the query's pre-scaled by 1/√head_dim); bias, GELU, the residual add and the
 //! masked softmax are applied in place on the product (no extra buffers, one pass, loops
-//! that vectorise); layer norm is candle's fused kernel. Dropout and the pooler are not needed for embeddings and are
-//! not loaded.
+//! that vectorise); layer norm is candle's fused kernel. Dropout and the pooler are not
+//! needed for embeddings and are not loaded.
 
 use std::collections::HashMap;
 
