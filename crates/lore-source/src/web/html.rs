@@ -17,14 +17,48 @@ fn converter() -> HtmlToMarkdown {
         .build()
 }
 
+/// `class`es of links to a page's source view (rustdoc's "Source", Sphinx's "[source]").
+const SOURCE_LINK_CLASSES: &[&str] = &["src", "srclink", "viewcode-link"];
+
+fn has_class(el: &htmd::Element, classes: &[&str]) -> bool {
+    el.attrs
+        .iter()
+        .find(|a| &*a.name.local == "class")
+        .is_some_and(|a| a.value.split_whitespace().any(|c| classes.contains(&c)))
+}
+
 /// The converter for crawled pages: links become their text and images their alt text.
 /// Link targets are noise to an index (a rustdoc signature carries one per type) and the
-/// page's own URL travels with every result.
+/// page's own URL travels with every result. Generator chrome is dropped: source-view
+/// links, in-page links whose text is a mark rather than a word (the `§`/`¶` permalink
+/// after every heading, `ⓘ` tooltips), and rustdoc's "Expand description" toggles.
 fn page_converter() -> HtmlToMarkdown {
     use htmd::element_handler::{HandlerResult, Handlers};
     HtmlToMarkdown::builder()
         .skip_tags(SKIPPED.to_vec())
         .add_handler(vec!["a"], |h: &dyn Handlers, el: htmd::Element| {
+            if has_class(&el, SOURCE_LINK_CLASSES) {
+                return Some(HandlerResult::from(""));
+            }
+            let in_page = el
+                .attrs
+                .iter()
+                .any(|a| &*a.name.local == "href" && a.value.starts_with('#'));
+            let text = h.walk_children(el.node);
+            // A mark, not a word: `§`, `¶`, `#`, or one non-ASCII sign such as `ⓘ` (which
+            // Unicode counts as a letter).
+            let word = text.content.trim();
+            let mark = !word.chars().any(char::is_alphanumeric)
+                || (word.chars().nth(1).is_none() && !word.is_ascii());
+            if in_page && mark {
+                return Some(HandlerResult::from(""));
+            }
+            Some(text)
+        })
+        .add_handler(vec!["summary"], |h: &dyn Handlers, el: htmd::Element| {
+            if has_class(&el, &["hideme"]) {
+                return Some(HandlerResult::from(""));
+            }
             Some(h.walk_children(el.node))
         })
         .add_handler(vec!["img"], |_: &dyn Handlers, el: htmd::Element| {
@@ -257,6 +291,26 @@ mod tests {
         let doc = html_to_markdown(html).unwrap();
         assert!(doc.starts_with("## Moving values\n"), "{doc}");
         assert!(doc.contains("See x, [other](other.html \"t\")"), "{doc}");
+    }
+
+    #[test]
+    fn generator_chrome_is_dropped() {
+        // As rustdoc writes a type page; Sphinx's `¶` permalinks look the same.
+        let html = r##"<main><h1>Struct Vec <span class="since">1.0.0</span> ·
+            <a class="src" href="../../src/vec.rs.html#397">Source</a></h1>
+            <details class="toggle top-doc" open><summary class="hideme"><span>Expand
+            description</span></summary><p>A growable array.</p>
+            <h2 id="examples">Examples<a href="#examples" class="anchor">§</a></h2>
+            <div class="example-wrap"><a href="#" class="tooltip" title="panics">ⓘ</a>
+            <pre>let v = Vec::new();</pre></div>
+            <p>See <a href="#capacity">Capacity</a>.</p></details></main>"##;
+        let md = read_page(html).unwrap().markdown;
+        for chrome in ["Source", "Expand", "§", "ⓘ"] {
+            assert!(!md.contains(chrome), "{chrome} in {md}");
+        }
+        assert!(md.contains("## Examples\n"), "{md}");
+        assert!(md.contains("See Capacity."), "{md}");
+        assert!(md.contains("A growable array."), "{md}");
     }
 
     #[test]
