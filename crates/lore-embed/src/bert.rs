@@ -124,7 +124,8 @@ impl InplaceOp2 for Epilogue {
             Epilogue::Bias | Epilogue::BiasGelu => width,
             Epilogue::MaskedSoftmax => dst_l.dims().first().copied().unwrap_or(0) * width,
         };
-        if width == 0 || src.len() != expected || dst_l.dims().len() < 2 {
+        // An empty operand would leave the softmax's rows-per-text undefined.
+        if src.is_empty() || src.len() != expected || dst_l.dims().len() < 2 {
             candle_core::bail!(
                 "{}: operand of {} values for a {:?} tensor",
                 self.name(),
@@ -509,6 +510,15 @@ mod tests {
             .max(0)?
             .to_scalar::<f32>()?;
         assert!(diff < 1e-6, "max difference {diff}");
+
+        // An empty batch is an error, not a division by zero.
+        let empty = Tensor::zeros((0, 3, 5, 5), DType::F32, &dev)?;
+        let no_mask = Tensor::zeros((0, 5), DType::F32, &dev)?;
+        assert!(
+            empty
+                .inplace_op2(&no_mask, &Epilogue::MaskedSoftmax)
+                .is_err()
+        );
 
         // A bias of the wrong width is an error, not a panic.
         let wrong = Tensor::new(&[1f32, 2.0], &dev)?;
