@@ -8,6 +8,7 @@ use crate::lang::{self, LangRules, Scope, UnitInfo, collapse_ws, named_children}
 use crate::text::Src;
 use lore_core::{
     ChunkKind, FileFacts, Import, ImportedName, Language, Receiver, RefKind, Reference, Symbol,
+    is_test_path, type_name,
 };
 use std::collections::HashMap;
 use tree_sitter::{Node, Tree};
@@ -95,94 +96,8 @@ fn function_node(node: Node, depth: usize) -> Option<Node> {
     }
 }
 
-/// Test files by the conventions of the supported languages.
-pub fn is_test_path(path: &str) -> bool {
-    let lower = path.to_ascii_lowercase();
-    let file = lower.rsplit('/').next().unwrap_or(&lower);
-    lower
-        .split('/')
-        .any(|seg| matches!(seg, "test" | "tests" | "__tests__" | "spec" | "testdata"))
-        || file.starts_with("test_")
-        || file.ends_with("_test.go")
-        || file.ends_with("_test.py")
-        || file.contains(".test.")
-        || file.contains(".spec.")
-        || (file.ends_with("test.java") && file.len() > "test.java".len())
-}
-
 fn is_callable(kind: ChunkKind) -> bool {
     matches!(kind, ChunkKind::Function | ChunkKind::Method)
-}
-
-fn is_type_kind(kind: ChunkKind) -> bool {
-    matches!(
-        kind,
-        ChunkKind::Class
-            | ChunkKind::Struct
-            | ChunkKind::Enum
-            | ChunkKind::Interface
-            | ChunkKind::Trait
-            | ChunkKind::Impl
-    )
-}
-
-/// The type name in a written type: `&mut Store` → `Store`, `*pkg.Store` → `Store`,
-/// `Optional[Cart]` → `Cart`, `Vec<Item>` → `Vec`.
-pub fn type_name(written: &str) -> Option<String> {
-    // Wrappers and collections: a loop over `Vec<Item>` yields `Item`s.
-    const WRAPPERS: [&str; 26] = [
-        "Option",
-        "Optional",
-        "Result",
-        "Box",
-        "Arc",
-        "Rc",
-        "Promise",
-        "Ref",
-        "RefCell",
-        "Mutex",
-        "Readonly",
-        "Awaited",
-        "Vec",
-        "VecDeque",
-        "HashSet",
-        "BTreeSet",
-        "list",
-        "List",
-        "Sequence",
-        "Iterable",
-        "Iterator",
-        "Array",
-        "ReadonlyArray",
-        "Set",
-        "set",
-        "Type",
-    ];
-    let mut rest = written.trim();
-    loop {
-        rest = rest.trim_start_matches(['&', '*', ' ', ':', '[', ']', '(']);
-        for kw in ["mut ", "dyn ", "impl ", "const ", "typing."] {
-            if let Some(r) = rest.strip_prefix(kw) {
-                rest = r;
-            }
-        }
-        let end = rest
-            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == ':'))
-            .unwrap_or(rest.len());
-        let path = rest[..end].trim_end_matches([':', '.']);
-        let last = path.rsplit(['.', ':']).next().unwrap_or(path);
-        if last.is_empty() {
-            return None;
-        }
-        if WRAPPERS.contains(&last) && rest[end..].starts_with(['<', '[']) {
-            rest = &rest[end + 1..];
-            continue;
-        }
-        if last.chars().next().is_some_and(|c| c.is_ascii_digit()) {
-            return None;
-        }
-        return Some(last.to_string());
-    }
 }
 
 impl<'a> Extractor<'_, 'a> {
@@ -430,7 +345,7 @@ impl<'a> Extractor<'_, 'a> {
         let (qualified, container) = match &info.parent {
             Some(p)
                 if info.kind == ChunkKind::Method
-                    && !stack.last().is_some_and(|f| is_type_kind(f.kind)) =>
+                    && !stack.last().is_some_and(|f| f.kind.is_type()) =>
             {
                 let p = type_name(p).unwrap_or_else(|| p.clone());
                 (
@@ -442,7 +357,7 @@ impl<'a> Extractor<'_, 'a> {
                 self.qualify(stack, &name),
                 stack
                     .last()
-                    .filter(|f| is_type_kind(f.kind))
+                    .filter(|f| f.kind.is_type())
                     .and_then(|f| f.self_type.clone()),
             ),
         };
@@ -482,7 +397,7 @@ impl<'a> Extractor<'_, 'a> {
         };
         self.out.symbols.push(symbol);
         let symbol_index = self.out.symbols.len() - 1;
-        let self_type = if is_type_kind(info.kind) {
+        let self_type = if info.kind.is_type() {
             Some(name.clone())
         } else {
             container
@@ -505,7 +420,7 @@ impl<'a> Extractor<'_, 'a> {
         if is_callable(info.kind) {
             self.params(node, &mut frame);
         }
-        if is_type_kind(info.kind) {
+        if info.kind.is_type() {
             frame.base = self.heritage(node, &frame.qualified.clone());
         }
         stack.push(frame);
@@ -1166,7 +1081,7 @@ impl<'a> Extractor<'_, 'a> {
         stack
             .iter()
             .rev()
-            .find(|f| is_type_kind(f.kind))
+            .find(|f| f.kind.is_type())
             .and_then(|f| f.base.clone())
     }
 

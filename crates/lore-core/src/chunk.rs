@@ -141,6 +141,21 @@ impl ChunkKind {
     pub fn parse(s: &str) -> Option<ChunkKind> {
         ChunkKind::ALL.into_iter().find(|k| k.as_str() == s)
     }
+
+    /// A type, or a block of a type's members (a Rust `impl`): what `self` means, what
+    /// extends/implements land on, whose members carry it as their container.
+    pub fn is_type(self) -> bool {
+        matches!(
+            self,
+            ChunkKind::Class
+                | ChunkKind::Struct
+                | ChunkKind::Enum
+                | ChunkKind::Interface
+                | ChunkKind::Trait
+                | ChunkKind::Impl
+                | ChunkKind::Type
+        )
+    }
 }
 
 /// One searchable piece of a file, with its exact place in the file.

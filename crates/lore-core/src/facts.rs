@@ -1,6 +1,6 @@
 //! What a code file declares and uses: its symbols, imports and references (calls,
 //! extends, implements). Extracted per file by `lore-chunk`, resolved across a store by
-//! `lore-graph`.
+//! `lore-graph`; with the two readings of source text both need (test files, type names).
 
 use crate::ChunkKind;
 use serde::{Deserialize, Serialize};
@@ -124,4 +124,108 @@ pub struct FileFacts {
     pub symbols: Vec<Symbol>,
     pub imports: Vec<Import>,
     pub refs: Vec<Reference>,
+}
+
+/// Test files by the conventions of the supported languages.
+pub fn is_test_path(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let file = lower.rsplit('/').next().unwrap_or(&lower);
+    lower
+        .split('/')
+        .any(|seg| matches!(seg, "test" | "tests" | "__tests__" | "spec" | "testdata"))
+        || file.starts_with("test_")
+        || file.ends_with("_test.go")
+        || file.ends_with("_test.py")
+        || file.contains(".test.")
+        || file.contains(".spec.")
+        || (file.ends_with("test.java") && file.len() > "test.java".len())
+}
+
+/// The type name in a written type: `&mut Store` → `Store`, `*pkg.Store` → `Store`,
+/// `Optional[Cart]` → `Cart`, `Vec<Item>` → `Item` (wrappers and collections unwrap).
+pub fn type_name(written: &str) -> Option<String> {
+    const WRAPPERS: [&str; 26] = [
+        "Option",
+        "Optional",
+        "Result",
+        "Box",
+        "Arc",
+        "Rc",
+        "Promise",
+        "Ref",
+        "RefCell",
+        "Mutex",
+        "Readonly",
+        "Awaited",
+        "Vec",
+        "VecDeque",
+        "HashSet",
+        "BTreeSet",
+        "list",
+        "List",
+        "Sequence",
+        "Iterable",
+        "Iterator",
+        "Array",
+        "ReadonlyArray",
+        "Set",
+        "set",
+        "Type",
+    ];
+    let mut rest = written.trim();
+    loop {
+        rest = rest.trim_start_matches(['&', '*', ' ', ':', '[', ']', '(']);
+        for kw in ["mut ", "dyn ", "impl ", "const ", "typing."] {
+            if let Some(r) = rest.strip_prefix(kw) {
+                rest = r;
+            }
+        }
+        let end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == ':'))
+            .unwrap_or(rest.len());
+        let path = rest[..end].trim_end_matches([':', '.']);
+        let last = path.rsplit(['.', ':']).next().unwrap_or(path);
+        if last.is_empty() {
+            return None;
+        }
+        if WRAPPERS.contains(&last) && rest[end..].starts_with(['<', '[']) {
+            rest = &rest[end + 1..];
+            continue;
+        }
+        if last.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        return Some(last.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_names_and_test_paths() {
+        for (written, name) in [
+            ("&mut Store", Some("Store")),
+            ("*pkg.Store", Some("Store")),
+            ("Optional[Cart]", Some("Cart")),
+            ("Vec<Item>", Some("Item")),
+            ("Result<Store, Error>", Some("Store")),
+            ("[]int", Some("int")),
+            ("42", None),
+        ] {
+            assert_eq!(type_name(written).as_deref(), name, "{written}");
+        }
+        for path in [
+            "tests/a.rs",
+            "src/cart.test.ts",
+            "x/y_test.go",
+            "FooTest.java",
+        ] {
+            assert!(is_test_path(path), "{path}");
+        }
+        for path in ["src/testing.rs", "Test.java", "src/contest.py"] {
+            assert!(!is_test_path(path), "{path}");
+        }
+    }
 }

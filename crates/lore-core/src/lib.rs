@@ -9,6 +9,8 @@ mod time;
 
 pub use chunk::{Chunk, ChunkKind, Language};
 pub use data_dir::DataDir;
-pub use facts::{FileFacts, Import, ImportedName, Receiver, RefKind, Reference, Symbol};
+pub use facts::{
+    FileFacts, Import, ImportedName, Receiver, RefKind, Reference, Symbol, is_test_path, type_name,
+};
 pub use store::{StoreKind, WebSettings, validate_store_name};
 pub use time::UtcTime;

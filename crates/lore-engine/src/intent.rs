@@ -251,7 +251,7 @@ pub(crate) fn prior(
 ) -> f32 {
     use lore_core::ChunkKind as K;
     let mut p = 1.0;
-    let is_test = lore_chunk::is_test_path(c.path);
+    let is_test = lore_core::is_test_path(c.path);
     if is_test && !wants_tests {
         p *= 0.85;
     }

@@ -395,7 +395,7 @@ impl Engine {
         // Module-level calls from test files (test frameworks' callbacks).
         for e in &callers {
             if e.from.is_none()
-                && lore_chunk::is_test_path(&e.reference.path)
+                && lore_core::is_test_path(&e.reference.path)
                 && layer.tests.len() < MAX_RELATED
             {
                 let name = e.reference.path.clone();

@@ -1,8 +1,7 @@
 //! Reference resolution over a store's symbols and imports.
 
 use crate::modules::{FileSet, dir_of};
-use lore_chunk::type_name;
-use lore_core::{ChunkKind, Import, Language, Receiver, RefKind, Reference};
+use lore_core::{ChunkKind, Import, Language, Receiver, RefKind, Reference, type_name};
 use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -103,18 +102,6 @@ fn sep(lang: Language) -> &'static str {
     }
 }
 
-fn is_type(kind: ChunkKind) -> bool {
-    matches!(
-        kind,
-        ChunkKind::Class
-            | ChunkKind::Struct
-            | ChunkKind::Enum
-            | ChunkKind::Interface
-            | ChunkKind::Trait
-            | ChunkKind::Type
-    )
-}
-
 /// What a reference of this kind may land on.
 fn fits(kind: RefKind, sym: ChunkKind) -> bool {
     match kind {
@@ -122,7 +109,7 @@ fn fits(kind: RefKind, sym: ChunkKind) -> bool {
             sym,
             ChunkKind::Function | ChunkKind::Method | ChunkKind::Class | ChunkKind::Struct
         ),
-        RefKind::Extends | RefKind::Implements => is_type(sym),
+        RefKind::Extends | RefKind::Implements => sym.is_type(),
     }
 }
 
@@ -317,7 +304,7 @@ impl Index {
         loop {
             if let Some(&i) = self.defined(path, q).first() {
                 let s = &self.symbols[i];
-                if is_type(s.kind) {
+                if s.kind.is_type() {
                     return Some(s.name.clone());
                 }
                 if let Some(c) = &s.container {
@@ -543,7 +530,7 @@ impl Index {
             Some((p, name)) => self.qualified_call(path, lang, p, name, RefKind::Calls),
         };
         let s = &self.symbols[found?.0];
-        if is_type(s.kind) {
+        if s.kind.is_type() {
             return Some(s.name.clone());
         }
         let declared = s
