@@ -12,5 +12,5 @@ pub use data_dir::DataDir;
 pub use facts::{
     FileFacts, Import, ImportedName, Receiver, RefKind, Reference, Symbol, is_test_path, type_name,
 };
-pub use store::{StoreKind, WebSettings, validate_store_name};
+pub use store::{AddStore, StoreKind, WebSettings, validate_store_name};
 pub use time::UtcTime;

@@ -28,6 +28,35 @@ pub struct WebSettings {
     pub site: Option<String>,
 }
 
+/// A store to add, as a user asks for it (CLI flags, MCP/REST arguments, a job record):
+/// the engine checks it and resolves what is left open.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AddStore {
+    /// Letters, digits, '.', '_' or '-' (see `validate_store_name`).
+    pub name: String,
+    /// A folder path, a git URL or local repository, or a web store's start page.
+    pub source: String,
+    /// Inferred from `source` when absent: URLs are repos, paths are folders. Serialised
+    /// as `type` (a job's own tag is `kind`).
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<StoreKind>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub includes: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excludes: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_file_bytes: Option<u64>,
+    /// Web stores: most pages kept, most links followed from the start page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_pages: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_depth: Option<usize>,
+}
+
 impl StoreKind {
     pub fn as_str(self) -> &'static str {
         match self {

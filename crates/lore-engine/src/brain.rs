@@ -9,7 +9,7 @@
 use crate::search::{Mode, SearchRequest};
 use crate::{Detail, Engine, EngineError, NoProgress};
 use lore_brain::{Brain, Document};
-use lore_core::StoreKind;
+use lore_core::{AddStore, StoreKind};
 use lore_embed::Embedder;
 use lore_index::{NewStore, StoreRecord};
 use lore_llm::{LlmClient, LlmSettings};
@@ -211,14 +211,15 @@ impl Engine {
             }
             Some(s) => Ok(s),
             None => Ok(self.catalog.create_store(&NewStore {
-                name: BRAIN_STORE.into(),
+                spec: &AddStore {
+                    name: BRAIN_STORE.into(),
+                    includes: lore_brain::index_globs(),
+                    description: Some("notes and wiki pages agents write".into()),
+                    ..Default::default()
+                },
                 kind: StoreKind::Brain,
                 source: root.to_string_lossy().into_owned(),
                 root,
-                branch: None,
-                includes: lore_brain::index_globs(),
-                excludes: Vec::new(),
-                description: Some("notes and wiki pages agents write".into()),
                 max_file_bytes: self.config.max_file_bytes,
                 web: None,
             })?),

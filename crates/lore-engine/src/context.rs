@@ -3,6 +3,7 @@
 
 use crate::present::{ContextLayer, FullLayer, summary};
 use crate::search::UnitRef;
+use crate::unit::unit_lines;
 use crate::{Engine, EngineError};
 use serde::Serialize;
 
@@ -66,10 +67,12 @@ impl Engine {
                 end_line: c.chunk.end_line,
             })
             .collect();
-        let unit = UnitRef::new(&sc, &store);
-        let symbol = self.unit_symbol(&sc)?;
-        let mut context = self.context_layer(&sc, symbol.as_ref())?;
-        let full = self.full_layer(&sc, symbol.as_ref(), &mut context)?;
+        let presenter = self.presenter();
+        let symbol = presenter.unit_symbol(&sc)?;
+        let lines = unit_lines(&sc, symbol.as_ref());
+        let unit = UnitRef::new(&sc, &store).within(lines);
+        let mut context = presenter.context_layer(&sc, symbol.as_ref())?;
+        let full = presenter.full_layer(&sc, symbol.as_ref(), lines, &mut context)?;
         let summary = summary(&sc, symbol.as_ref(), &[]);
         let c = sc.chunk;
         let mut out = UnitContext {

@@ -18,10 +18,38 @@ impl ExitKind {
     }
 }
 
+/// A request parameter an error is about. The engine names it in snake_case, which MCP and
+/// REST accept; the CLI says `--max-file-size` instead (each adapter in its own words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Param {
+    Limit,
+    PerFile,
+    Branch,
+    MaxFileSize,
+    MaxPages,
+    MaxDepth,
+}
+
+impl Param {
+    pub fn name(self) -> &'static str {
+        match self {
+            Param::Limit => "limit",
+            Param::PerFile => "per_file",
+            Param::Branch => "branch",
+            Param::MaxFileSize => "max_file_size",
+            Param::MaxPages => "max_pages",
+            Param::MaxDepth => "max_depth",
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
     #[error("{0}")]
     Input(String),
+    /// A parameter out of range or not applicable: "`{name}` {problem}".
+    #[error("`{}` {problem}", param.name())]
+    Param { param: Param, problem: String },
     #[error("{0}")]
     NotFound(String),
     #[error(transparent)]
@@ -48,13 +76,20 @@ impl From<lore_brain::BrainError> for EngineError {
 }
 
 impl EngineError {
+    pub(crate) fn param(param: Param, problem: impl Into<String>) -> EngineError {
+        EngineError::Param {
+            param,
+            problem: problem.into(),
+        }
+    }
+
     pub fn io(what: impl Into<String>, e: std::io::Error) -> EngineError {
         EngineError::Io(what.into(), e)
     }
 
     pub fn kind(&self) -> ExitKind {
         match self {
-            EngineError::Input(_) => ExitKind::Input,
+            EngineError::Input(_) | EngineError::Param { .. } => ExitKind::Input,
             EngineError::NotFound(_) => ExitKind::NotFound,
             EngineError::Index(IndexError::StoreNotFound(_)) => ExitKind::NotFound,
             EngineError::Index(IndexError::StoreExists(_) | IndexError::Locked(_)) => {

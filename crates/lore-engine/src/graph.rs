@@ -3,7 +3,7 @@
 
 use crate::{Engine, EngineError};
 use lore_graph::{Index, SymbolEntry};
-use lore_index::{Edge, RefTarget, StoreRecord, SymbolRow};
+use lore_index::{Catalog, Edge, RefTarget, StoreRecord, SymbolRow};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -122,85 +122,81 @@ pub(crate) fn symbol_info(s: &SymbolRow, store: &str) -> SymbolInfo {
     }
 }
 
-impl Engine {
-    /// Resolves the references of a store that may have changed meaning: those made in
-    /// `changed` files and those naming `names`; everything when `all` (files appeared
-    /// or vanished, so imports may point elsewhere) or when an earlier run stopped
-    /// before resolving.
-    pub(crate) fn resolve_graph(
-        &mut self,
-        store_id: i64,
-        generation_before: i64,
-        changed: &[String],
-        mut names: Vec<String>,
-        all: bool,
-    ) -> Result<(), EngineError> {
-        let generation = self
-            .catalog
-            .store_by_id(store_id)?
-            .map(|s| s.generation)
-            .unwrap_or_default();
-        let resolved_at = self.catalog.graph_resolved_generation(store_id)?;
-        if changed.is_empty() && names.is_empty() && !all && resolved_at == Some(generation) {
-            return Ok(());
-        }
-        // An earlier run that stopped between its commits and this point left references
-        // unresolved somewhere: resolve everything.
-        let all = all || resolved_at != Some(generation_before);
-        names.sort();
-        names.dedup();
-        let symbols = self.catalog.symbols(store_id)?;
-        let files: Vec<String> = self.catalog.manifest(store_id)?.into_keys().collect();
-        let imports = self.catalog.imports(store_id)?;
-        let index = Index::new(
-            files,
-            symbols
-                .iter()
-                .map(|s| SymbolEntry {
-                    id: s.id,
-                    path: s.path.clone(),
-                    name: s.name.clone(),
-                    qualified: s.qualified.clone(),
-                    kind: s.kind,
-                    container: s.container.clone(),
-                    signature: s.signature.clone(),
-                    returns: s.returns.clone(),
-                })
-                .collect(),
-            imports.iter().map(|i| (i.path.clone(), i.import.clone())),
-            self.catalog.heritage(store_id)?,
-        );
-        let changed_set: std::collections::HashSet<&str> =
-            changed.iter().map(String::as_str).collect();
-        let import_targets: Vec<(i64, Vec<String>)> = imports
-            .iter()
-            .filter(|i| all || changed_set.contains(i.path.as_str()))
-            .map(|i| (i.id, index.import_targets(&i.path, &i.import)))
-            .collect();
-        let refs = self
-            .catalog
-            .refs_to_resolve(store_id, changed, &names, all)?;
-        // Only references whose target changes are written (most stay unresolved).
-        let targets: Vec<RefTarget> = refs
-            .iter()
-            .filter_map(|r| {
-                let res = index.resolve(&r.path, &r.reference);
-                (res.map(|x| x.target) != r.target).then(|| RefTarget {
-                    ref_id: r.id,
-                    target: res.map(|x| x.target),
-                    confidence: res.map(|x| x.confidence),
-                    how: res.map(|x| x.how.as_str().to_string()),
-                })
-            })
-            .collect();
-        let tx = self.catalog.begin()?;
-        tx.set_import_targets(&import_targets)?;
-        tx.set_ref_targets(&targets)?;
-        tx.set_graph_resolved(store_id, generation)?;
-        tx.commit()?;
-        Ok(())
+/// Resolves the references of a store that may have changed meaning: those made in
+/// `changed` files and those naming `names`; everything when `all` (files appeared
+/// or vanished, so imports may point elsewhere) or when an earlier run stopped
+/// before resolving.
+pub(crate) fn resolve(
+    catalog: &mut Catalog,
+    store_id: i64,
+    generation_before: i64,
+    changed: &[String],
+    mut names: Vec<String>,
+    all: bool,
+) -> Result<(), EngineError> {
+    let generation = catalog
+        .store_by_id(store_id)?
+        .map(|s| s.generation)
+        .unwrap_or_default();
+    let resolved_at = catalog.graph_resolved_generation(store_id)?;
+    if changed.is_empty() && names.is_empty() && !all && resolved_at == Some(generation) {
+        return Ok(());
     }
+    // An earlier run that stopped between its commits and this point left references
+    // unresolved somewhere: resolve everything.
+    let all = all || resolved_at != Some(generation_before);
+    names.sort();
+    names.dedup();
+    let symbols = catalog.symbols(store_id)?;
+    let files: Vec<String> = catalog.manifest(store_id)?.into_keys().collect();
+    let imports = catalog.imports(store_id)?;
+    let index = Index::new(
+        files,
+        symbols
+            .iter()
+            .map(|s| SymbolEntry {
+                id: s.id,
+                path: s.path.clone(),
+                name: s.name.clone(),
+                qualified: s.qualified.clone(),
+                kind: s.kind,
+                container: s.container.clone(),
+                signature: s.signature.clone(),
+                returns: s.returns.clone(),
+            })
+            .collect(),
+        imports.iter().map(|i| (i.path.clone(), i.import.clone())),
+        catalog.heritage(store_id)?,
+    );
+    let changed_set: std::collections::HashSet<&str> = changed.iter().map(String::as_str).collect();
+    let import_targets: Vec<(i64, Vec<String>)> = imports
+        .iter()
+        .filter(|i| all || changed_set.contains(i.path.as_str()))
+        .map(|i| (i.id, index.import_targets(&i.path, &i.import)))
+        .collect();
+    let refs = catalog.refs_to_resolve(store_id, changed, &names, all)?;
+    // Only references whose target changes are written (most stay unresolved).
+    let targets: Vec<RefTarget> = refs
+        .iter()
+        .filter_map(|r| {
+            let res = index.resolve(&r.path, &r.reference);
+            (res.map(|x| x.target) != r.target).then(|| RefTarget {
+                ref_id: r.id,
+                target: res.map(|x| x.target),
+                confidence: res.map(|x| x.confidence),
+                how: res.map(|x| x.how.as_str().to_string()),
+            })
+        })
+        .collect();
+    let tx = catalog.begin()?;
+    tx.set_import_targets(&import_targets)?;
+    tx.set_ref_targets(&targets)?;
+    tx.set_graph_resolved(store_id, generation)?;
+    tx.commit()?;
+    Ok(())
+}
 
+impl Engine {
     /// Callers, callees or the definition of a symbol.
     pub fn graph(&self, q: &GraphQuery) -> Result<GraphAnswer, EngineError> {
         let symbol = q.symbol.trim();

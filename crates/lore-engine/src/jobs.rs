@@ -6,9 +6,8 @@
 //! REST) asked it to stop; indexing then stops at the next file boundary, keeping every
 //! commit made so far.
 
-use crate::stores::AddStore;
 use crate::{Engine, EngineError, Phase, Progress};
-use lore_core::StoreKind;
+use lore_core::AddStore;
 use lore_index::{Catalog, JobProgress, JobRecord, JobStatus};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -20,7 +19,7 @@ use std::time::Duration;
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum JobSpec {
     /// Create a store and index it.
-    Add(AddSpec),
+    Add(AddStore),
     /// Re-index stores (all when empty), incrementally unless `full`.
     Index {
         #[serde(default)]
@@ -33,47 +32,6 @@ pub enum JobSpec {
         #[serde(default)]
         stores: Vec<String>,
     },
-}
-
-/// A store to add (the serialisable form of `AddStore`).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct AddSpec {
-    pub name: String,
-    pub source: String,
-    /// Serialised as `type`: `kind` is the job's own tag.
-    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<StoreKind>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub branch: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub includes: Vec<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub excludes: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_file_bytes: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_pages: Option<usize>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_depth: Option<usize>,
-}
-
-impl From<&AddSpec> for AddStore {
-    fn from(s: &AddSpec) -> AddStore {
-        AddStore {
-            name: s.name.clone(),
-            source: s.source.clone(),
-            kind: s.kind,
-            branch: s.branch.clone(),
-            includes: s.includes.clone(),
-            excludes: s.excludes.clone(),
-            description: s.description.clone(),
-            max_file_bytes: s.max_file_bytes,
-            max_pages: s.max_pages,
-            max_depth: s.max_depth,
-        }
-    }
 }
 
 impl JobSpec {
@@ -175,7 +133,7 @@ impl Engine {
     pub fn submit_job(&self, spec: &JobSpec) -> Result<JobRecord, EngineError> {
         match spec {
             JobSpec::Add(add) => {
-                self.check_add(&add.into())?;
+                self.check_add(add)?;
             }
             JobSpec::Index { stores, .. } | JobSpec::Sync { stores } => {
                 self.select_stores(stores)?;
@@ -244,7 +202,7 @@ impl Engine {
         };
         match spec {
             JobSpec::Add(add) => {
-                let (store, report) = self.add_store(&add.into(), progress)?;
+                let (store, report) = self.add_store(add, progress)?;
                 json(Ok(serde_json::json!({ "store": store, "report": report })))
             }
             JobSpec::Index { stores, full } => {
@@ -318,12 +276,16 @@ mod tests {
 
     #[test]
     fn an_add_spec_with_a_store_type_round_trips() {
-        for kind in [StoreKind::Folder, StoreKind::Repo, StoreKind::Web] {
-            let spec = JobSpec::Add(AddSpec {
+        for kind in [
+            lore_core::StoreKind::Folder,
+            lore_core::StoreKind::Repo,
+            lore_core::StoreKind::Web,
+        ] {
+            let spec = JobSpec::Add(AddStore {
                 name: "n".into(),
                 source: "s".into(),
                 kind: Some(kind),
-                ..AddSpec::default()
+                ..AddStore::default()
             });
             let json = serde_json::to_string(&spec).unwrap();
             match serde_json::from_str::<JobSpec>(&json) {
@@ -338,7 +300,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let src = folder(dir.path(), 5);
         let mut e = engine(dir.path());
-        let spec = JobSpec::Add(AddSpec {
+        let spec = JobSpec::Add(AddStore {
             name: "notes".into(),
             source: src.display().to_string(),
             ..Default::default()
@@ -375,7 +337,7 @@ mod tests {
         let src = folder(dir.path(), 6);
         let mut e = engine(dir.path());
         let add = e
-            .submit_job(&JobSpec::Add(AddSpec {
+            .submit_job(&JobSpec::Add(AddStore {
                 name: "notes".into(),
                 source: src.display().to_string(),
                 ..Default::default()

@@ -14,21 +14,24 @@ mod progress;
 pub mod sample;
 mod search;
 mod stores;
+mod unit;
 mod writer;
 
 pub use context::{OutlineEntry, UnitContext};
-pub use error::{EngineError, ExitKind};
+pub use error::{EngineError, ExitKind, Param};
 pub use fusion::{Candidates, Fusion, Signals};
 pub use graph::{Direction, EdgeRecord, GraphAnswer, GraphLink, GraphQuery, SymbolInfo};
 pub use indexer::IndexReport;
 pub use intent::{Detail, Intent};
-pub use jobs::{AddSpec, JobSpec};
+pub use jobs::JobSpec;
+pub use lore_core::AddStore;
 pub use present::{ContextLayer, FullLayer, RelatedUnit, Usage, estimate_tokens};
 pub use progress::{NoProgress, Phase, Progress};
 pub use search::{
     Freshness, IntentUsed, Mode, Retrieved, SearchHit, SearchRequest, SearchResponse, UnitRef,
 };
-pub use stores::{AddStore, StoreSummary};
+pub use stores::StoreSummary;
+pub use unit::{Lines, MAX_UNIT_LINES, Truncation};
 pub use writer::{ServerAnnouncement, WriterInfo};
 
 pub use lore_index::{FieldBoosts, JobProgress, JobRecord, JobStatus, StoreRecord};

@@ -6,9 +6,10 @@
 use crate::fusion::Signals;
 use crate::graph::first_sentence;
 use crate::intent::norm;
+use crate::unit::{self, Lines, Truncation};
 use crate::{Engine, EngineError};
 use lore_core::{ChunkKind, RefKind};
-use lore_index::{Edge, StoredChunk, SymbolRow};
+use lore_index::{Catalog, Edge, StoredChunk, SymbolRow};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -23,7 +24,6 @@ pub fn estimate_tokens(text: &str) -> usize {
 
 /// How often the unit is used and how much it uses, from the code graph.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
 pub struct Usage {
     pub called_by: u64,
     pub calls: u64,
@@ -58,7 +58,11 @@ pub struct RelatedUnit {
 /// `full`: the unit itself and its neighbourhood in the code graph.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct FullLayer {
+    /// The unit's code: all of it, up to `unit::MAX_UNIT_LINES` lines.
     pub content: String,
+    /// Set when the unit was longer than that: the lines `content` holds, how many it lacks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<Truncation>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub doc: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -208,7 +212,20 @@ fn identifiers(text: &str) -> BTreeSet<&str> {
         .collect()
 }
 
+/// Builds the layers of a result from the catalog (the code graph and the stored chunks).
+pub(crate) struct Presenter<'a> {
+    pub catalog: &'a Catalog,
+}
+
 impl Engine {
+    pub(crate) fn presenter(&self) -> Presenter<'_> {
+        Presenter {
+            catalog: &self.catalog,
+        }
+    }
+}
+
+impl Presenter<'_> {
     /// The graph symbol a chunk is the unit of (same name, starting inside the chunk).
     pub(crate) fn unit_symbol(&self, sc: &StoredChunk) -> Result<Option<SymbolRow>, EngineError> {
         let Some(name) = sc.chunk.symbol.as_deref() else {
@@ -361,14 +378,25 @@ impl Engine {
         Ok(layer)
     }
 
+    /// The whole unit (`lines`, put back together from its windows when the chunk is only
+    /// part of it), its doc, callers, callees and tests.
     pub(crate) fn full_layer(
         &self,
         sc: &StoredChunk,
         symbol: Option<&SymbolRow>,
+        lines: Lines,
         context: &mut ContextLayer,
     ) -> Result<FullLayer, EngineError> {
+        let own = [sc.chunk.start_line, sc.chunk.end_line];
+        let (content, truncated) = if own == lines {
+            (sc.chunk.content.clone(), None)
+        } else {
+            let chunks = self.catalog.file_chunks(sc.store_id, &sc.path)?;
+            unit::assemble(&chunks, lines, own)
+        };
         let mut layer = FullLayer {
-            content: sc.chunk.content.clone(),
+            content,
+            truncated,
             doc: symbol
                 .and_then(|s| s.doc.clone())
                 .or_else(|| sc.chunk.doc.clone()),

@@ -1,12 +1,13 @@
 //! Hybrid search: BM25 and exact-cosine candidates per store, fused, deduplicated per file.
 
 use crate::fusion::{Candidates, Fusion, Signals, fuse};
-use crate::indexer::walk_options;
+use crate::indexer::{diff, walk_options};
 use crate::intent::{Candidate, prior, query_identifiers};
 use crate::present::{
     ContextLayer, FullLayer, estimate_tokens, query_words, reason, snippet, summary,
 };
-use crate::{Detail, Engine, EngineError, Intent, NoProgress};
+use crate::unit::{Lines, unit_lines};
+use crate::{Detail, Engine, EngineError, Intent, NoProgress, Param};
 use lore_index::{Fts, StoreRecord, StoredChunk, VectorSet};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -94,8 +95,13 @@ pub struct UnitRef {
     /// Web stores: the page the unit is from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// The unit's lines: a long function found through one of its windows still answers
+    /// with all of its lines (and `match_lines`).
     pub start_line: u32,
     pub end_line: u32,
+    /// The part of the unit that matched, when the result is part of a larger unit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub match_lines: Option<Lines>,
     pub kind: String,
     /// Empty (and not shown) in minimal results: the path's extension says it.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -119,12 +125,23 @@ impl UnitRef {
             url: site.map(|site| lore_source::web::page_url(site, &sc.path)),
             start_line: c.start_line,
             end_line: c.end_line,
+            match_lines: None,
             kind: c.kind.as_str().to_string(),
             language: c.language.as_str().to_string(),
             symbol: c.symbol.clone(),
             signature: c.signature.clone(),
             headings: c.headings.clone(),
         }
+    }
+
+    /// Widens the reference to the unit's `lines`; the chunk's own become `match_lines`.
+    pub(crate) fn within(mut self, lines: Lines) -> UnitRef {
+        let own = [self.start_line, self.end_line];
+        if own != lines {
+            [self.start_line, self.end_line] = lines;
+            self.match_lines = Some(own);
+        }
+        self
     }
 }
 
@@ -259,10 +276,10 @@ impl Engine {
             ));
         }
         if req.limit == 0 {
-            return Err(EngineError::Input("--limit must be at least 1".into()));
+            return Err(EngineError::param(Param::Limit, "must be at least 1"));
         }
         if req.per_file == 0 {
-            return Err(EngineError::Input("--per-file must be at least 1".into()));
+            return Err(EngineError::param(Param::PerFile, "must be at least 1"));
         }
         let stores = self.select_stores(&req.stores)?;
         if stores.is_empty() {
@@ -428,6 +445,7 @@ impl Engine {
 
         let mut results = Vec::new();
         let mut per_file: HashMap<(i64, &str), usize> = HashMap::new();
+        let mut units = HashSet::new();
         for (score, signals, sc) in rescored {
             if results.len() >= req.limit {
                 break;
@@ -438,6 +456,13 @@ impl Engine {
             let Some(store) = by_id.get(&sc.store_id) else {
                 continue;
             };
+            // Windows of one long unit are one result: the best one stands for it.
+            let c = &sc.chunk;
+            if c.symbol.is_some()
+                && !units.insert((sc.store_id, &sc.path, c.kind, &c.parent, &c.symbol))
+            {
+                continue;
+            }
             let seen = per_file.entry((sc.store_id, sc.path.as_str())).or_default();
             if *seen >= req.per_file {
                 continue;
@@ -520,20 +545,8 @@ impl Engine {
         let walk = lore_source::walk(&store.root, &walk_options(store));
         let changed_files = match walk {
             Ok(w) => {
-                let mut seen = HashSet::new();
-                let mut changed = 0;
-                for f in &w.files {
-                    seen.insert(f.rel.as_str());
-                    match manifest.get(&f.rel) {
-                        Some(m) if m.size == f.size && m.mtime_ns == f.mtime_ns => {}
-                        _ => changed += 1,
-                    }
-                }
-                changed
-                    + manifest
-                        .keys()
-                        .filter(|p| !seen.contains(p.as_str()))
-                        .count()
+                let (todo, deleted) = diff(&w.files, &manifest, false);
+                todo.len() + deleted.len()
             }
             // The folder is gone: everything indexed is stale.
             Err(_) => manifest.len(),
@@ -567,12 +580,13 @@ impl Engine {
         words: &[String],
         detail: Detail,
     ) -> Result<SearchHit, EngineError> {
-        let focused = self.focus(sc, words)?;
+        let focused = self.presenter().focus(sc, words)?;
         let (sc, symbol) = match &focused {
             Some((f, sym)) => (f, Some(sym.clone())),
-            None => (sc, self.unit_symbol(sc)?),
+            None => (sc, self.presenter().unit_symbol(sc)?),
         };
-        let mut unit = UnitRef::new(sc, store);
+        let lines = unit_lines(sc, symbol.as_ref());
+        let mut unit = UnitRef::new(sc, store).within(lines);
         if detail == Detail::Minimal {
             // The path's extension says it: not worth tokens here.
             unit.language.clear();
@@ -591,9 +605,13 @@ impl Engine {
         if detail != Detail::Minimal {
             hit.signals = Some(signals);
             hit.snippet = Some(snippet(&sc.chunk.content, words));
-            let mut ctx = self.context_layer(sc, symbol.as_ref())?;
+            let mut ctx = self.presenter().context_layer(sc, symbol.as_ref())?;
             if detail == Detail::Full {
-                hit.full = Some(self.full_layer(sc, symbol.as_ref(), &mut ctx)?);
+                hit.full =
+                    Some(
+                        self.presenter()
+                            .full_layer(sc, symbol.as_ref(), lines, &mut ctx)?,
+                    );
                 // The whole unit is there: the snippet would repeat it.
                 hit.snippet = None;
             }

@@ -1,31 +1,16 @@
 //! Store lifecycle: add, list, inspect, remove, sync.
 
 use crate::indexer::IndexReport;
-use crate::{Engine, EngineError, Phase, Progress};
-use lore_core::{StoreKind, WebSettings, validate_store_name};
+use crate::{Engine, EngineError, Param, Phase, Progress};
+use lore_core::{AddStore, StoreKind, WebSettings, validate_store_name};
 use lore_index::{NewStore, StoreRecord, StoreStats};
 use lore_source::web::{CrawlOptions, CrawlReport, WebUrl};
 use lore_source::{WalkOptions, git};
 use serde::Serialize;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// What `store add` needs.
-#[derive(Debug, Clone, Default)]
-pub struct AddStore {
-    pub name: String,
-    /// A folder path, a git URL, or a local git repo path.
-    pub source: String,
-    /// Inferred from `source` when absent: URLs are repos, paths are folders.
-    pub kind: Option<StoreKind>,
-    pub branch: Option<String>,
-    pub includes: Vec<String>,
-    pub excludes: Vec<String>,
-    pub description: Option<String>,
-    pub max_file_bytes: Option<u64>,
-    /// Web stores: most pages kept, most links followed from the start page.
-    pub max_pages: Option<usize>,
-    pub max_depth: Option<usize>,
-}
+const WEB_ONLY: &str = "applies to web stores only (type web)";
+const REPO_ONLY: &str = "applies to repo stores only";
 
 /// A store with its counts.
 #[derive(Debug, Clone, Serialize)]
@@ -65,7 +50,7 @@ impl Engine {
         };
         lore_source::validate_globs(&walk_opts)?;
         if walk_opts.max_file_bytes == 0 {
-            return Err(EngineError::Input("--max-file-size must be above 0".into()));
+            return Err(EngineError::param(Param::MaxFileSize, "must be above 0"));
         }
         if self.catalog.store(&req.name)?.is_some() {
             return Err(lore_index::IndexError::StoreExists(req.name.clone()).into());
@@ -75,20 +60,21 @@ impl Engine {
         } else {
             StoreKind::Folder
         });
-        if kind != StoreKind::Web && (req.max_pages.is_some() || req.max_depth.is_some()) {
-            return Err(EngineError::Input(
-                "--max-pages and --max-depth apply to web stores only (--type web)".into(),
-            ));
+        if kind != StoreKind::Web {
+            if req.max_pages.is_some() {
+                return Err(EngineError::param(Param::MaxPages, WEB_ONLY));
+            }
+            if req.max_depth.is_some() {
+                return Err(EngineError::param(Param::MaxDepth, WEB_ONLY));
+            }
         }
         let source = match kind {
             StoreKind::Web => {
                 if req.branch.is_some() {
-                    return Err(EngineError::Input(
-                        "--branch applies to repo stores only".into(),
-                    ));
+                    return Err(EngineError::param(Param::Branch, REPO_ONLY));
                 }
                 if req.max_pages == Some(0) {
-                    return Err(EngineError::Input("--max-pages must be at least 1".into()));
+                    return Err(EngineError::param(Param::MaxPages, "must be at least 1"));
                 }
                 WebUrl::parse(&req.source)
                     .ok_or_else(|| {
@@ -102,9 +88,7 @@ impl Engine {
             }
             StoreKind::Folder => {
                 if req.branch.is_some() {
-                    return Err(EngineError::Input(
-                        "--branch applies to repo stores only".into(),
-                    ));
+                    return Err(EngineError::param(Param::Branch, REPO_ONLY));
                 }
                 let p = std::fs::canonicalize(&req.source).map_err(|e| {
                     EngineError::Input(format!("folder {} cannot be opened: {e}", req.source))
@@ -143,14 +127,10 @@ impl Engine {
         let embedder = self.index_embedder(progress)?;
         let _lock = self.lock()?;
         let mut store = self.catalog.create_store(&NewStore {
-            name: req.name.clone(),
+            spec: req,
             kind,
             source: source.clone(),
             root: source.clone().into(),
-            branch: req.branch.clone(),
-            includes: req.includes.clone(),
-            excludes: req.excludes.clone(),
-            description: req.description.clone(),
             max_file_bytes: walk_opts.max_file_bytes,
             web: (kind == StoreKind::Web).then(|| {
                 let d = default_web();

@@ -2,92 +2,10 @@
 //! It is the source of truth; the tantivy index and the vector snapshot are derived from it.
 
 use crate::IndexError;
-use lore_core::{Chunk, ChunkKind, Language, StoreKind, WebSettings};
+use lore_core::{AddStore, Chunk, ChunkKind, Language, StoreKind, WebSettings};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS stores (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    kind TEXT NOT NULL,
-    source TEXT NOT NULL,
-    root TEXT NOT NULL,
-    branch TEXT,
-    includes TEXT NOT NULL DEFAULT '[]',
-    excludes TEXT NOT NULL DEFAULT '[]',
-    description TEXT,
-    max_file_bytes INTEGER NOT NULL,
-    created_at INTEGER NOT NULL,
-    indexed_at INTEGER,
-    generation INTEGER NOT NULL DEFAULT 0,
-    web TEXT
-);
-CREATE TABLE IF NOT EXISTS files (
-    store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
-    path TEXT NOT NULL,
-    size INTEGER NOT NULL,
-    mtime_ns INTEGER NOT NULL,
-    hash TEXT NOT NULL,
-    chunks INTEGER NOT NULL,
-    skipped TEXT,
-    PRIMARY KEY (store_id, path)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS chunks (
-    id INTEGER PRIMARY KEY,
-    store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
-    path TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    language TEXT NOT NULL,
-    symbol TEXT,
-    parent TEXT,
-    signature TEXT,
-    doc TEXT,
-    headings TEXT NOT NULL DEFAULT '[]',
-    start_line INTEGER NOT NULL,
-    end_line INTEGER NOT NULL,
-    start_byte INTEGER NOT NULL,
-    end_byte INTEGER NOT NULL,
-    content TEXT NOT NULL,
-    context TEXT,
-    embedding BLOB
-);
-CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks(store_id, path);
-";
-
-/// The schema version `SCHEMA` creates; `migrate` brings older catalogs up to it.
-const SCHEMA_VERSION: i64 = 3;
-
-fn migrate(conn: &Connection) -> rusqlite::Result<()> {
-    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    // A column `SCHEMA` has but a catalog made before it lacks.
-    let add_column = |table: &str, column: &str| -> rusqlite::Result<()> {
-        let exists = conn
-            .prepare(&format!(
-                "SELECT 1 FROM pragma_table_info('{table}') WHERE name = '{column}'"
-            ))?
-            .exists([])?;
-        if !exists {
-            conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} TEXT"))?;
-        }
-        Ok(())
-    };
-    if version < 1 {
-        // v1: files.skipped (unindexable files are recorded with their reason).
-        add_column("files", "skipped")?;
-    }
-    // v2 added the code graph tables (created above); stores indexed before have no
-    // facts and are re-analysed on their next index run (see `analyzer_state`).
-    if version < 3 {
-        // v3: stores.web (crawl settings of web stores).
-        add_column("stores", "web")?;
-    }
-    if version != SCHEMA_VERSION {
-        conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
-    }
-    Ok(())
-}
 
 /// A store as recorded in the catalog.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -114,17 +32,15 @@ pub struct StoreRecord {
     pub web: Option<WebSettings>,
 }
 
-/// What `create_store` needs.
+/// What `create_store` needs: the store as asked for, and what the engine resolved.
 #[derive(Debug, Clone)]
-pub struct NewStore {
-    pub name: String,
+pub struct NewStore<'a> {
+    /// Name, branch, globs and description are taken from here.
+    pub spec: &'a AddStore,
     pub kind: StoreKind,
+    /// The source as resolved (a canonical folder path, a URL).
     pub source: String,
     pub root: PathBuf,
-    pub branch: Option<String>,
-    pub includes: Vec<String>,
-    pub excludes: Vec<String>,
-    pub description: Option<String>,
     pub max_file_bytes: u64,
     pub web: Option<WebSettings>,
 }
@@ -259,11 +175,7 @@ impl Catalog {
             .map_err(ctx)?;
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(ctx)?;
-        conn.execute_batch(SCHEMA).map_err(ctx)?;
-        conn.execute_batch(crate::graph::GRAPH_SCHEMA)
-            .map_err(ctx)?;
-        migrate(&conn).map_err(ctx)?;
-        conn.execute_batch(crate::jobs::JOBS_SCHEMA).map_err(ctx)?;
+        crate::schema::apply(&conn).map_err(ctx)?;
         Ok(Catalog { conn })
     }
 
@@ -272,30 +184,31 @@ impl Catalog {
     }
 
     pub fn create_store(&self, s: &NewStore) -> Result<StoreRecord, IndexError> {
-        if self.store(&s.name)?.is_some() {
-            return Err(IndexError::StoreExists(s.name.clone()));
+        let spec = s.spec;
+        if self.store(&spec.name)?.is_some() {
+            return Err(IndexError::StoreExists(spec.name.clone()));
         }
         self.conn
             .execute(
                 "INSERT INTO stores (name, kind, source, root, branch, includes, excludes, description, max_file_bytes, created_at, web)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 params![
-                    s.name,
+                    spec.name,
                     s.kind.as_str(),
                     s.source,
                     s.root.to_string_lossy(),
-                    s.branch,
-                    json_list(&s.includes),
-                    json_list(&s.excludes),
-                    s.description,
+                    spec.branch,
+                    json_list(&spec.includes),
+                    json_list(&spec.excludes),
+                    spec.description,
                     s.max_file_bytes as i64,
                     now_secs(),
                     s.web.as_ref().map(web_json)
                 ],
             )
             .map_err(self.err())?;
-        self.store(&s.name)?
-            .ok_or_else(|| IndexError::StoreNotFound(s.name.clone()))
+        self.store(&spec.name)?
+            .ok_or_else(|| IndexError::StoreNotFound(spec.name.clone()))
     }
 
     pub fn stores(&self) -> Result<Vec<StoreRecord>, IndexError> {
@@ -717,7 +630,7 @@ mod tests {
             .conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, SCHEMA_VERSION);
+        assert_eq!(version, crate::schema::SCHEMA_VERSION);
         drop(catalog);
         // Opening again is a no-op.
         Catalog::open(&path).unwrap();
@@ -729,28 +642,27 @@ mod tests {
         let mut catalog = Catalog::open(&dir.path().join("lore.db")).unwrap();
         let store = catalog
             .create_store(&NewStore {
-                name: "s".into(),
+                spec: &AddStore {
+                    name: "s".into(),
+                    includes: vec!["**/*.rs".into()],
+                    ..Default::default()
+                },
                 kind: StoreKind::Folder,
                 source: "/src".into(),
                 root: "/src".into(),
-                branch: None,
-                includes: vec!["**/*.rs".into()],
-                excludes: vec![],
-                description: None,
                 max_file_bytes: 10,
                 web: None,
             })
             .unwrap();
         assert!(matches!(
             catalog.create_store(&NewStore {
-                name: "s".into(),
+                spec: &AddStore {
+                    name: "s".into(),
+                    ..Default::default()
+                },
                 kind: StoreKind::Folder,
                 source: "/x".into(),
                 root: "/x".into(),
-                branch: None,
-                includes: vec![],
-                excludes: vec![],
-                description: None,
                 max_file_bytes: 10,
                 web: None,
             }),

@@ -8,68 +8,6 @@ use lore_core::{ChunkKind, FileFacts, Import, ImportedName, Receiver, RefKind, R
 use rusqlite::{Row, params, params_from_iter};
 use serde::Serialize;
 
-pub(crate) const GRAPH_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS symbols (
-    id INTEGER PRIMARY KEY,
-    store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
-    path TEXT NOT NULL,
-    name TEXT NOT NULL,
-    qualified TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    container TEXT,
-    signature TEXT,
-    doc TEXT,
-    exported INTEGER NOT NULL,
-    is_async INTEGER NOT NULL,
-    is_test INTEGER NOT NULL,
-    start_line INTEGER NOT NULL,
-    end_line INTEGER NOT NULL,
-    start_byte INTEGER NOT NULL,
-    end_byte INTEGER NOT NULL,
-    returns TEXT
-);
-CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(store_id, name);
-CREATE INDEX IF NOT EXISTS symbols_by_qualified ON symbols(store_id, qualified);
-CREATE INDEX IF NOT EXISTS symbols_by_file ON symbols(store_id, path);
-CREATE TABLE IF NOT EXISTS imports (
-    id INTEGER PRIMARY KEY,
-    store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
-    path TEXT NOT NULL,
-    module TEXT NOT NULL,
-    names TEXT NOT NULL,
-    alias TEXT,
-    wildcard INTEGER NOT NULL,
-    type_only INTEGER NOT NULL,
-    line INTEGER NOT NULL,
-    targets TEXT
-);
-CREATE INDEX IF NOT EXISTS imports_by_file ON imports(store_id, path);
-CREATE TABLE IF NOT EXISTS refs (
-    id INTEGER PRIMARY KEY,
-    store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
-    path TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    caller TEXT,
-    name TEXT NOT NULL,
-    receiver TEXT NOT NULL,
-    line INTEGER NOT NULL,
-    target INTEGER REFERENCES symbols(id) ON DELETE SET NULL,
-    confidence REAL,
-    how TEXT
-);
-CREATE INDEX IF NOT EXISTS refs_by_file ON refs(store_id, path);
-CREATE INDEX IF NOT EXISTS refs_by_name ON refs(store_id, name);
-CREATE INDEX IF NOT EXISTS refs_by_target ON refs(target);
-CREATE TABLE IF NOT EXISTS analyzer_state (
-    store_id INTEGER PRIMARY KEY REFERENCES stores(id) ON DELETE CASCADE,
-    version INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS graph_state (
-    store_id INTEGER PRIMARY KEY REFERENCES stores(id) ON DELETE CASCADE,
-    resolved_generation INTEGER NOT NULL
-);
-";
-
 /// A symbol as stored, with its id and file.
 #[derive(Debug, Clone, Serialize)]
 pub struct SymbolRow {

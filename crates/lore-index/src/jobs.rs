@@ -10,28 +10,6 @@ use rusqlite::{OptionalExtension, Row, params};
 use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-pub(crate) const JOBS_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS jobs (
-    id TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,
-    spec TEXT NOT NULL,
-    status TEXT NOT NULL,
-    files_done INTEGER NOT NULL DEFAULT 0,
-    files_total INTEGER NOT NULL DEFAULT 0,
-    chunks_done INTEGER NOT NULL DEFAULT 0,
-    chunks_total INTEGER NOT NULL DEFAULT 0,
-    message TEXT,
-    result TEXT,
-    error TEXT,
-    cancel_requested INTEGER NOT NULL DEFAULT 0,
-    pid INTEGER,
-    created_at INTEGER NOT NULL,
-    started_at INTEGER,
-    finished_at INTEGER
-);
-CREATE INDEX IF NOT EXISTS jobs_by_created ON jobs(created_at);
-";
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum JobStatus {

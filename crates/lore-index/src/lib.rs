@@ -15,6 +15,7 @@ mod fts;
 mod graph;
 mod jobs;
 mod lock;
+mod schema;
 pub mod tokenizer;
 mod vectors;
 

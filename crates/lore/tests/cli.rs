@@ -10,6 +10,8 @@ mod bad_input;
 mod code;
 #[path = "cli/crash.rs"]
 mod crash;
+#[path = "cli/units.rs"]
+mod units;
 #[path = "cli/web.rs"]
 mod web;
 

@@ -114,7 +114,7 @@ fn graph_detail_levels_and_context_follow_the_code() {
         .find(|h| h["symbol"] == "add_item")
         .unwrap();
     assert!(
-        ctx_hit["context"]["usage"]["calledBy"].as_u64().unwrap() >= 3,
+        ctx_hit["context"]["usage"]["called_by"].as_u64().unwrap() >= 3,
         "{ctx_hit:#}"
     );
 

@@ -1,0 +1,151 @@
+//! Committing one batch of prepared files: BM25 first, then the catalog in one
+//! transaction (chunks, embeddings and code facts per file; the generation bumped).
+
+use super::plan::{Plan, chunk_id};
+use super::prepare::{Prepared, Why};
+use super::{IndexReport, SkippedFile};
+use crate::{Engine, EngineError};
+use lore_index::{ChunkRow, FileRecord, FtsWriter, StoreRecord};
+
+/// What the batches of one run carry from one commit to the next.
+pub(super) struct Commits {
+    pub writer: FtsWriter,
+    /// No batch committed yet: the first one also clears and deletes.
+    first: bool,
+    /// Something changed that searches see: every commit after it bumps the generation.
+    changed_any: bool,
+    /// What the code graph must resolve again once the files are in.
+    pub dirty_names: Vec<String>,
+    pub changed_paths: Vec<String>,
+}
+
+impl Commits {
+    pub fn new(writer: FtsWriter, full: bool, plan: &Plan) -> Commits {
+        Commits {
+            writer,
+            first: true,
+            changed_any: full || !plan.deleted.is_empty(),
+            dirty_names: Vec::new(),
+            changed_paths: Vec::new(),
+        }
+    }
+}
+
+impl Engine {
+    /// Commits one batch: `vectors[i]` are the embeddings of `group[i]`'s chunks (empty
+    /// when the store is not embedded).
+    pub(super) fn commit_batch(
+        &mut self,
+        store: &StoreRecord,
+        plan: &Plan,
+        run: &mut Commits,
+        group: &[Prepared],
+        vectors: &[Vec<Vec<f32>>],
+        report: &mut IndexReport,
+    ) -> Result<(), EngineError> {
+        let writer = &mut run.writer;
+        // BM25 first …
+        if run.first {
+            if plan.rebuild {
+                writer.delete_all();
+            }
+            for path in &plan.deleted {
+                writer.delete_file(path);
+            }
+        }
+        for p in group {
+            match p {
+                Prepared::Changed { file, chunks, .. } => {
+                    writer.delete_file(&file.path);
+                    for c in chunks {
+                        writer.add_chunk(chunk_id(store.id, &file.path, c), &file.path, c)?;
+                    }
+                }
+                Prepared::Skipped {
+                    path,
+                    was_indexed: true,
+                    ..
+                } => writer.delete_file(path),
+                _ => {}
+            }
+        }
+        writer.commit()?;
+        // … then the catalog, in one transaction.
+        let tx = self.catalog.begin()?;
+        if run.first {
+            for path in &plan.deleted {
+                run.dirty_names.extend(tx.remove_facts(store.id, path)?);
+                tx.remove_file(store.id, path)?;
+            }
+            report.deleted = plan.deleted.len();
+        }
+        for (p, vectors) in group.iter().zip(vectors) {
+            match p {
+                Prepared::Changed {
+                    file,
+                    chunks,
+                    facts,
+                    why,
+                } => {
+                    let rows: Vec<ChunkRow> = chunks
+                        .iter()
+                        .zip(vectors.iter().map(Some).chain(std::iter::repeat(None)))
+                        .map(|(c, v)| ChunkRow {
+                            id: chunk_id(store.id, &file.path, c),
+                            chunk: c,
+                            embedding: v.map(Vec::as_slice),
+                        })
+                        .collect();
+                    run.dirty_names
+                        .extend(tx.remove_facts(store.id, &file.path)?);
+                    tx.replace_file(store.id, file, &rows)?;
+                    tx.replace_facts(store.id, &file.path, facts)?;
+                    run.dirty_names
+                        .extend(facts.symbols.iter().map(|s| s.name.clone()));
+                    run.changed_paths.push(file.path.clone());
+                    report.chunks_written += rows.len();
+                    match why {
+                        Why::New => report.added += 1,
+                        Why::Edited => report.changed += 1,
+                        Why::Reanalyzed => report.reanalyzed += 1,
+                    }
+                    run.changed_any = true;
+                }
+                Prepared::Touched(file) => {
+                    tx.touch_file(store.id, file)?;
+                    report.unchanged += 1;
+                }
+                Prepared::Skipped {
+                    path,
+                    size,
+                    mtime_ns,
+                    reason,
+                    was_indexed,
+                } => {
+                    // Recorded without chunks, so it is not re-read (nor reported as
+                    // stale) until it changes again.
+                    let file = FileRecord {
+                        path: path.clone(),
+                        size: *size,
+                        mtime_ns: *mtime_ns,
+                        hash: String::new(),
+                        chunks: 0,
+                        skipped: Some(reason.to_string()),
+                    };
+                    tx.replace_file(store.id, &file, &[])?;
+                    run.changed_any |= *was_indexed;
+                    report.skipped.push(SkippedFile {
+                        path: path.clone(),
+                        reason: reason.to_string(),
+                    });
+                }
+            }
+        }
+        if run.changed_any {
+            tx.bump_generation(store.id)?;
+        }
+        tx.commit()?;
+        run.first = false;
+        Ok(())
+    }
+}

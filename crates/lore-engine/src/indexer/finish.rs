@@ -1,0 +1,81 @@
+//! After the batches: the vector snapshot, and what a run that indexed nothing says.
+
+use super::IndexReport;
+use super::plan::walk_options;
+use crate::{Engine, EngineError};
+use lore_index::{StoreRecord, VectorSet, blob_to_embedding};
+use lore_source::PathFilter;
+
+impl Engine {
+    /// Rewrites the vector snapshot when it is behind the catalog.
+    pub(super) fn refresh_vectors(&self, store_id: i64) -> Result<(), EngineError> {
+        let store = self
+            .catalog
+            .store_by_id(store_id)?
+            .ok_or_else(|| EngineError::NotFound(format!("store #{store_id}")))?;
+        let path = self.data.store_dir(store_id).join("vectors.bin");
+        let current = VectorSet::load(&path)
+            .ok()
+            .flatten()
+            .map(|v| v.generation());
+        if current == Some(store.generation) {
+            return Ok(());
+        }
+        let mut rows = Vec::new();
+        self.catalog.for_each_embedding(store_id, |id, blob| {
+            rows.push((id, blob_to_embedding(blob)));
+        })?;
+        VectorSet::write(&path, lore_embed::DIM, store.generation, &rows)?;
+        Ok(())
+    }
+}
+
+impl Engine {
+    /// Judges single paths of `store` as its walk would (for watchers: an event on a path
+    /// this rejects cannot change what the store indexes).
+    pub fn path_filter(&self, store: &StoreRecord) -> Result<PathFilter, EngineError> {
+        Ok(PathFilter::new(&store.root, &walk_options(store))?)
+    }
+}
+
+/// Why a store holds nothing after a run: an empty index answers every search with
+/// nothing, so it must not pass in silence. (A new brain is empty by design.)
+pub(super) fn nothing_indexed(store: &StoreRecord, report: &IndexReport) -> String {
+    let root = store.root.display();
+    if report.skipped.is_empty() {
+        if report.files_seen > 0 {
+            return format!("nothing indexed: the files under {root} hold no text");
+        }
+        let globs = if store.includes.is_empty() && store.excludes.is_empty() {
+            ""
+        } else {
+            "; check the store's include/exclude globs"
+        };
+        return format!(
+            "nothing indexed: no files found under {root} (hidden and gitignored files are skipped{globs})"
+        );
+    }
+    let mut why: Vec<(&str, usize)> = Vec::new();
+    for s in &report.skipped {
+        // "too large (N bytes)", "binary", "not UTF-8", "unreadable: …"
+        let kind = s.reason.split([':', '(']).next().unwrap_or("").trim();
+        match why.iter_mut().find(|w| w.0 == kind) {
+            Some(w) => w.1 += 1,
+            None => why.push((kind, 1)),
+        }
+    }
+    let why: Vec<String> = why.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    let cap = if report
+        .skipped
+        .iter()
+        .any(|s| s.reason.starts_with("too large"))
+    {
+        "; the size cap is the store's max_file_size"
+    } else {
+        ""
+    };
+    format!(
+        "nothing indexed under {root}: files skipped as {}{cap}",
+        why.join(", ")
+    )
+}

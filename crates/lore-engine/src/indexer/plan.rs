@@ -1,0 +1,125 @@
+//! What an index run must do: walk the store, diff the walk against the manifest.
+
+use super::{IndexReport, SkippedFile};
+use crate::{Engine, EngineError};
+use lore_core::Chunk;
+use lore_index::{FileRecord, StoreRecord};
+use lore_source::{SourceFile, Walk, WalkOptions};
+use std::collections::{HashMap, HashSet};
+
+/// A store's walk set against its manifest.
+pub(super) struct Plan {
+    pub walk: Walk,
+    pub manifest: HashMap<String, FileRecord>,
+    /// Re-read every file: another version of the chunker analysed them.
+    pub reanalyze: bool,
+    /// Nothing recorded: whatever the BM25 index holds is left over, start it afresh.
+    pub rebuild: bool,
+    /// Indexes into `walk.files` of the files to read: new, or another size or mtime.
+    pub todo: Vec<usize>,
+    /// Recorded files gone from the walk.
+    pub deleted: Vec<String>,
+}
+
+impl Plan {
+    pub fn todo(&self) -> impl Iterator<Item = &SourceFile> {
+        self.todo.iter().map(|&i| &self.walk.files[i])
+    }
+}
+
+/// The files of `files` to read again (by index) and the recorded paths no longer there.
+/// Size and mtime decide; the content hash is checked later, when a file is read.
+pub(crate) fn diff(
+    files: &[SourceFile],
+    manifest: &HashMap<String, FileRecord>,
+    reanalyze: bool,
+) -> (Vec<usize>, Vec<String>) {
+    let todo = files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| match manifest.get(&f.rel) {
+            Some(m) => reanalyze || m.size != f.size || m.mtime_ns != f.mtime_ns,
+            None => true,
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let seen: HashSet<&str> = files.iter().map(|f| f.rel.as_str()).collect();
+    let deleted = manifest
+        .keys()
+        .filter(|p| !seen.contains(p.as_str()))
+        .cloned()
+        .collect();
+    (todo, deleted)
+}
+
+impl Engine {
+    /// Walks the store and diffs it against the manifest; a full run forgets the manifest
+    /// first. Fills the report's counts of files seen, unchanged and skipped.
+    pub(super) fn plan(
+        &mut self,
+        store: &StoreRecord,
+        full: bool,
+        report: &mut IndexReport,
+    ) -> Result<Plan, EngineError> {
+        let walk = lore_source::walk(&store.root, &walk_options(store))?;
+        report.files_seen = walk.files.len();
+        if full {
+            // Forget the catalog's files first: if we crash before the end, the next run
+            // sees an empty manifest and rebuilds, rather than trusting stale BM25 docs.
+            let tx = self.catalog.begin()?;
+            tx.clear_store(store.id)?;
+            tx.bump_generation(store.id)?;
+            tx.commit()?;
+        }
+        let manifest = self.catalog.manifest(store.id)?;
+        // Files analysed by another version of the chunker are read again (their
+        // embeddings are reused by chunk id, so this costs no embedding).
+        let reanalyze =
+            self.catalog.analyzer_version(store.id)? != Some(lore_chunk::ANALYZER_VERSION);
+        let (todo, deleted) = diff(&walk.files, &manifest, reanalyze);
+        report.unchanged = walk.files.len() - todo.len();
+        // Unchanged files known to be unindexable are still reported, without re-reading.
+        for f in &walk.files {
+            if let Some(m) = manifest.get(&f.rel)
+                && let Some(reason) = &m.skipped
+                && m.size == f.size
+                && m.mtime_ns == f.mtime_ns
+            {
+                report.skipped.push(SkippedFile {
+                    path: f.rel.clone(),
+                    reason: reason.clone(),
+                });
+            }
+        }
+        for (path, reason) in &walk.skipped {
+            report.skipped.push(SkippedFile {
+                path: path.clone(),
+                reason: reason.to_string(),
+            });
+        }
+        Ok(Plan {
+            rebuild: manifest.is_empty(),
+            walk,
+            manifest,
+            reanalyze,
+            todo,
+            deleted,
+        })
+    }
+}
+
+/// What a store's walk keeps, from its record.
+/// A web store's globs judge URLs during the crawl; its mirror is indexed whole.
+pub(crate) fn walk_options(store: &StoreRecord) -> WalkOptions {
+    let web = store.kind == lore_core::StoreKind::Web;
+    let globs = |g: &Vec<String>| if web { Vec::new() } else { g.clone() };
+    WalkOptions {
+        includes: globs(&store.includes),
+        excludes: globs(&store.excludes),
+        max_file_bytes: store.max_file_bytes,
+    }
+}
+
+pub(super) fn chunk_id(store_id: i64, path: &str, c: &Chunk) -> i64 {
+    lore_index::chunk_id(store_id, path, c.start_byte, c.end_byte, &c.content)
+}

@@ -1,0 +1,159 @@
+//! The unit a chunk belongs to. A function or class longer than the chunk budget is
+//! indexed as several windows; a result found through one window still answers with the
+//! unit's own lines (and says which part matched), and the full layer returns the whole
+//! unit, put back together from its windows in the catalog.
+
+use lore_index::{StoredChunk, SymbolRow};
+use serde::Serialize;
+
+/// Most lines of a unit the full layer returns (about 8k tokens of typical code); a longer
+/// unit is cut around the matching part, and the cut is said, never silent.
+pub const MAX_UNIT_LINES: u32 = 400;
+/// Lines kept above the matching part when a long unit is cut.
+const LEAD_LINES: u32 = 20;
+
+/// First and last line (1-based, inclusive).
+pub type Lines = [u32; 2];
+
+/// The lines of the unit `sc` is part of: its symbol's lines, widened to the chunk's own
+/// (a window that starts at the unit's doc comment or decorators).
+pub(crate) fn unit_lines(sc: &StoredChunk, symbol: Option<&SymbolRow>) -> Lines {
+    let c = &sc.chunk;
+    match symbol {
+        Some(s) => [s.start_line.min(c.start_line), s.end_line.max(c.end_line)],
+        None => [c.start_line, c.end_line],
+    }
+}
+
+/// What the full layer left out of a unit longer than [`MAX_UNIT_LINES`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Truncation {
+    /// The lines `content` holds.
+    pub shown: Lines,
+    /// How many of the unit's lines are not in `content`.
+    pub lines_left_out: u32,
+}
+
+/// The text of `lines` from a file's chunks (in file order). Chunks tile a file without
+/// overlapping; the blank lines between them, which no chunk holds, come back empty.
+/// Longer than [`MAX_UNIT_LINES`], the text is cut to a window that holds the matching
+/// lines `matched`, with a marker line for each part left out.
+pub(crate) fn assemble(
+    file_chunks: &[StoredChunk],
+    lines: Lines,
+    matched: Lines,
+) -> (String, Option<Truncation>) {
+    let [first, last] = lines;
+    let n = (last - first + 1) as usize;
+    let mut text: Vec<String> = vec![String::new(); n];
+    for c in file_chunks {
+        let c = &c.chunk;
+        if c.end_line < first || c.start_line > last {
+            continue;
+        }
+        for (k, line) in c.content.split('\n').enumerate() {
+            let at = c.start_line + k as u32;
+            if at < first || at > last {
+                continue;
+            }
+            // A chunk cut inside a very long line continues that line.
+            text[(at - first) as usize].push_str(line);
+        }
+    }
+    if n as u32 <= MAX_UNIT_LINES {
+        return (text.join("\n"), None);
+    }
+    let start = if matched[1] < first + MAX_UNIT_LINES {
+        first
+    } else {
+        // Near the end, the window still holds as many lines as it may.
+        matched[0]
+            .saturating_sub(LEAD_LINES)
+            .min(last + 1 - MAX_UNIT_LINES)
+            .max(first)
+    };
+    let end = (start + MAX_UNIT_LINES - 1).min(last);
+    let mut out = Vec::with_capacity(MAX_UNIT_LINES as usize + 2);
+    if start > first {
+        out.push(format!(
+            "… lines {first}-{} of this unit left out …",
+            start - 1
+        ));
+    }
+    out.extend(text.drain((start - first) as usize..=(end - first) as usize));
+    if end < last {
+        out.push(format!(
+            "… lines {}-{last} of this unit left out …",
+            end + 1
+        ));
+    }
+    let truncation = Truncation {
+        shown: [start, end],
+        lines_left_out: (last - first + 1) - (end - start + 1),
+    };
+    (out.join("\n"), Some(truncation))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lore_core::{Chunk, ChunkKind, Language};
+
+    fn chunk(start_line: u32, content: &str) -> StoredChunk {
+        StoredChunk {
+            id: start_line as i64,
+            store_id: 1,
+            path: "a.py".into(),
+            chunk: Chunk {
+                kind: ChunkKind::Function,
+                language: Language::Python,
+                symbol: Some("f".into()),
+                parent: None,
+                signature: None,
+                doc: None,
+                headings: vec![],
+                start_line,
+                end_line: start_line + content.matches('\n').count() as u32,
+                start_byte: 0,
+                end_byte: 0,
+                content: content.into(),
+                context: None,
+            },
+        }
+    }
+
+    #[test]
+    fn windows_are_put_back_together_with_the_blank_lines_between() {
+        let chunks = [
+            chunk(1, "import os"),
+            chunk(3, "def f():\n    a = 1"),
+            chunk(6, "    return a"),
+        ];
+        let (text, cut) = assemble(&chunks, [3, 6], [6, 6]);
+        assert_eq!(text, "def f():\n    a = 1\n\n    return a");
+        assert_eq!(cut, None);
+    }
+
+    #[test]
+    fn a_long_unit_is_cut_around_the_match_and_says_so() {
+        let body: Vec<String> = (1..=1000).map(|i| format!("x{i}")).collect();
+        let chunks = [chunk(1, &body.join("\n"))];
+        let (text, cut) = assemble(&chunks, [1, 1000], [1, 30]);
+        assert_eq!(
+            cut,
+            Some(Truncation {
+                shown: [1, 400],
+                lines_left_out: 600
+            })
+        );
+        assert!(text.ends_with("x400\n… lines 401-1000 of this unit left out …"));
+        let (text, cut) = assemble(&chunks, [1, 1000], [700, 720]);
+        let cut = cut.unwrap();
+        assert_eq!(cut.shown, [601, 1000]);
+        assert_eq!(cut.lines_left_out, 600);
+        assert!(text.starts_with("… lines 1-600 of this unit left out …\nx601\n"));
+        let (_, cut) = assemble(&chunks, [1, 1000], [450, 470]);
+        assert_eq!(cut.unwrap().shown, [430, 829]);
+        assert!(text.contains("x720"));
+    }
+}

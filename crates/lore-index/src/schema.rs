@@ -1,0 +1,173 @@
+//! The catalog's tables, in one place: what a new catalog is created with and how an older
+//! one is brought up to date. Stores, the file manifest and chunks (with embeddings); the
+//! code graph (symbols, imports, references and their resolution); jobs.
+
+use rusqlite::Connection;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS stores (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,
+    source TEXT NOT NULL,
+    root TEXT NOT NULL,
+    branch TEXT,
+    includes TEXT NOT NULL DEFAULT '[]',
+    excludes TEXT NOT NULL DEFAULT '[]',
+    description TEXT,
+    max_file_bytes INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    indexed_at INTEGER,
+    generation INTEGER NOT NULL DEFAULT 0,
+    web TEXT
+);
+CREATE TABLE IF NOT EXISTS files (
+    store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    chunks INTEGER NOT NULL,
+    skipped TEXT,
+    PRIMARY KEY (store_id, path)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY,
+    store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    language TEXT NOT NULL,
+    symbol TEXT,
+    parent TEXT,
+    signature TEXT,
+    doc TEXT,
+    headings TEXT NOT NULL DEFAULT '[]',
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    start_byte INTEGER NOT NULL,
+    end_byte INTEGER NOT NULL,
+    content TEXT NOT NULL,
+    context TEXT,
+    embedding BLOB
+);
+CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks(store_id, path);
+-- The code graph.
+CREATE TABLE IF NOT EXISTS symbols (
+    id INTEGER PRIMARY KEY,
+    store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    name TEXT NOT NULL,
+    qualified TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    container TEXT,
+    signature TEXT,
+    doc TEXT,
+    exported INTEGER NOT NULL,
+    is_async INTEGER NOT NULL,
+    is_test INTEGER NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    start_byte INTEGER NOT NULL,
+    end_byte INTEGER NOT NULL,
+    returns TEXT
+);
+CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(store_id, name);
+CREATE INDEX IF NOT EXISTS symbols_by_qualified ON symbols(store_id, qualified);
+CREATE INDEX IF NOT EXISTS symbols_by_file ON symbols(store_id, path);
+CREATE TABLE IF NOT EXISTS imports (
+    id INTEGER PRIMARY KEY,
+    store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    module TEXT NOT NULL,
+    names TEXT NOT NULL,
+    alias TEXT,
+    wildcard INTEGER NOT NULL,
+    type_only INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    targets TEXT
+);
+CREATE INDEX IF NOT EXISTS imports_by_file ON imports(store_id, path);
+CREATE TABLE IF NOT EXISTS refs (
+    id INTEGER PRIMARY KEY,
+    store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    caller TEXT,
+    name TEXT NOT NULL,
+    receiver TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    target INTEGER REFERENCES symbols(id) ON DELETE SET NULL,
+    confidence REAL,
+    how TEXT
+);
+CREATE INDEX IF NOT EXISTS refs_by_file ON refs(store_id, path);
+CREATE INDEX IF NOT EXISTS refs_by_name ON refs(store_id, name);
+CREATE INDEX IF NOT EXISTS refs_by_target ON refs(target);
+CREATE TABLE IF NOT EXISTS analyzer_state (
+    store_id INTEGER PRIMARY KEY REFERENCES stores(id) ON DELETE CASCADE,
+    version INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS graph_state (
+    store_id INTEGER PRIMARY KEY REFERENCES stores(id) ON DELETE CASCADE,
+    resolved_generation INTEGER NOT NULL
+);
+-- Jobs: bookkeeping any process may write; only the writer runs them.
+CREATE TABLE IF NOT EXISTS jobs (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    status TEXT NOT NULL,
+    files_done INTEGER NOT NULL DEFAULT 0,
+    files_total INTEGER NOT NULL DEFAULT 0,
+    chunks_done INTEGER NOT NULL DEFAULT 0,
+    chunks_total INTEGER NOT NULL DEFAULT 0,
+    message TEXT,
+    result TEXT,
+    error TEXT,
+    cancel_requested INTEGER NOT NULL DEFAULT 0,
+    pid INTEGER,
+    created_at INTEGER NOT NULL,
+    started_at INTEGER,
+    finished_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS jobs_by_created ON jobs(created_at);
+";
+
+/// The schema version `SCHEMA` creates; `migrate` brings older catalogs up to it.
+pub(crate) const SCHEMA_VERSION: i64 = 3;
+
+fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    // A column `SCHEMA` has but a catalog made before it lacks.
+    let add_column = |table: &str, column: &str| -> rusqlite::Result<()> {
+        let exists = conn
+            .prepare(&format!(
+                "SELECT 1 FROM pragma_table_info('{table}') WHERE name = '{column}'"
+            ))?
+            .exists([])?;
+        if !exists {
+            conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} TEXT"))?;
+        }
+        Ok(())
+    };
+    if version < 1 {
+        // v1: files.skipped (unindexable files are recorded with their reason).
+        add_column("files", "skipped")?;
+    }
+    // v2 added the code graph tables (created above); stores indexed before have no
+    // facts and are re-analysed on their next index run (see `analyzer_state`).
+    if version < 3 {
+        // v3: stores.web (crawl settings of web stores).
+        add_column("stores", "web")?;
+    }
+    if version != SCHEMA_VERSION {
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    }
+    Ok(())
+}
+
+/// Creates missing tables and migrates older catalogs.
+pub(crate) fn apply(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(SCHEMA)?;
+    migrate(conn)
+}

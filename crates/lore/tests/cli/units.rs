@@ -1,0 +1,95 @@
+//! A function several times the chunk budget is indexed as windows, but answered as one
+//! unit: its own lines and the part that matched (minimal), the matching part as the
+//! snippet (contextual), the whole function (full and `lore context`).
+
+use crate::common::{Lore, line_of, write};
+use serde_json::Value;
+
+/// A Python module whose `send_parcel` is about four chunk budgets long; the words the
+/// query looks for are only in its last lines.
+fn module() -> String {
+    let mut s = String::from("import os\n\n\ndef small():\n    return 1\n\n\n");
+    s.push_str("def send_parcel(path, etag=True, max_age=None):\n");
+    s.push_str("    \"\"\"Send a parcel to the client.\n\n");
+    for i in 0..40 {
+        s.push_str(&format!(
+            "    Paragraph {i} of the documentation explains one more option in detail.\n"
+        ));
+    }
+    s.push_str("    \"\"\"\n");
+    for i in 0..60 {
+        s.push_str(&format!(
+            "    step_{i} = os.path.join(path, \"part_{i}\")  # prepare piece {i}\n"
+        ));
+    }
+    s.push_str("    response = open_parcel(path)\n");
+    s.push_str("    if etag:\n");
+    s.push_str("        response.add_etag_checksum(checksum_of_parcel(path))\n");
+    s.push_str("    return response\n\n\n");
+    s.push_str("def after():\n    return 2\n");
+    s
+}
+
+#[test]
+fn a_long_function_is_answered_whole() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let proj = lore.path("proj");
+    let text = module();
+    assert!(text.len() > 4 * 1600, "the fixture must exceed the chunk budget");
+    write(&proj, "helpers.py", &text);
+    lore.ok(&["store", "add", "proj", proj.to_str().unwrap()]);
+    let start = line_of(&text, "def send_parcel");
+    let end = line_of(&text, "    return response");
+    let query = "add_etag_checksum checksum_of_parcel";
+
+    // Minimal: the unit's lines, and which part of it matched; no code.
+    let resp = lore.search(query, "hybrid", &["--per-file", "5"]);
+    let hits = resp["results"].as_array().unwrap();
+    let hit = &hits[0];
+    assert_eq!(hit["symbol"], "send_parcel", "{resp:#}");
+    assert_eq!(hit["start_line"], start, "{hit:#}");
+    assert_eq!(hit["end_line"], end, "{hit:#}");
+    let matched = hit["match_lines"].as_array().expect("match_lines");
+    let (m0, m1) = (matched[0].as_u64().unwrap(), matched[1].as_u64().unwrap());
+    assert!(start < m0 && m0 <= m1 && m1 == end, "{hit:#}");
+    assert!(hit.get("full").is_none() && hit.get("snippet").is_none(), "{hit:#}");
+    // Its other windows are not results of their own.
+    let windows = hits.iter().filter(|h| h["symbol"] == "send_parcel").count();
+    assert_eq!(windows, 1, "{resp:#}");
+    let minimal_tokens = hit["estimated_tokens"].as_u64().unwrap();
+
+    // Contextual: the snippet comes from the part that matched.
+    let resp = lore.search(query, "hybrid", &["--detail", "contextual"]);
+    let snippet = resp["results"][0]["snippet"].as_str().unwrap();
+    assert!(snippet.contains("add_etag_checksum"), "{snippet}");
+
+    // Full: the whole function, first line to last.
+    let resp = lore.search(query, "hybrid", &["--detail", "full"]);
+    let full = &resp["results"][0];
+    let content = full["full"]["content"].as_str().unwrap();
+    let want: Vec<&str> = text
+        .lines()
+        .skip(start as usize - 1)
+        .take((end - start + 1) as usize)
+        .collect();
+    assert_eq!(content, want.join("\n"));
+    assert!(full["full"].get("truncated").is_none(), "{full:#}");
+    let full_tokens = full["estimated_tokens"].as_u64().unwrap();
+    assert!(
+        full_tokens as usize > content.len() / 4 && full_tokens > 4 * minimal_tokens,
+        "tokens follow what is returned: {full_tokens} vs {minimal_tokens}"
+    );
+
+    // `lore context` answers with the same unit.
+    let id = full["id"].as_str().unwrap();
+    let ctx: Value = lore.json(&["context", id]);
+    assert_eq!(ctx["start_line"], start, "{ctx:#}");
+    assert_eq!(ctx["full"]["content"].as_str().unwrap(), content);
+    let text_out = lore.ok(&["context", id]);
+    assert!(
+        text_out.contains(&format!("helpers.py:{start}-{end}")),
+        "{text_out}"
+    );
+}
