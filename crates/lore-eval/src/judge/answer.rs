@@ -1,0 +1,247 @@
+//! What the LLM answers: the judge's grades of one result list ([`JudgeAnswer`]) and the
+//! generated queries ([`GeneratedQueries`]), their JSON Schemas (derived with `schemars`,
+//! committed under `schemas/`) and the checks serde cannot make.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+
+/// The JSON Schema of the judge's answer, as committed (see [`judge_answer_schema`]).
+pub const JUDGE_ANSWER_SCHEMA: &str = include_str!("../../schemas/judge-answer.schema.json");
+/// The JSON Schema of generated queries, as committed (see [`generated_queries_schema`]).
+pub const GENERATED_QUERIES_SCHEMA: &str =
+    include_str!("../../schemas/generated-queries.schema.json");
+
+/// The scored dimensions, in the order of [`Scores::values`].
+pub const DIMENSIONS: [&str; 5] = [
+    "relevance",
+    "ranking",
+    "coverage",
+    "snippetQuality",
+    "overall",
+];
+
+/// Scores of one query's result list, each from 0 (worst) to 1 (best).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Scores {
+    /// How many results, and how strongly, match the query and its intent.
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub relevance: f64,
+    /// Whether the most useful results come first.
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub ranking: f64,
+    /// Whether the results together hold what the searcher needs.
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub coverage: f64,
+    /// Whether each preview shows why its result matches, without opening the file.
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub snippet_quality: f64,
+    /// The overall judgement of this result list for this query.
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub overall: f64,
+}
+
+impl Scores {
+    /// The scores in the order of [`DIMENSIONS`].
+    pub fn values(&self) -> [f64; 5] {
+        [
+            self.relevance,
+            self.ranking,
+            self.coverage,
+            self.snippet_quality,
+            self.overall,
+        ]
+    }
+
+    pub fn from_values(v: [f64; 5]) -> Scores {
+        Scores {
+            relevance: v[0],
+            ranking: v[1],
+            coverage: v[2],
+            snippet_quality: v[3],
+            overall: v[4],
+        }
+    }
+}
+
+/// One or two sentences per dimension explaining its score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Analysis {
+    pub relevance: String,
+    pub ranking: String,
+    pub coverage: String,
+    pub snippet_quality: String,
+    pub overall: String,
+}
+
+/// The judge's verdict on one result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResultAssessment {
+    /// The result's rank as shown (1 = first).
+    #[schemars(range(min = 1))]
+    pub rank: u32,
+    /// The result's source as shown (store:path:lines).
+    pub source: String,
+    /// Whether the result is relevant to the query and its intent.
+    pub relevant: bool,
+    /// Why, briefly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The judge's answer for one query: scores, analysis, suggestions, a verdict per result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct JudgeAnswer {
+    pub scores: Scores,
+    pub analysis: Analysis,
+    /// Short, concrete changes to the search engine that would improve these results.
+    pub suggestions: Vec<String>,
+    /// Exactly one entry per result shown, by rank.
+    pub result_assessments: Vec<ResultAssessment>,
+}
+
+/// A set of evaluation queries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GeneratedQueries {
+    pub queries: Vec<GeneratedQuery>,
+}
+
+/// One evaluation query.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GeneratedQuery {
+    /// The text as a developer or an agent would type it.
+    #[schemars(length(min = 1))]
+    pub query: String,
+    /// What the searcher is after: a lore intent (find-definition, …) or a short phrase.
+    #[serde(default)]
+    pub intent: String,
+    /// Kinds of content a good answer holds: function, class, markdown section, test, …
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expected_content_types: Vec<String>,
+}
+
+fn schema_text<T: JsonSchema>() -> String {
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator()
+        .into_root_schema_for::<T>();
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The JSON Schema derived from [`JudgeAnswer`] (what `schemas/judge-answer.schema.json`
+/// must hold).
+pub fn judge_answer_schema() -> String {
+    schema_text::<JudgeAnswer>()
+}
+
+/// The JSON Schema derived from [`GeneratedQueries`].
+pub fn generated_queries_schema() -> String {
+    schema_text::<GeneratedQueries>()
+}
+
+/// Checks what serde cannot: scores in [0, 1], and one assessment per result rank.
+pub fn validate_answer(a: &JudgeAnswer, result_count: usize) -> Result<(), String> {
+    for (name, v) in DIMENSIONS.iter().zip(a.scores.values()) {
+        if !(0.0..=1.0).contains(&v) {
+            return Err(format!(
+                "scores.{name} is {v}; every score must be within [0, 1]"
+            ));
+        }
+    }
+    let mut seen = HashSet::new();
+    for ra in &a.result_assessments {
+        if ra.rank == 0 || ra.rank as usize > result_count {
+            return Err(if result_count == 0 {
+                "there are no results, so resultAssessments must be empty".to_string()
+            } else {
+                format!(
+                    "resultAssessments: rank {} is not among the results (ranks 1 to {result_count})",
+                    ra.rank
+                )
+            });
+        }
+        if !seen.insert(ra.rank) {
+            return Err(format!(
+                "resultAssessments: rank {} is assessed twice",
+                ra.rank
+            ));
+        }
+    }
+    if seen.len() < result_count {
+        let missing: Vec<String> = (1..=result_count as u32)
+            .filter(|r| !seen.contains(r))
+            .map(|r| r.to_string())
+            .collect();
+        return Err(format!(
+            "resultAssessments must assess every result; missing ranks: {}",
+            missing.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+
+    pub(in crate::judge) fn answer(
+        scores: [f64; 5],
+        suggestions: &[&str],
+        ranks: &[u32],
+    ) -> JudgeAnswer {
+        JudgeAnswer {
+            scores: Scores::from_values(scores),
+            analysis: Analysis {
+                relevance: "r".into(),
+                ranking: "k".into(),
+                coverage: "c".into(),
+                snippet_quality: "s".into(),
+                overall: "o".into(),
+            },
+            suggestions: suggestions.iter().map(|s| s.to_string()).collect(),
+            result_assessments: ranks
+                .iter()
+                .map(|&rank| ResultAssessment {
+                    rank,
+                    source: format!("s:{rank}"),
+                    relevant: true,
+                    note: None,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn validation_of_answers() {
+        assert!(validate_answer(&answer([0.5; 5], &[], &[1, 2]), 2).is_ok());
+        assert!(validate_answer(&answer([0.0, 1.0, 0.5, 0.5, 0.5], &[], &[2, 1]), 2).is_ok());
+        let e = validate_answer(&answer([0.5, 1.2, 0.5, 0.5, 0.5], &[], &[1]), 1).unwrap_err();
+        assert_eq!(
+            e,
+            "scores.ranking is 1.2; every score must be within [0, 1]"
+        );
+        let e = validate_answer(&answer([0.5; 5], &[], &[1, 3]), 2).unwrap_err();
+        assert!(
+            e.contains("rank 3 is not among the results (ranks 1 to 2)"),
+            "{e}"
+        );
+        let e = validate_answer(&answer([0.5; 5], &[], &[1, 1]), 2).unwrap_err();
+        assert!(e.contains("assessed twice"), "{e}");
+        let e = validate_answer(&answer([0.5; 5], &[], &[2]), 3).unwrap_err();
+        assert!(e.ends_with("missing ranks: 1, 3"), "{e}");
+        let e = validate_answer(&answer([0.5; 5], &[], &[1]), 0).unwrap_err();
+        assert!(e.contains("must be empty"), "{e}");
+        assert!(validate_answer(&answer([0.5; 5], &[], &[]), 0).is_ok());
+        let mut nan = answer([0.5; 5], &[], &[]);
+        nan.scores.overall = f64::NAN;
+        assert!(validate_answer(&nan, 0).is_err());
+    }
+}

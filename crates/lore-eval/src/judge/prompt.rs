@@ -1,0 +1,149 @@
+//! The two prompts: asking for queries about sampled content, and asking the judge to grade
+//! one result list.
+
+use super::answer::{GENERATED_QUERIES_SCHEMA, GeneratedQuery, JUDGE_ANSWER_SCHEMA};
+use super::record::ResultView;
+use lore_engine::Mode;
+use serde::Serialize;
+
+pub(super) const GENERATE_SYSTEM: &str = "You write search queries for evaluating lore, a search engine \
+over code and documents used by AI coding agents and developers. You answer with one JSON \
+object and nothing else.";
+
+/// The prompt asking for `n` queries about the sampled content.
+pub fn generation_prompt(samples: &[lore_engine::sample::StoreSample], n: usize) -> String {
+    let mut p = format!(
+        "Write {n} search queries that a developer or an AI coding agent would plausibly type \
+to find something in the content sampled below.\n\n\
+Make them diverse:\n\
+- from specific (an identifier, a function, type or file name, an error message) to \
+conceptual (how something works, where a behaviour lives, why);\n\
+- from short keyword queries (two or three words) to full natural-language questions;\n\
+- a few deliberately ambiguous or underspecified;\n\
+- spread over the files and topics of the sample, and answerable from this content: do not \
+invent features it does not have.\n\n\
+For each query give \"query\" (the text as typed), \"intent\" (what the searcher is after: \
+find-definition, find-implementation, find-usage, find-pattern or find-documentation when \
+one fits, else a short phrase) and optionally \"expectedContentTypes\" (the kinds of content \
+a good answer holds, e.g. function, class, markdown section, config, test).\n\n\
+Answer with one JSON object matching this JSON Schema:\n{GENERATED_QUERIES_SCHEMA}\n\
+Content sample:\n"
+    );
+    for s in samples {
+        p.push_str(&format!(
+            "\n## Store `{}`{} ({} files, {} units)\n",
+            s.store,
+            s.description
+                .as_deref()
+                .map(|d| format!(": {d}"))
+                .unwrap_or_default(),
+            s.files,
+            s.chunks
+        ));
+        p.push_str("Files (a sample):\n");
+        for path in &s.paths {
+            p.push_str(&format!("  {path}\n"));
+        }
+        p.push_str("Units (a sample):\n");
+        for u in &s.units {
+            let unit = &u.unit;
+            p.push_str(&format!(
+                "- {}:{}-{} {} ({})",
+                unit.path, unit.start_line, unit.end_line, unit.kind, unit.language
+            ));
+            if let Some(sym) = &unit.symbol {
+                p.push_str(&format!(" `{sym}`"));
+            }
+            if !unit.headings.is_empty() {
+                p.push_str(&format!(" under \"{}\"", unit.headings.join(" > ")));
+            }
+            p.push('\n');
+            for l in u.preview.lines() {
+                p.push_str(&format!("    | {l}\n"));
+            }
+        }
+    }
+    p
+}
+
+pub(super) const JUDGE_SYSTEM: &str = "You are a strict and consistent evaluator of search results for \
+lore, a search engine over code and documents used by AI coding agents and developers. You \
+judge only from what is shown. You answer with one JSON object and nothing else.";
+
+/// One result as the judge sees it.
+#[derive(Serialize)]
+struct PromptResult<'a> {
+    rank: u32,
+    score: f64,
+    source: &'a str,
+    kind: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    symbol: Option<&'a str>,
+    preview: &'a str,
+}
+
+/// The prompt asking the judge to grade one result list.
+pub fn judge_prompt(
+    q: &GeneratedQuery,
+    mode: Mode,
+    limit: usize,
+    results: &[ResultView],
+) -> String {
+    let mut p = format!(
+        "Evaluate how well these search results answer the query.\n\n\
+Query: {}\nIntent: {}\n",
+        serde_json::Value::from(q.query.as_str()),
+        if q.intent.is_empty() {
+            "(not given)"
+        } else {
+            &q.intent
+        },
+    );
+    if !q.expected_content_types.is_empty() {
+        p.push_str(&format!(
+            "Expected content: {}\n",
+            q.expected_content_types.join(", ")
+        ));
+    }
+    p.push_str(&format!(
+        "Search: mode {}, limit {limit}, {} results\n\n",
+        mode.as_str(),
+        results.len()
+    ));
+    if results.is_empty() {
+        p.push_str("Results: none.\n\n");
+    } else {
+        p.push_str(
+            "Results, best first, one JSON object per line (score: lore's fused score 0-1; \
+source: store:path:lines; preview: the snippet lore showed):\n",
+        );
+        for r in results {
+            let line = PromptResult {
+                rank: r.rank,
+                score: (r.score * 1000.0).round() / 1000.0,
+                source: &r.source,
+                kind: &r.kind,
+                symbol: r.symbol.as_deref(),
+                preview: &r.preview,
+            };
+            p.push_str(&serde_json::to_string(&line).unwrap_or_default());
+            p.push('\n');
+        }
+        p.push('\n');
+    }
+    p.push_str(
+        "Score each dimension from 0 (worst) to 1 (best):\n\
+- relevance: how many results, and how strongly, match the query and its intent;\n\
+- ranking: whether the most useful results come first;\n\
+- coverage: whether the results together hold what the searcher needs, nothing important missing;\n\
+- snippetQuality: whether each preview shows why its result matches, without opening the file;\n\
+- overall: your overall judgement of this result list for this query.\n\
+Explain each score in one or two sentences in \"analysis\". In \"suggestions\", give concrete, \
+short changes to the search engine that would improve these results (ranking, chunking, \
+snippets, query understanding), or an empty list. In \"resultAssessments\", assess every \
+result exactly once: its rank, its source, whether it is relevant, and an optional short note.\n\n\
+Answer with one JSON object matching this JSON Schema:\n",
+    );
+    p.push_str(JUDGE_ANSWER_SCHEMA);
+    p
+}

@@ -1,0 +1,146 @@
+//! The run file: one JSON line per query, written and flushed as soon as it is judged, then
+//! the summary line.
+
+use super::JudgeError;
+use super::answer::{Analysis, GeneratedQuery, JudgeAnswer, ResultAssessment, Scores};
+use super::io_err;
+use lore_engine::Mode;
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// One search result as recorded and shown to the judge.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResultView {
+    pub rank: u32,
+    pub score: f64,
+    /// `store:path:start-end`.
+    pub source: String,
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+    pub preview: String,
+    /// The result id (see `lore context`).
+    pub id: String,
+}
+
+/// One query's line: the judged answer, or why it failed.
+pub(super) struct Line {
+    pub(super) index: usize,
+    pub(super) timestamp: String,
+    pub(super) query: GeneratedQuery,
+    pub(super) mode: Mode,
+    pub(super) results: Vec<ResultView>,
+    pub(super) answer: Option<JudgeAnswer>,
+    pub(super) error: Option<String>,
+    pub(super) attempts: u32,
+    pub(super) judge_ms: u64,
+}
+
+/// A query line as written, fields in this order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct LineRecord<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    index: usize,
+    timestamp: &'a str,
+    status: &'static str,
+    query: &'a str,
+    intent: &'a str,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    expected_content_types: &'a [String],
+    mode: &'static str,
+    result_count: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scores: Option<&'a Scores>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    analysis: Option<&'a Analysis>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    suggestions: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result_assessments: Option<&'a [ResultAssessment]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+    attempts: u32,
+    judge_ms: u64,
+    results: &'a [ResultView],
+}
+
+impl Line {
+    pub(super) fn record(&self) -> LineRecord<'_> {
+        let a = self.answer.as_ref();
+        LineRecord {
+            kind: "query",
+            index: self.index,
+            timestamp: &self.timestamp,
+            status: if a.is_some() { "ok" } else { "failed" },
+            query: &self.query.query,
+            intent: &self.query.intent,
+            expected_content_types: &self.query.expected_content_types,
+            mode: self.mode.as_str(),
+            result_count: self.results.len(),
+            scores: a.map(|a| &a.scores),
+            analysis: a.map(|a| &a.analysis),
+            suggestions: a.map(|a| a.suggestions.as_slice()),
+            result_assessments: a.map(|a| a.result_assessments.as_slice()),
+            error: self.error.as_deref(),
+            attempts: self.attempts,
+            judge_ms: self.judge_ms,
+            results: &self.results,
+        }
+    }
+}
+
+/// The run's file, created new: `<stamp>.jsonl`, or `<stamp>-2.jsonl`… when taken.
+pub(super) fn create_run_file(
+    dir: &Path,
+    stamp: &str,
+) -> Result<(PathBuf, std::fs::File), JudgeError> {
+    for n in 1..1000 {
+        let name = if n == 1 {
+            format!("{stamp}.jsonl")
+        } else {
+            format!("{stamp}-{n}.jsonl")
+        };
+        let path = dir.join(name);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(f) => return Ok((path, f)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(io_err("cannot create", &path)(e)),
+        }
+    }
+    Err(JudgeError::Input(format!(
+        "too many runs named {stamp} in {}",
+        dir.display()
+    )))
+}
+
+/// One line, written and flushed at once (a crash keeps every finished line).
+pub(super) fn append_line(
+    file: &mut std::fs::File,
+    path: &Path,
+    value: &impl Serialize,
+) -> Result<(), JudgeError> {
+    let mut line = serde_json::to_string(value).map_err(|e| {
+        JudgeError::Io(
+            format!("cannot encode a line of {}", path.display()),
+            e.into(),
+        )
+    })?;
+    line.push('\n');
+    file.write_all(line.as_bytes())
+        .and_then(|_| file.flush())
+        .map_err(io_err("cannot write", path))
+}
+
+pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), JudgeError> {
+    let tmp = path.with_extension("part");
+    std::fs::write(&tmp, bytes).map_err(io_err("cannot write", &tmp))?;
+    std::fs::rename(&tmp, path).map_err(io_err("cannot write", path))
+}

@@ -1,0 +1,175 @@
+//! The last line of a run: counts, averages, the most frequent suggestions and the weakest
+//! dimension.
+
+use super::answer::{DIMENSIONS, JudgeAnswer, Scores};
+use super::queries::norm;
+use crate::metrics::round4;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// How many suggestions `topIssues` lists.
+const TOP_ISSUES: usize = 5;
+
+/// A suggestion and how many queries made it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Issue {
+    pub suggestion: String,
+    pub count: usize,
+}
+
+/// The last line of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub timestamp: String,
+    pub total_queries: usize,
+    pub judged_queries: usize,
+    pub failed_queries: usize,
+    /// Means over judged queries (failed ones excluded), rounded to 4 decimals; `null`
+    /// when none was judged.
+    pub average_scores: Option<Scores>,
+    /// The most frequent suggestions (case and spacing ignored), most frequent first.
+    pub top_issues: Vec<Issue>,
+    /// The weakest of relevance, ranking, coverage and snippetQuality.
+    pub recommended_focus: Option<String>,
+    pub mode: String,
+    pub search_limit: usize,
+    pub detail: String,
+    pub stores: Vec<String>,
+    /// What judged (`model M at URL` or `command `C``).
+    pub judge: String,
+    /// `generated`, or the queries file.
+    pub queries_from: String,
+}
+
+/// Fills the counts, averages, top issues and focus of `base` from the judged answers.
+pub(super) fn summarize(judged: &[JudgeAnswer], failed: usize, base: Summary) -> Summary {
+    let average_scores = average(judged.iter().map(|a| a.scores));
+    let recommended_focus = average_scores.map(|avg| {
+        let v = avg.values();
+        // The weakest of the four specific dimensions (overall is their consequence).
+        let mut best = 0;
+        for i in 1..4 {
+            if v[i] < v[best] {
+                best = i;
+            }
+        }
+        DIMENSIONS[best].to_string()
+    });
+    Summary {
+        judged_queries: judged.len(),
+        failed_queries: failed,
+        average_scores,
+        top_issues: top_issues(judged.iter().flat_map(|a| a.suggestions.iter()), TOP_ISSUES),
+        recommended_focus,
+        ..base
+    }
+}
+
+/// Means per dimension, rounded to 4 decimals; `None` for no scores.
+pub fn average(scores: impl Iterator<Item = Scores>) -> Option<Scores> {
+    let mut sum = [0f64; 5];
+    let mut n = 0usize;
+    for s in scores {
+        for (acc, v) in sum.iter_mut().zip(s.values()) {
+            *acc += v;
+        }
+        n += 1;
+    }
+    (n > 0).then(|| Scores::from_values(sum.map(|x| round4(x / n as f64))))
+}
+
+/// The `k` most frequent suggestions (case, spacing and a final full stop ignored), most
+/// frequent first, ties in order of first appearance; each shown as first written.
+fn top_issues<'a>(suggestions: impl Iterator<Item = &'a String>, k: usize) -> Vec<Issue> {
+    let mut counts: HashMap<String, (usize, usize, &str)> = HashMap::new();
+    for (order, s) in suggestions.enumerate() {
+        let key = norm(s);
+        if key.is_empty() {
+            continue;
+        }
+        counts.entry(key).or_insert((0, order, s.trim())).0 += 1;
+    }
+    let mut v: Vec<(usize, usize, &str)> = counts.into_values().collect();
+    v.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    v.into_iter()
+        .take(k)
+        .map(|(count, _, s)| Issue {
+            suggestion: s.to_string(),
+            count,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::answer::tests::answer;
+
+    #[test]
+    fn summary_counts_averages_issues_and_focus() {
+        let judged = vec![
+            answer(
+                [0.8, 0.6, 0.4, 0.9, 0.7],
+                &["Boost symbol matches", "Show more context"],
+                &[],
+            ),
+            answer(
+                [0.6, 0.7, 0.2, 0.9, 0.5],
+                &["boost  symbol matches.", "Index tests"],
+                &[],
+            ),
+            answer(
+                [0.7, 0.5, 0.3, 0.6, 0.6],
+                &["Show more context", "boost symbol matches"],
+                &[],
+            ),
+        ];
+        let base = Summary {
+            kind: "summary".into(),
+            timestamp: String::new(),
+            total_queries: 4,
+            judged_queries: 0,
+            failed_queries: 0,
+            average_scores: None,
+            top_issues: vec![],
+            recommended_focus: None,
+            mode: "fts".into(),
+            search_limit: 10,
+            detail: "minimal".into(),
+            stores: vec![],
+            judge: String::new(),
+            queries_from: "generated".into(),
+        };
+        let s = summarize(&judged, 1, base.clone());
+        assert_eq!((s.judged_queries, s.failed_queries), (3, 1));
+        assert_eq!(
+            s.average_scores,
+            Some(Scores::from_values([0.7, 0.6, 0.3, 0.8, 0.6]))
+        );
+        assert_eq!(s.recommended_focus.as_deref(), Some("coverage"));
+        assert_eq!(
+            s.top_issues,
+            vec![
+                Issue {
+                    suggestion: "Boost symbol matches".into(),
+                    count: 3
+                },
+                Issue {
+                    suggestion: "Show more context".into(),
+                    count: 2
+                },
+                Issue {
+                    suggestion: "Index tests".into(),
+                    count: 1
+                },
+            ]
+        );
+        let none = summarize(&[], 2, base);
+        assert_eq!(none.average_scores, None);
+        assert_eq!(none.recommended_focus, None);
+        assert!(none.top_issues.is_empty());
+    }
+}
