@@ -51,6 +51,8 @@ pub enum Detail {
 }
 
 impl Detail {
+    pub const ALL: [Detail; 3] = [Detail::Minimal, Detail::Contextual, Detail::Full];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Detail::Minimal => "minimal",
@@ -60,12 +62,7 @@ impl Detail {
     }
 
     pub fn parse(s: &str) -> Option<Detail> {
-        match s {
-            "minimal" => Some(Detail::Minimal),
-            "contextual" => Some(Detail::Contextual),
-            "full" => Some(Detail::Full),
-            _ => None,
-        }
+        Detail::ALL.into_iter().find(|d| d.as_str() == s)
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod brain;
 mod context;
 mod error;
+mod evidence;
 pub mod fusion;
 mod graph;
 mod indexer;

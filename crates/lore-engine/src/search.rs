@@ -1,5 +1,6 @@
 //! Hybrid search: BM25 and exact-cosine candidates per store, fused, deduplicated per file.
 
+use crate::evidence;
 use crate::fusion::{Candidates, Fusion, Signals, fuse};
 use crate::indexer::{diff, walk_options};
 use crate::intent::{Candidate, prior, query_identifiers};
@@ -24,6 +25,8 @@ pub enum Mode {
 }
 
 impl Mode {
+    pub const ALL: [Mode; 3] = [Mode::Hybrid, Mode::Vector, Mode::Fts];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::Hybrid => "hybrid",
@@ -32,12 +35,7 @@ impl Mode {
         }
     }
     pub fn parse(s: &str) -> Option<Mode> {
-        match s {
-            "hybrid" => Some(Mode::Hybrid),
-            "vector" => Some(Mode::Vector),
-            "fts" => Some(Mode::Fts),
-            _ => None,
-        }
+        Mode::ALL.into_iter().find(|m| m.as_str() == s)
     }
     fn uses_bm25(self) -> bool {
         self != Mode::Vector
@@ -168,6 +166,23 @@ pub struct SearchHit {
     pub full: Option<FullLayer>,
     /// Estimated tokens of this result as returned (UTF-8 bytes of its JSON / 4).
     pub estimated_tokens: usize,
+}
+
+/// What an overload stub's score is multiplied by: the implementation answers first.
+const OVERLOAD_STUB: f32 = 0.5;
+
+/// Puts the candidates that hold the query word for word first (in their order), each
+/// scored at least as high as the best of the others, so scores still fall down the list.
+fn lift_exact(ranked: &mut Vec<(f32, Signals, &StoredChunk)>, phrase: &str) {
+    let (mut exact, rest): (Vec<_>, Vec<_>) = ranked
+        .drain(..)
+        .partition(|(_, _, sc)| evidence::holds(&sc.chunk.content, phrase));
+    let floor = rest.first().map_or(0.0, |r| r.0);
+    for e in &mut exact {
+        e.0 = e.0.max(floor);
+    }
+    ranked.extend(exact);
+    ranked.extend(rest);
 }
 
 /// Scores to 4 decimals: more digits only cost tokens.
@@ -422,6 +437,11 @@ impl Engine {
             .filter_map(|&(id, score, signals)| {
                 let sc = found.get(&id)?;
                 let c = &sc.chunk;
+                let score = if evidence::is_overload_stub(&c.content) {
+                    score * OVERLOAD_STUB
+                } else {
+                    score
+                };
                 if !req.priors {
                     return Some((score, signals, sc));
                 }
@@ -442,6 +462,9 @@ impl Engine {
             })
             .collect();
         rescored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        if let Some(phrase) = evidence::phrase(&req.query) {
+            lift_exact(&mut rescored, &phrase);
+        }
 
         let mut results = Vec::new();
         let mut per_file: HashMap<(i64, &str), usize> = HashMap::new();

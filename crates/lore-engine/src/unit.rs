@@ -35,7 +35,8 @@ pub struct Truncation {
 }
 
 /// The text of `lines` from a file's chunks (in file order). Chunks tile a file without
-/// overlapping; the blank lines between them, which no chunk holds, come back empty.
+/// overlapping and hold all but white space: the blank lines and cut blanks between them
+/// are put back (trailing blanks on a line are not).
 /// Longer than [`MAX_UNIT_LINES`], the text is cut to a window that holds the matching
 /// lines `matched`, with a marker line for each part left out.
 pub(crate) fn assemble(
@@ -45,19 +46,31 @@ pub(crate) fn assemble(
 ) -> (String, Option<Truncation>) {
     let [first, last] = lines;
     let n = (last - first + 1) as usize;
-    let mut text: Vec<String> = vec![String::new(); n];
-    for c in file_chunks {
-        let c = &c.chunk;
+    // The file's text from the first chunk that reaches the unit to the last one.
+    let mut joined = String::new();
+    let mut joined_from = first;
+    let mut prev: Option<&lore_core::Chunk> = None;
+    for c in file_chunks.iter().map(|c| &c.chunk) {
         if c.end_line < first || c.start_line > last {
             continue;
         }
-        for (k, line) in c.content.split('\n').enumerate() {
-            let at = c.start_line + k as u32;
-            if at < first || at > last {
-                continue;
+        match prev {
+            None => joined_from = c.start_line,
+            // What lies between two chunks is white space: newlines between lines, blanks
+            // where a very long line was cut.
+            Some(p) if p.end_line == c.start_line => {
+                joined.push_str(&" ".repeat(c.start_byte.saturating_sub(p.end_byte)));
             }
-            // A chunk cut inside a very long line continues that line.
-            text[(at - first) as usize].push_str(line);
+            Some(p) => joined.push_str(&"\n".repeat((c.start_line - p.end_line) as usize)),
+        }
+        joined.push_str(&c.content);
+        prev = Some(c);
+    }
+    let mut text: Vec<&str> = vec![""; n];
+    for (k, line) in joined.split('\n').enumerate() {
+        let at = joined_from + k as u32;
+        if (first..=last).contains(&at) {
+            text[(at - first) as usize] = line;
         }
     }
     if n as u32 <= MAX_UNIT_LINES {
@@ -80,7 +93,11 @@ pub(crate) fn assemble(
             start - 1
         ));
     }
-    out.extend(text.drain((start - first) as usize..=(end - first) as usize));
+    out.extend(
+        text[(start - first) as usize..=(end - first) as usize]
+            .iter()
+            .map(|l| l.to_string()),
+    );
     if end < last {
         out.push(format!(
             "… lines {}-{last} of this unit left out …",
@@ -100,6 +117,10 @@ mod tests {
     use lore_core::{Chunk, ChunkKind, Language};
 
     fn chunk(start_line: u32, content: &str) -> StoredChunk {
+        chunk_at(start_line, 0, content)
+    }
+
+    fn chunk_at(start_line: u32, start_byte: usize, content: &str) -> StoredChunk {
         StoredChunk {
             id: start_line as i64,
             store_id: 1,
@@ -114,8 +135,8 @@ mod tests {
                 headings: vec![],
                 start_line,
                 end_line: start_line + content.matches('\n').count() as u32,
-                start_byte: 0,
-                end_byte: 0,
+                start_byte,
+                end_byte: start_byte + content.len(),
                 content: content.into(),
                 context: None,
             },
@@ -132,6 +153,9 @@ mod tests {
         let (text, cut) = assemble(&chunks, [3, 6], [6, 6]);
         assert_eq!(text, "def f():\n    a = 1\n\n    return a");
         assert_eq!(cut, None);
+        // A long line cut in two: the blanks at the cut come back.
+        let chunks = [chunk_at(1, 0, "x = f(a)"), chunk_at(1, 10, "# why")];
+        assert_eq!(assemble(&chunks, [1, 1], [1, 1]).0, "x = f(a)  # why");
     }
 
     #[test]
