@@ -62,7 +62,7 @@ pub(crate) fn chunk_code(
     let mut engine = Engine {
         src,
         lang,
-        rules: LangRules { lang: grammar },
+        rules: LangRules { lang: grammar, src },
         max: opts.max_chars,
         out: Vec::new(),
     };
@@ -131,7 +131,7 @@ struct Found<'t> {
 struct Engine<'s, 'a> {
     src: &'s Src<'a>,
     lang: Language,
-    rules: LangRules,
+    rules: LangRules<'s, 'a>,
     max: usize,
     out: Vec<Chunk>,
 }
@@ -175,7 +175,7 @@ impl Engine<'_, '_> {
             if c.start_byte() < prev_end {
                 continue;
             }
-            let Some(info) = self.rules.classify(src, c, sc.scope) else {
+            let Some(info) = self.rules.classify(c, sc.scope) else {
                 continue;
             };
             // Attach the comments/attributes right above.
@@ -185,7 +185,7 @@ impl Engine<'_, '_> {
             let mut j = idx;
             while j > 0 {
                 let p = cands[j - 1];
-                if p.start_byte() < prev_end || !self.rules.is_attachable(src, p) {
+                if p.start_byte() < prev_end || !self.rules.is_attachable(p) {
                     break;
                 }
                 let p_last = src.last_line(p.start_byte(), p.end_byte());

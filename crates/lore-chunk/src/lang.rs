@@ -142,11 +142,13 @@ fn clean_py_string(text: &str) -> String {
     lines.join("\n").trim().to_string()
 }
 
-pub(crate) struct LangRules {
+/// The unit rules of one grammar, over one file's text.
+pub(crate) struct LangRules<'s, 'a> {
     pub lang: Language,
+    pub src: &'s Src<'a>,
 }
 
-impl LangRules {
+impl<'a> LangRules<'_, 'a> {
     fn is_c_family(&self) -> bool {
         matches!(self.lang, Language::C | Language::Cpp)
     }
@@ -181,11 +183,11 @@ impl LangRules {
     }
 
     /// Comments, attributes and decorators that attach to the unit right below them.
-    pub fn is_attachable(&self, src: &Src, node: Node) -> bool {
+    pub fn is_attachable(&self, node: Node) -> bool {
         let kind = node.kind();
         if is_comment(kind) {
             if self.lang == Language::Rust {
-                let t = src.slice(node.start_byte(), node.end_byte());
+                let t = self.src.slice(node.start_byte(), node.end_byte());
                 return !(t.starts_with("//!") || t.starts_with("/*!"));
             }
             return true;
@@ -196,13 +198,13 @@ impl LangRules {
         )
     }
 
-    fn text<'a>(&self, src: &Src<'a>, node: Node) -> &'a str {
-        src.slice(node.start_byte(), node.end_byte())
+    fn text(&self, node: Node) -> &'a str {
+        self.src.slice(node.start_byte(), node.end_byte())
     }
 
-    fn field_text(&self, src: &Src, node: Node, field: &str) -> Option<String> {
+    fn field_text(&self, node: Node, field: &str) -> Option<String> {
         node.child_by_field_name(field)
-            .map(|n| collapse_ws(self.text(src, n)))
+            .map(|n| collapse_ws(self.text(n)))
             .filter(|s| !s.is_empty())
     }
 
@@ -240,7 +242,6 @@ impl LangRules {
 
     fn base<'t>(
         &self,
-        src: &Src,
         kind: ChunkKind,
         node: Node<'t>,
         name: Option<String>,
@@ -250,12 +251,12 @@ impl LangRules {
         let body = body.filter(|b| {
             b.start_byte() >= node.start_byte()
                 && b.end_byte() <= node.end_byte()
-                && src.bytes.get(b.start_byte()) != Some(&b'(')
+                && self.src.bytes.get(b.start_byte()) != Some(&b'(')
         });
         let (sig_end, header_end) = match body {
             Some(b) => {
                 let s = b.start_byte();
-                let h = if src.bytes.get(s) == Some(&b'{') {
+                let h = if self.src.bytes.get(s) == Some(&b'{') {
                     s + 1
                 } else {
                     s
@@ -279,14 +280,8 @@ impl LangRules {
         }
     }
 
-    fn simple<'t>(
-        &self,
-        src: &Src,
-        kind: ChunkKind,
-        node: Node<'t>,
-        name: Option<String>,
-    ) -> UnitInfo<'t> {
-        let mut u = self.base(src, kind, node, name, None, Scope::Type);
+    fn simple<'t>(&self, kind: ChunkKind, node: Node<'t>, name: Option<String>) -> UnitInfo<'t> {
+        let mut u = self.base(kind, node, name, None, Scope::Type);
         u.first_line_sig = true;
         u
     }
@@ -300,52 +295,42 @@ impl LangRules {
     }
 
     /// Is this node a unit in `scope`, and what is it?
-    pub fn classify<'t>(&self, src: &Src, node: Node<'t>, scope: Scope) -> Option<UnitInfo<'t>> {
-        self.classify_at(src, node, scope, 0)
+    pub fn classify<'t>(&self, node: Node<'t>, scope: Scope) -> Option<UnitInfo<'t>> {
+        self.classify_at(node, scope, 0)
     }
 
-    fn classify_at<'t>(
-        &self,
-        src: &Src,
-        node: Node<'t>,
-        scope: Scope,
-        depth: usize,
-    ) -> Option<UnitInfo<'t>> {
+    fn classify_at<'t>(&self, node: Node<'t>, scope: Scope, depth: usize) -> Option<UnitInfo<'t>> {
         if depth > MAX_CLASSIFY_DEPTH || node.is_error() || node.is_missing() {
             return None;
         }
         match self.lang {
-            Language::Rust => self.rust(src, node, scope),
-            Language::Python => self.python(src, node, scope, depth),
-            Language::Go => self.go(src, node),
-            Language::Java => self.java(src, node, scope),
-            _ if self.is_js_family() => self.js(src, node, scope, depth),
-            _ if self.is_c_family() => self.c(src, node, scope, depth),
+            Language::Rust => self.rust(node, scope),
+            Language::Python => self.python(node, scope, depth),
+            Language::Go => self.go(node),
+            Language::Java => self.java(node, scope),
+            _ if self.is_js_family() => self.js(node, scope, depth),
+            _ if self.is_c_family() => self.c(node, scope, depth),
             _ => None,
         }
     }
 
     // ---------------------------------------------------------------- Rust
 
-    fn rust<'t>(&self, src: &Src, node: Node<'t>, scope: Scope) -> Option<UnitInfo<'t>> {
-        let name = self.field_text(src, node, "name");
+    fn rust<'t>(&self, node: Node<'t>, scope: Scope) -> Option<UnitInfo<'t>> {
+        let name = self.field_text(node, "name");
         let body = node.child_by_field_name("body");
         Some(match node.kind() {
-            "function_item" => {
-                self.base(src, Self::fn_kind(scope), node, name, body, Scope::Function)
-            }
-            "function_signature_item" => {
-                self.base(src, Self::fn_kind(scope), node, name, None, scope)
-            }
+            "function_item" => self.base(Self::fn_kind(scope), node, name, body, Scope::Function),
+            "function_signature_item" => self.base(Self::fn_kind(scope), node, name, None, scope),
             "struct_item" | "union_item" => {
-                self.base(src, ChunkKind::Struct, node, name, body, Scope::Type)
+                self.base(ChunkKind::Struct, node, name, body, Scope::Type)
             }
-            "enum_item" => self.base(src, ChunkKind::Enum, node, name, body, Scope::Type),
-            "trait_item" => self.base(src, ChunkKind::Trait, node, name, body, Scope::Type),
+            "enum_item" => self.base(ChunkKind::Enum, node, name, body, Scope::Type),
+            "trait_item" => self.base(ChunkKind::Trait, node, name, body, Scope::Type),
             "impl_item" => {
-                let ty = self.field_text(src, node, "type");
-                let tr = self.field_text(src, node, "trait");
-                let mut u = self.base(src, ChunkKind::Impl, node, ty.clone(), body, Scope::Type);
+                let ty = self.field_text(node, "type");
+                let tr = self.field_text(node, "trait");
+                let mut u = self.base(ChunkKind::Impl, node, ty.clone(), body, Scope::Type);
                 u.member_parent = Some(match (&tr, &ty) {
                     (Some(t), Some(y)) => format!("impl {t} for {y}"),
                     (None, Some(y)) => format!("impl {y}"),
@@ -353,13 +338,13 @@ impl LangRules {
                 });
                 u
             }
-            "type_item" | "associated_type" => self.simple(src, ChunkKind::Type, node, name),
-            "const_item" | "static_item" => self.simple(src, ChunkKind::Const, node, name),
+            "type_item" | "associated_type" => self.simple(ChunkKind::Type, node, name),
+            "const_item" | "static_item" => self.simple(ChunkKind::Const, node, name),
             "mod_item" if body.is_some() => {
-                self.base(src, ChunkKind::Module, node, name, body, Scope::Namespace)
+                self.base(ChunkKind::Module, node, name, body, Scope::Namespace)
             }
             "macro_definition" => {
-                let mut u = self.simple(src, ChunkKind::Module, node, name);
+                let mut u = self.simple(ChunkKind::Module, node, name);
                 if let Some(open) = children(node)
                     .into_iter()
                     .find(|c| matches!(c.kind(), "{" | "(" | "["))
@@ -369,7 +354,7 @@ impl LangRules {
                 u
             }
             "foreign_mod_item" if body.is_some() => {
-                self.base(src, ChunkKind::Module, node, None, body, Scope::Namespace)
+                self.base(ChunkKind::Module, node, None, body, Scope::Namespace)
             }
             _ => return None,
         })
@@ -377,29 +362,23 @@ impl LangRules {
 
     // ---------------------------------------------------------------- Python
 
-    fn python<'t>(
-        &self,
-        src: &Src,
-        node: Node<'t>,
-        scope: Scope,
-        depth: usize,
-    ) -> Option<UnitInfo<'t>> {
+    fn python<'t>(&self, node: Node<'t>, scope: Scope, depth: usize) -> Option<UnitInfo<'t>> {
         let (kind, member_scope) = match node.kind() {
             "function_definition" => (Self::fn_kind(scope), Scope::Function),
             "class_definition" => (ChunkKind::Class, Scope::Type),
             "decorated_definition" => {
                 let def = node.child_by_field_name("definition")?;
-                return self.classify_at(src, def, scope, depth + 1);
+                return self.classify_at(def, scope, depth + 1);
             }
             "type_alias_statement" => {
-                let name = node.named_child(0).map(|n| collapse_ws(self.text(src, n)));
-                return Some(self.simple(src, ChunkKind::Type, node, name));
+                let name = node.named_child(0).map(|n| collapse_ws(self.text(n)));
+                return Some(self.simple(ChunkKind::Type, node, name));
             }
             _ => return None,
         };
-        let name = self.field_text(src, node, "name");
+        let name = self.field_text(node, "name");
         let body = node.child_by_field_name("body");
-        let mut u = self.base(src, kind, node, name, body, member_scope);
+        let mut u = self.base(kind, node, name, body, member_scope);
         if let Some(b) = body {
             // The signature ends at the `:` before the body.
             if let Some(colon) = children(node)
@@ -409,26 +388,26 @@ impl LangRules {
                 u.sig_end = colon.start_byte();
                 u.header_end = colon.end_byte();
             }
-            u.docstring = python_docstring(src, b);
+            u.docstring = python_docstring(self.src, b);
         }
         Some(u)
     }
 
     // ---------------------------------------------------------------- Go
 
-    fn go<'t>(&self, src: &Src, node: Node<'t>) -> Option<UnitInfo<'t>> {
-        let name = self.field_text(src, node, "name");
+    fn go<'t>(&self, node: Node<'t>) -> Option<UnitInfo<'t>> {
+        let name = self.field_text(node, "name");
         let body = node.child_by_field_name("body");
         Some(match node.kind() {
             "function_declaration" => {
-                self.base(src, ChunkKind::Function, node, name, body, Scope::Function)
+                self.base(ChunkKind::Function, node, name, body, Scope::Function)
             }
             "method_declaration" => {
-                let mut u = self.base(src, ChunkKind::Method, node, name, body, Scope::Function);
+                let mut u = self.base(ChunkKind::Method, node, name, body, Scope::Function);
                 u.parent = node
                     .child_by_field_name("receiver")
                     .and_then(|r| first_descendant(r, "type_identifier"))
-                    .map(|t| self.text(src, t).to_string());
+                    .map(|t| self.text(t).to_string());
                 u
             }
             "type_declaration" => {
@@ -437,7 +416,7 @@ impl LangRules {
                     .filter(|c| matches!(c.kind(), "type_spec" | "type_alias"))
                     .collect();
                 let first = specs.first()?;
-                let name = self.field_text(src, *first, "name");
+                let name = self.field_text(*first, "name");
                 let ty = first.child_by_field_name("type");
                 match (specs.len(), ty.map(|t| t.kind())) {
                     (1, Some("struct_type")) => {
@@ -445,21 +424,21 @@ impl LangRules {
                         let body = named_children(ty)
                             .into_iter()
                             .find(|c| c.kind() == "field_declaration_list");
-                        self.base(src, ChunkKind::Struct, node, name, body, Scope::Type)
+                        self.base(ChunkKind::Struct, node, name, body, Scope::Type)
                     }
                     (1, Some("interface_type")) => {
                         let ty = ty?;
                         let mut u =
-                            self.base(src, ChunkKind::Interface, node, name, Some(ty), Scope::Type);
+                            self.base(ChunkKind::Interface, node, name, Some(ty), Scope::Type);
                         if let Some(brace) = children(ty).into_iter().find(|c| c.kind() == "{") {
                             u.sig_end = brace.start_byte();
                             u.header_end = brace.end_byte();
                         }
                         u
                     }
-                    (1, _) => self.simple(src, ChunkKind::Type, node, name),
+                    (1, _) => self.simple(ChunkKind::Type, node, name),
                     // A `type ( … )` group: the whole group is the signature.
-                    _ => self.base(src, ChunkKind::Type, node, name, None, Scope::Type),
+                    _ => self.base(ChunkKind::Type, node, name, None, Scope::Type),
                 }
             }
             "const_declaration" => {
@@ -467,11 +446,11 @@ impl LangRules {
                     .into_iter()
                     .filter(|c| c.kind() == "const_spec")
                     .collect();
-                let name = specs.first().and_then(|s| self.field_text(src, *s, "name"));
+                let name = specs.first().and_then(|s| self.field_text(*s, "name"));
                 if specs.len() == 1 {
-                    self.simple(src, ChunkKind::Const, node, name)
+                    self.simple(ChunkKind::Const, node, name)
                 } else {
-                    self.base(src, ChunkKind::Const, node, name, None, Scope::Type)
+                    self.base(ChunkKind::Const, node, name, None, Scope::Type)
                 }
             }
             _ => return None,
@@ -480,8 +459,8 @@ impl LangRules {
 
     // ---------------------------------------------------------------- Java
 
-    fn java<'t>(&self, src: &Src, node: Node<'t>, scope: Scope) -> Option<UnitInfo<'t>> {
-        let name = self.field_text(src, node, "name");
+    fn java<'t>(&self, node: Node<'t>, scope: Scope) -> Option<UnitInfo<'t>> {
+        let name = self.field_text(node, "name");
         let body = node.child_by_field_name("body");
         let (kind, member_scope) = match node.kind() {
             "class_declaration" | "record_declaration" => (ChunkKind::Class, Scope::Type),
@@ -494,7 +473,7 @@ impl LangRules {
             | "compact_constructor_declaration" => (Self::fn_kind(scope), Scope::Function),
             _ => return None,
         };
-        Some(self.base(src, kind, node, name, body, member_scope))
+        Some(self.base(kind, node, name, body, member_scope))
     }
 
     // ---------------------------------------------------------------- JS / TS
@@ -513,7 +492,6 @@ impl LangRules {
     /// A unit whose declaration is `node` but whose body lives in a function/class value.
     fn js_valued<'t>(
         &self,
-        src: &Src,
         node: Node<'t>,
         value: Node<'t>,
         name: Option<String>,
@@ -534,9 +512,9 @@ impl LangRules {
         } else {
             return None;
         };
-        let mut u = self.base(src, kind, node, name, body, member_scope);
+        let mut u = self.base(kind, node, name, body, member_scope);
         if let Some(b) = body
-            && src.bytes.get(b.start_byte()) != Some(&b'{')
+            && self.src.bytes.get(b.start_byte()) != Some(&b'{')
         {
             // Expression-bodied arrow function: no members to split into.
             u.body = None;
@@ -544,14 +522,8 @@ impl LangRules {
         Some(u)
     }
 
-    fn js<'t>(
-        &self,
-        src: &Src,
-        node: Node<'t>,
-        scope: Scope,
-        depth: usize,
-    ) -> Option<UnitInfo<'t>> {
-        let name = self.field_text(src, node, "name");
+    fn js<'t>(&self, node: Node<'t>, scope: Scope, depth: usize) -> Option<UnitInfo<'t>> {
+        let name = self.field_text(node, "name");
         let body = node.child_by_field_name("body");
         Some(match node.kind() {
             "function_declaration"
@@ -559,20 +531,20 @@ impl LangRules {
             | "function_expression"
             | "function"
             | "generator_function" => {
-                self.base(src, Self::fn_kind(scope), node, name, body, Scope::Function)
+                self.base(Self::fn_kind(scope), node, name, body, Scope::Function)
             }
-            "function_signature" => self.base(src, Self::fn_kind(scope), node, name, None, scope),
+            "function_signature" => self.base(Self::fn_kind(scope), node, name, None, scope),
             "class_declaration" | "abstract_class_declaration" | "class" => {
-                self.base(src, ChunkKind::Class, node, name, body, Scope::Type)
+                self.base(ChunkKind::Class, node, name, body, Scope::Type)
             }
             "interface_declaration" => {
-                self.base(src, ChunkKind::Interface, node, name, body, Scope::Type)
+                self.base(ChunkKind::Interface, node, name, body, Scope::Type)
             }
-            "type_alias_declaration" => self.simple(src, ChunkKind::Type, node, name),
-            "enum_declaration" => self.base(src, ChunkKind::Enum, node, name, body, Scope::Type),
+            "type_alias_declaration" => self.simple(ChunkKind::Type, node, name),
+            "enum_declaration" => self.base(ChunkKind::Enum, node, name, body, Scope::Type),
             "internal_module" | "module" => {
                 body?;
-                self.base(src, ChunkKind::Module, node, name, body, Scope::Namespace)
+                self.base(ChunkKind::Module, node, name, body, Scope::Namespace)
             }
             "lexical_declaration" | "variable_declaration" => {
                 if scope == Scope::Type {
@@ -585,18 +557,18 @@ impl LangRules {
                 let [decl] = decls.as_slice() else {
                     return None;
                 };
-                let name = self.field_text(src, *decl, "name");
+                let name = self.field_text(*decl, "name");
                 let value = decl.child_by_field_name("value");
                 if let Some(v) = value
-                    && let Some(u) = self.js_valued(src, node, v, name.clone(), scope)
+                    && let Some(u) = self.js_valued(node, v, name.clone(), scope)
                 {
                     return Some(u);
                 }
                 let is_const = node.child(0).is_some_and(|c| c.kind() == "const");
-                let multiline = src.line_of(node.start_byte())
-                    != src.last_line(node.start_byte(), node.end_byte());
+                let multiline = self.src.line_of(node.start_byte())
+                    != self.src.last_line(node.start_byte(), node.end_byte());
                 if is_const && multiline && matches!(scope, Scope::Top | Scope::Namespace) {
-                    self.simple(src, ChunkKind::Const, node, name)
+                    self.simple(ChunkKind::Const, node, name)
                 } else {
                     return None;
                 }
@@ -605,7 +577,7 @@ impl LangRules {
                 let inner = node
                     .child_by_field_name("declaration")
                     .or_else(|| node.child_by_field_name("value"))?;
-                let mut u = self.classify_at(src, inner, scope, depth + 1)?;
+                let mut u = self.classify_at(inner, scope, depth + 1)?;
                 u.sig_start = self.decl_start(node);
                 if u.name.is_none() && children(node).iter().any(|c| c.kind() == "default") {
                     u.name = Some("default".to_string());
@@ -615,36 +587,34 @@ impl LangRules {
             }
             "ambient_declaration" => {
                 let inner = named_children(node).into_iter().next()?;
-                let mut u = self.classify_at(src, inner, scope, depth + 1)?;
+                let mut u = self.classify_at(inner, scope, depth + 1)?;
                 u.sig_start = node.start_byte();
                 u
             }
             "expression_statement" => {
                 let inner = node.named_child(0)?;
                 match inner.kind() {
-                    "internal_module" | "module" => {
-                        self.classify_at(src, inner, scope, depth + 1)?
-                    }
+                    "internal_module" | "module" => self.classify_at(inner, scope, depth + 1)?,
                     "assignment_expression" => {
                         let left = inner.child_by_field_name("left")?;
                         let right = inner.child_by_field_name("right")?;
-                        let name = Some(collapse_ws(self.text(src, left)));
-                        self.js_valued(src, node, right, name, scope)?
+                        let name = Some(collapse_ws(self.text(left)));
+                        self.js_valued(node, right, name, scope)?
                     }
                     _ => return None,
                 }
             }
             // Class members.
             "method_definition" => {
-                self.base(src, Self::fn_kind(scope), node, name, body, Scope::Function)
+                self.base(Self::fn_kind(scope), node, name, body, Scope::Function)
             }
             "method_signature" | "abstract_method_signature" => {
-                self.base(src, Self::fn_kind(scope), node, name, None, scope)
+                self.base(Self::fn_kind(scope), node, name, None, scope)
             }
             "public_field_definition" | "field_definition" => {
-                let name = name.or_else(|| self.field_text(src, node, "property"));
+                let name = name.or_else(|| self.field_text(node, "property"));
                 let value = node.child_by_field_name("value")?;
-                self.js_valued(src, node, value, name, scope)?
+                self.js_valued(node, value, name, scope)?
             }
             _ => return None,
         })
@@ -663,14 +633,14 @@ impl LangRules {
         Some((kind, body))
     }
 
-    fn c<'t>(&self, src: &Src, node: Node<'t>, scope: Scope, depth: usize) -> Option<UnitInfo<'t>> {
+    fn c<'t>(&self, node: Node<'t>, scope: Scope, depth: usize) -> Option<UnitInfo<'t>> {
         let body = node.child_by_field_name("body");
         Some(match node.kind() {
             "function_definition" => {
                 let full = node
                     .child_by_field_name("declarator")
                     .and_then(|d| declarator_name(d))
-                    .map(|d| collapse_ws(self.text(src, d)));
+                    .map(|d| collapse_ws(self.text(d)));
                 let (name, qual) = match full {
                     Some(f) => match f.rfind("::") {
                         Some(i) if i > 0 => (
@@ -686,54 +656,54 @@ impl LangRules {
                 } else {
                     Self::fn_kind(scope)
                 };
-                let mut u = self.base(src, kind, node, name, body, Scope::Function);
+                let mut u = self.base(kind, node, name, body, Scope::Function);
                 u.parent = qual;
                 u
             }
             "struct_specifier" | "union_specifier" | "class_specifier" | "enum_specifier" => {
                 let (kind, body) = self.c_specifier(node)?;
-                let name = self.field_text(src, node, "name");
-                self.base(src, kind, node, name, Some(body), Scope::Type)
+                let name = self.field_text(node, "name");
+                self.base(kind, node, name, Some(body), Scope::Type)
             }
             "type_definition" | "declaration" | "field_declaration" => {
                 let ty = node.child_by_field_name("type");
                 let declared = node
                     .child_by_field_name("declarator")
                     .and_then(|d| declarator_name(d))
-                    .map(|d| collapse_ws(self.text(src, d)));
+                    .map(|d| collapse_ws(self.text(d)));
                 match ty.and_then(|t| self.c_specifier(t)) {
                     Some((kind, body)) => {
-                        let spec_name = ty.and_then(|t| self.field_text(src, t, "name"));
+                        let spec_name = ty.and_then(|t| self.field_text(t, "name"));
                         let name = if node.kind() == "type_definition" {
                             declared.or(spec_name)
                         } else {
                             spec_name.or(declared)
                         };
-                        self.base(src, kind, node, name, Some(body), Scope::Type)
+                        self.base(kind, node, name, Some(body), Scope::Type)
                     }
                     None if node.kind() == "type_definition" => {
-                        self.simple(src, ChunkKind::Type, node, declared)
+                        self.simple(ChunkKind::Type, node, declared)
                     }
                     None => return None,
                 }
             }
             "namespace_definition" => {
                 body?;
-                let name = self.field_text(src, node, "name");
-                self.base(src, ChunkKind::Module, node, name, body, Scope::Namespace)
+                let name = self.field_text(node, "name");
+                self.base(ChunkKind::Module, node, name, body, Scope::Namespace)
             }
             "template_declaration" => {
                 let inner = named_children(node).into_iter().rev().find(|c| {
                     !matches!(c.kind(), "template_parameter_list" | "requires_clause")
                         && !is_comment(c.kind())
                 })?;
-                let mut u = self.classify_at(src, inner, scope, depth + 1)?;
+                let mut u = self.classify_at(inner, scope, depth + 1)?;
                 u.sig_start = node.start_byte();
                 u
             }
             "alias_declaration" | "concept_definition" => {
-                let name = self.field_text(src, node, "name");
-                self.simple(src, ChunkKind::Type, node, name)
+                let name = self.field_text(node, "name");
+                self.simple(ChunkKind::Type, node, name)
             }
             _ => return None,
         })

@@ -1,0 +1,268 @@
+//! The types of local names: parameters (and the Go receiver), `let`/assignments, loop
+//! variables, and what a function returns when its signature does not say.
+
+use super::{Extractor, Frame, is_callable};
+use crate::lang::named_children;
+use lore_core::{Receiver, type_name};
+use tree_sitter::Node;
+
+/// The function node of a unit's declaration: through `export`, decorators and
+/// `const f = () => …`.
+fn function_node(node: Node, depth: usize) -> Option<Node> {
+    if depth > 4 {
+        return None;
+    }
+    match node.kind() {
+        "export_statement" => function_node(node.child_by_field_name("declaration")?, depth + 1),
+        "decorated_definition" => function_node(node.child_by_field_name("definition")?, depth + 1),
+        "lexical_declaration" | "variable_declaration" => named_children(node)
+            .into_iter()
+            .find(|c| c.kind() == "variable_declarator")?
+            .child_by_field_name("value"),
+        _ => Some(node),
+    }
+}
+
+impl<'a> Extractor<'_, 'a> {
+    /// Types of a function's parameters (and the Go receiver).
+    pub(super) fn params(&self, node: Node, frame: &mut Frame) {
+        for (name, ty, receiver) in self.typed_params(node) {
+            if receiver {
+                frame.env.insert(name.to_string(), Receiver::SelfType);
+                frame.self_type = Some(ty);
+            } else {
+                frame.env.insert(name.to_string(), Receiver::Type(ty));
+            }
+        }
+    }
+
+    /// (name, type, is the Go receiver) of a function's parameters with a declared type.
+    fn typed_params(&self, node: Node) -> Vec<(&'a str, String, bool)> {
+        let mut out = Vec::new();
+        let Some(fnode) = function_node(node, 0) else {
+            return out;
+        };
+        for f in ["parameters", "receiver"] {
+            let Some(list) = fnode.child_by_field_name(f) else {
+                continue;
+            };
+            for p in named_children(list) {
+                let (names, ty): (Vec<&str>, Option<&str>) = match p.kind() {
+                    "typed_parameter" => (
+                        p.named_child(0).map(|n| self.text(n)).into_iter().collect(),
+                        self.field(p, "type"),
+                    ),
+                    "typed_default_parameter" | "formal_parameter" => (
+                        self.field(p, "name").into_iter().collect(),
+                        self.field(p, "type"),
+                    ),
+                    "required_parameter" | "optional_parameter" => (
+                        self.field(p, "pattern").into_iter().collect(),
+                        self.field(p, "type").map(|t| t.trim_start_matches(':')),
+                    ),
+                    "parameter" => (
+                        self.field(p, "pattern").into_iter().collect(),
+                        self.field(p, "type"),
+                    ),
+                    "parameter_declaration" => {
+                        let mut cur = p.walk();
+                        let names = p
+                            .children_by_field_name("name", &mut cur)
+                            .map(|n| self.text(n))
+                            .collect();
+                        (names, self.field(p, "type"))
+                    }
+                    _ => continue,
+                };
+                let Some(ty) = ty.and_then(type_name) else {
+                    continue;
+                };
+                for n in names {
+                    out.push((
+                        n.trim_start_matches("mut ").trim(),
+                        ty.clone(),
+                        f == "receiver",
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// The declared type of parameter `name` of the function around `node`.
+    pub(super) fn enclosing_param(&self, node: Node, name: &str) -> Option<Receiver> {
+        let f = std::iter::successors(node.parent(), |n| n.parent()).find(|n| {
+            matches!(
+                n.kind(),
+                "function_definition" | "method_definition" | "function_declaration"
+            )
+        })?;
+        self.typed_params(f)
+            .into_iter()
+            .find(|(n, _, receiver)| *n == name && !receiver)
+            .map(|(_, ty, _)| Receiver::Type(ty))
+    }
+
+    /// `for x in xs`: `x` is of `xs`'s element type (collections unwrap in `type_name`).
+    pub(super) fn bind_loop(&mut self, node: Node, stack: &mut [Frame]) {
+        let (var, iter) = match node.kind() {
+            "for_statement" | "for_in_statement" => (
+                node.child_by_field_name("left"),
+                node.child_by_field_name("right"),
+            ),
+            "range_clause" => (
+                node.child_by_field_name("left")
+                    .and_then(|l| l.named_child(l.named_child_count().saturating_sub(1) as u32)),
+                node.child_by_field_name("right"),
+            ),
+            "for_expression" => (
+                node.child_by_field_name("pattern"),
+                node.child_by_field_name("value"),
+            ),
+            "enhanced_for_statement" => {
+                let (Some(name), Some(ty)) =
+                    (node.child_by_field_name("name"), self.field(node, "type"))
+                else {
+                    return;
+                };
+                if let Some(t) = type_name(ty) {
+                    self.set_local(self.text(name).to_string(), Receiver::Type(t), stack);
+                }
+                return;
+            }
+            _ => return,
+        };
+        let (Some(var), Some(iter)) = (var, iter) else {
+            return;
+        };
+        if var.kind() != "identifier" {
+            return;
+        }
+        let ty = match iter.kind() {
+            // `for x in self.items` / `this.items`: a field's declared type.
+            "attribute" | "member_expression" | "field_expression" | "selector_expression" => {
+                match self.receiver(iter, stack) {
+                    Receiver::Unknown | Receiver::Path(_) => None,
+                    r => Some(r),
+                }
+            }
+            _ => self.value_type(iter, stack),
+        };
+        if let Some(t) = ty {
+            self.set_local(self.text(var).to_string(), t, stack);
+        }
+    }
+
+    fn set_local(&mut self, var: String, ty: Receiver, stack: &mut [Frame]) {
+        match stack.last_mut() {
+            Some(f) => {
+                f.env.insert(var, ty);
+            }
+            None => {
+                self.module_env.insert(var, ty);
+            }
+        }
+    }
+
+    /// `return x` in a function whose signature gives no type: remember what `x` is.
+    pub(super) fn returns(&mut self, node: Node, stack: &[Frame]) {
+        let Some(frame) = stack.iter().rev().find(|f| is_callable(f.kind)) else {
+            return;
+        };
+        let Some(i) = frame.symbol else { return };
+        if self.out.symbols[i].returns.is_some() {
+            return;
+        }
+        let Some(mut value) = node.named_child(0) else {
+            return;
+        };
+        if value.kind() == "expression_list" {
+            match value.named_child(0) {
+                Some(v) => value = v,
+                None => return,
+            }
+        }
+        let ty = self.value_type(value, stack);
+        self.out.symbols[i].returns = ty;
+    }
+
+    /// Records the type of a local from its declaration or assignment.
+    pub(super) fn bind(&mut self, node: Node, stack: &mut [Frame]) {
+        let pairs: Vec<(Node, Option<Node>, Option<Node>)> = match node.kind() {
+            "assignment" => vec![(
+                match node.child_by_field_name("left") {
+                    Some(l) => l,
+                    None => return,
+                },
+                node.child_by_field_name("type"),
+                node.child_by_field_name("right"),
+            )],
+            "variable_declarator" => match node.child_by_field_name("name") {
+                Some(n) => vec![(
+                    n,
+                    node.child_by_field_name("type"),
+                    node.child_by_field_name("value"),
+                )],
+                None => return,
+            },
+            "let_declaration" => match node.child_by_field_name("pattern") {
+                Some(n) => vec![(
+                    n,
+                    node.child_by_field_name("type"),
+                    node.child_by_field_name("value"),
+                )],
+                None => return,
+            },
+            "var_spec" => match node.child_by_field_name("name") {
+                Some(n) => vec![(
+                    n,
+                    node.child_by_field_name("type"),
+                    node.child_by_field_name("value")
+                        .and_then(|v| v.named_child(0)),
+                )],
+                None => return,
+            },
+            "short_var_declaration" => {
+                let (Some(l), Some(r)) = (
+                    node.child_by_field_name("left"),
+                    node.child_by_field_name("right"),
+                ) else {
+                    return;
+                };
+                match (l.named_child(0), r.named_child(0)) {
+                    (Some(n), v) => vec![(n, None, v)],
+                    _ => return,
+                }
+            }
+            "local_variable_declaration" => {
+                let ty = node.child_by_field_name("type");
+                let mut cur = node.walk();
+                node.children_by_field_name("declarator", &mut cur)
+                    .filter_map(|d| d.child_by_field_name("name").map(|n| (n, ty, None)))
+                    .collect()
+            }
+            _ => return,
+        };
+        for (name, ty, value) in pairs {
+            if !matches!(name.kind(), "identifier") {
+                continue;
+            }
+            let var = self.text(name).to_string();
+            let known = ty
+                .and_then(|t| type_name(self.text(t).trim_start_matches(':')))
+                .map(Receiver::Type)
+                .or_else(|| value.and_then(|v| self.value_type(v, stack)));
+            if let Some(r) = known {
+                self.set_local(var, r, stack);
+            }
+        }
+    }
+
+    pub(super) fn lookup(&self, var: &str, stack: &[Frame]) -> Option<Receiver> {
+        stack
+            .iter()
+            .rev()
+            .find_map(|f| f.env.get(var).cloned())
+            .or_else(|| self.module_env.get(var).cloned())
+    }
+}

@@ -1,0 +1,219 @@
+//! Definitions: the symbol of each unit, with its qualified name, container, doc and
+//! flags, and the frame its body is walked in.
+
+use super::{Extractor, Frame, is_callable};
+use crate::code::signature;
+use crate::lang::{self, Scope, UnitInfo, named_children};
+use lore_core::{ChunkKind, Language, Receiver, RefKind, Reference, Symbol, type_name};
+use std::collections::HashMap;
+use tree_sitter::Node;
+
+const MAX_DOC_CHARS: usize = 2000;
+
+impl<'a> Extractor<'_, 'a> {
+    /// A Rust `impl [Trait for] Type` block: members are `Type::member`; the block
+    /// itself is not a symbol but records that the type implements the trait.
+    pub(super) fn rust_impl(&mut self, node: Node, stack: &mut Vec<Frame>, depth: usize) {
+        let Some(ty) = self.field(node, "type").and_then(type_name) else {
+            return;
+        };
+        if let Some(tr) = self.field(node, "trait").and_then(type_name) {
+            self.out.refs.push(Reference {
+                kind: RefKind::Implements,
+                caller: Some(self.qualify(stack, &ty)),
+                name: tr,
+                receiver: Receiver::None,
+                line: self.line(node),
+            });
+        }
+        stack.push(Frame {
+            qualified: self.qualify(stack, &ty),
+            name: ty.clone(),
+            kind: ChunkKind::Impl,
+            sig_start: node.start_byte(),
+            start: node.start_byte(),
+            end: node.end_byte(),
+            self_type: Some(ty),
+            env: HashMap::new(),
+            is_test: stack.last().is_some_and(|f| f.is_test),
+            base: None,
+            symbol: None,
+        });
+        if let Some(body) = node.child_by_field_name("body") {
+            for c in named_children(body) {
+                self.walk(c, Scope::Type, stack, depth + 1);
+            }
+        }
+        stack.pop();
+    }
+
+    pub(super) fn define(
+        &mut self,
+        node: Node,
+        info: &UnitInfo,
+        name: String,
+        stack: &mut Vec<Frame>,
+    ) {
+        let src = self.src;
+        // Go methods and C++ out-of-class definitions name their type themselves.
+        let (qualified, container) = match &info.parent {
+            Some(p)
+                if info.kind == ChunkKind::Method
+                    && !stack.last().is_some_and(|f| f.kind.is_type()) =>
+            {
+                let p = type_name(p).unwrap_or_else(|| p.clone());
+                (
+                    self.qualify(stack, &format!("{p}{}{name}", self.sep)),
+                    Some(p),
+                )
+            }
+            _ => (
+                self.qualify(stack, &name),
+                stack
+                    .last()
+                    .filter(|f| f.kind.is_type())
+                    .and_then(|f| f.self_type.clone()),
+            ),
+        };
+        let attrs = self.attrs_text(node);
+        let test_attr = attrs.contains("#[test")
+            || attrs.contains("#[tokio::test")
+            || attrs.contains("@Test")
+            || attrs.contains("cfg(test)");
+        let parent_test = stack.last().is_some_and(|f| f.is_test);
+        let name_test = is_callable(info.kind)
+            && (name.starts_with("test_")
+                || (self.lang == Language::Go && name.starts_with("Test")));
+        let is_test = self.test_file
+            || parent_test
+            || test_attr
+            || name_test
+            || (info.kind == ChunkKind::Module && name == "tests")
+            || (info.kind == ChunkKind::Class && name.starts_with("Test"));
+        let decl = self
+            .src
+            .slice(info.sig_start, info.sig_end.max(info.sig_start));
+        let symbol = Symbol {
+            name: name.clone(),
+            qualified: qualified.clone(),
+            kind: info.kind,
+            container: container.clone(),
+            signature: signature(src, info),
+            doc: self.doc(node, info),
+            exported: self.exported(node, &name, decl, container.is_some()),
+            is_async: decl.split_whitespace().take(4).any(|w| w == "async"),
+            is_test,
+            start_line: src.line_of(node.start_byte()),
+            end_line: src.last_line(node.start_byte(), node.end_byte()),
+            start_byte: node.start_byte(),
+            end_byte: node.end_byte(),
+            returns: None,
+        };
+        self.out.symbols.push(symbol);
+        let symbol_index = self.out.symbols.len() - 1;
+        let self_type = if info.kind.is_type() {
+            Some(name.clone())
+        } else {
+            container
+                .clone()
+                .or_else(|| stack.last().and_then(|f| f.self_type.clone()))
+        };
+        let mut frame = Frame {
+            qualified,
+            name,
+            kind: info.kind,
+            sig_start: info.sig_start,
+            start: node.start_byte(),
+            end: node.end_byte(),
+            self_type,
+            env: HashMap::new(),
+            is_test,
+            base: None,
+            symbol: Some(symbol_index),
+        };
+        if is_callable(info.kind) {
+            self.params(node, &mut frame);
+        }
+        if info.kind.is_type() {
+            frame.base = self.heritage(node, &frame.qualified.clone());
+        }
+        stack.push(frame);
+    }
+
+    /// Attributes, decorators and annotations written before a unit.
+    fn attrs_text(&self, node: Node) -> String {
+        let mut out = String::new();
+        let mut prev = node.prev_named_sibling();
+        while let Some(p) = prev {
+            if !matches!(
+                p.kind(),
+                "attribute_item" | "line_comment" | "block_comment" | "comment"
+            ) {
+                break;
+            }
+            out.push_str(self.text(p));
+            prev = p.prev_named_sibling();
+        }
+        for c in lang::children(node) {
+            if matches!(
+                c.kind(),
+                "decorator" | "modifiers" | "attribute_item" | "marker_annotation" | "annotation"
+            ) {
+                out.push_str(self.text(c));
+            }
+        }
+        out
+    }
+
+    fn doc(&self, node: Node, info: &UnitInfo) -> Option<String> {
+        let mut doc = info.docstring.clone().or_else(|| {
+            let mut parts = Vec::new();
+            let mut prev = node.prev_named_sibling();
+            let mut line = self.src.line_of(node.start_byte());
+            while let Some(p) = prev {
+                let last = self.src.last_line(p.start_byte(), p.end_byte());
+                if last + 1 < line {
+                    break;
+                }
+                if lang::is_comment(p.kind()) {
+                    parts.push(lang::strip_comment(self.text(p)));
+                } else if p.kind() != "attribute_item" {
+                    break;
+                }
+                line = self.src.line_of(p.start_byte());
+                prev = p.prev_named_sibling();
+            }
+            parts.reverse();
+            let d = parts.join("\n").trim().to_string();
+            (!d.is_empty()).then_some(d)
+        })?;
+        lang::truncate_chars(&mut doc, MAX_DOC_CHARS);
+        Some(doc)
+    }
+
+    fn exported(&self, node: Node, name: &str, decl: &str, member: bool) -> bool {
+        let first = decl.split_whitespace().next().unwrap_or("");
+        match self.lang {
+            Language::Rust => first.starts_with("pub"),
+            Language::Python => {
+                !name.starts_with('_') || (name.starts_with("__") && name.ends_with("__"))
+            }
+            Language::Go => name.chars().next().is_some_and(char::is_uppercase),
+            Language::Java => decl.split_whitespace().any(|w| w == "public"),
+            Language::C | Language::Cpp => !decl.split_whitespace().any(|w| w == "static"),
+            _ => {
+                if member {
+                    !decl
+                        .split_whitespace()
+                        .take(3)
+                        .any(|w| w == "private" || w == "#")
+                        && !name.starts_with('#')
+                } else {
+                    node.parent()
+                        .is_some_and(|p| p.kind() == "export_statement")
+                        || decl.starts_with("export")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! Code facts of one file from its tree-sitter tree: every definition (nested ones too)
+//! with its qualified name, the imports, and the references (calls, extends, implements)
+//! with what the file alone tells about their receiver. Resolution across files is
+//! `lore-graph`'s job; nothing here guesses beyond the file.
+//!
+//! One walk over the tree keeps a stack of enclosing definitions; each concept has its
+//! file: `definitions` (symbols), `fields` (field types per type), `bindings` (the
+//! types of local names), `receivers` (the type of an expression), `calls`, `heritage`
+//! (extends/implements) and `imports` (a separate pass).
+
+mod bindings;
+mod calls;
+mod definitions;
+mod fields;
+mod heritage;
+mod imports;
+mod receivers;
+
+pub(crate) use imports::imports;
+
+use crate::lang::{LangRules, Scope, named_children};
+use crate::text::Src;
+use lore_core::{ChunkKind, FileFacts, Language, Receiver, is_test_path};
+use std::collections::HashMap;
+use tree_sitter::{Node, Tree};
+
+/// Deepest syntax nesting walked; deeper code (minified bundles) is not analysed.
+const MAX_DEPTH: usize = 256;
+
+struct Frame {
+    qualified: String,
+    name: String,
+    kind: ChunkKind,
+    /// Where the declaration proper starts: decorators and comments before it belong to
+    /// the enclosing scope.
+    sig_start: usize,
+    start: usize,
+    end: usize,
+    /// The type `self`/`this` means inside this frame.
+    self_type: Option<String>,
+    /// Local names with a known type (parameters, assignments).
+    env: HashMap<String, Receiver>,
+    is_test: bool,
+    /// The base class (`super` calls go there).
+    base: Option<String>,
+    /// Index of this frame's symbol in the output.
+    symbol: Option<usize>,
+}
+
+struct Extractor<'s, 'a> {
+    src: &'s Src<'a>,
+    lang: Language,
+    rules: LangRules<'s, 'a>,
+    sep: &'static str,
+    test_file: bool,
+    /// Field types per type name (`self.store` in `Cart` → `Store`).
+    fields: HashMap<String, HashMap<String, Receiver>>,
+    /// Names bound outside any definition (test files bind in callbacks at top level).
+    module_env: HashMap<String, Receiver>,
+    out: FileFacts,
+}
+
+/// Extracts the code facts of a parsed file. `path` (relative, `/`-separated) only tells
+/// whether this is a test file.
+pub(crate) fn extract(
+    src: &Src,
+    lang: Language,
+    grammar: Language,
+    tree: &Tree,
+    path: &str,
+) -> FileFacts {
+    let mut x = Extractor {
+        src,
+        lang,
+        rules: LangRules { lang: grammar, src },
+        sep: match grammar {
+            Language::Rust | Language::Cpp => "::",
+            _ => ".",
+        },
+        test_file: is_test_path(path),
+        fields: HashMap::new(),
+        module_env: HashMap::new(),
+        out: FileFacts::default(),
+    };
+    let root = tree.root_node();
+    x.collect_fields(root, None, 0);
+    let mut stack = Vec::new();
+    x.walk(root, Scope::Top, &mut stack, 0);
+    x.out
+}
+
+fn is_callable(kind: ChunkKind) -> bool {
+    matches!(kind, ChunkKind::Function | ChunkKind::Method)
+}
+
+impl<'a> Extractor<'_, 'a> {
+    fn text(&self, n: Node) -> &'a str {
+        self.src.slice(n.start_byte(), n.end_byte())
+    }
+
+    fn field(&self, n: Node, f: &str) -> Option<&'a str> {
+        n.child_by_field_name(f).map(|c| self.text(c))
+    }
+
+    fn line(&self, n: Node) -> u32 {
+        self.src.line_of(n.start_byte())
+    }
+
+    fn js(&self) -> bool {
+        matches!(
+            self.lang,
+            Language::JavaScript | Language::TypeScript | Language::Tsx
+        )
+    }
+
+    /// A definition gets its symbol and a frame for its body; any other node may be a
+    /// call, a binding or a `return`.
+    fn walk(&mut self, node: Node, scope: Scope, stack: &mut Vec<Frame>, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        let kind = node.kind();
+        if kind == "impl_item" {
+            return self.rust_impl(node, stack, depth);
+        }
+        if let Some(info) = self.rules.classify(node, scope)
+            && let Some(name) = info.name.clone()
+            && !stack.last().is_some_and(|f| {
+                f.name == name
+                    && f.kind == info.kind
+                    && f.start <= node.start_byte()
+                    && node.end_byte() <= f.end
+            })
+        {
+            self.define(node, &info, name, stack);
+            for c in named_children(node) {
+                self.walk(c, info.member_scope, stack, depth + 1);
+            }
+            stack.pop();
+            return;
+        }
+        self.reference(node, stack);
+        if matches!(
+            kind,
+            "assignment"
+                | "variable_declarator"
+                | "let_declaration"
+                | "short_var_declaration"
+                | "var_spec"
+                | "local_variable_declaration"
+        ) {
+            self.bind(node, stack);
+        }
+        if matches!(
+            kind,
+            "for_statement"
+                | "for_in_statement"
+                | "range_clause"
+                | "for_expression"
+                | "enhanced_for_statement"
+        ) {
+            self.bind_loop(node, stack);
+        }
+        if kind == "return_statement" {
+            self.returns(node, stack);
+        }
+        for c in named_children(node) {
+            self.walk(c, scope, stack, depth + 1);
+        }
+    }
+
+    fn qualify(&self, stack: &[Frame], name: &str) -> String {
+        match stack.last() {
+            Some(f) => format!("{}{}{}", f.qualified, self.sep, name),
+            None => name.to_string(),
+        }
+    }
+}

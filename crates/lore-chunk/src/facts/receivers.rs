@@ -1,0 +1,163 @@
+//! What an expression's value is, as far as its syntax tells: a type, "whatever `f`
+//! returns", `self`, or a module/type path.
+
+use super::{Extractor, Frame};
+use lore_core::{Language, Receiver, type_name};
+use tree_sitter::Node;
+
+impl<'a> Extractor<'_, 'a> {
+    /// What a value expression's type is, as far as its syntax tells.
+    pub(super) fn value_type(&self, v: Node, stack: &[Frame]) -> Option<Receiver> {
+        match v.kind() {
+            "new_expression" | "object_creation_expression" => {
+                let c = v
+                    .child_by_field_name("constructor")
+                    .or_else(|| v.child_by_field_name("type"))?;
+                type_name(self.text(c)).map(Receiver::Type)
+            }
+            "struct_expression" => type_name(self.field(v, "name")?).map(Receiver::Type),
+            "composite_literal" => type_name(self.field(v, "type")?).map(Receiver::Type),
+            "unary_expression"
+            | "reference_expression"
+            | "await_expression"
+            | "await"
+            | "try_expression" => {
+                let inner = v
+                    .child_by_field_name("operand")
+                    .or_else(|| v.child_by_field_name("value"))
+                    .or_else(|| v.named_child(0))?;
+                self.value_type(inner, stack)
+            }
+            "call" | "call_expression" => {
+                let f = v.child_by_field_name("function")?;
+                match f.kind() {
+                    "attribute" | "member_expression" | "selector_expression" => {
+                        // `board.add(…)` with `board: Board` → what `Board.add` returns.
+                        let (obj, method) = match f.kind() {
+                            "attribute" => {
+                                (f.child_by_field_name("object"), self.field(f, "attribute"))
+                            }
+                            "member_expression" => {
+                                (f.child_by_field_name("object"), self.field(f, "property"))
+                            }
+                            _ => (f.child_by_field_name("operand"), self.field(f, "field")),
+                        };
+                        let typed =
+                            obj.zip(method)
+                                .and_then(|(o, m)| match self.receiver(o, stack) {
+                                    Receiver::Type(t) => Some(format!("{t}.{m}")),
+                                    Receiver::SelfType => Some(format!("self.{m}")),
+                                    // `store.New(p).Get(id)`: a chain the resolver follows.
+                                    Receiver::ReturnOf(e) => Some(format!("{e}().{m}")),
+                                    _ => None,
+                                });
+                        Some(Receiver::ReturnOf(
+                            typed.unwrap_or_else(|| self.text(f).to_string()),
+                        ))
+                    }
+                    "identifier" | "scoped_identifier" => {
+                        Some(Receiver::ReturnOf(self.text(f).to_string()))
+                    }
+                    "field_expression" => {
+                        // `x.unwrap()` / `Store::open(p)?` chains: the type of the base call.
+                        let base = f.child_by_field_name("value")?;
+                        let method = self.field(f, "field")?;
+                        if matches!(method, "unwrap" | "expect" | "clone" | "to_owned") {
+                            return self.value_type(base, stack);
+                        }
+                        // `self.embedder()?` / `store.open()`: what that method returns.
+                        match self.receiver(base, stack) {
+                            Receiver::SelfType => {
+                                Some(Receiver::ReturnOf(format!("self.{method}")))
+                            }
+                            Receiver::Type(t) => Some(Receiver::ReturnOf(format!("{t}.{method}"))),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                }
+            }
+            "identifier" => {
+                let t = self.text(v);
+                self.lookup(t, stack).or_else(|| {
+                    // A Rust unit struct used as a value: `let hex = Hex;`.
+                    (self.lang == Language::Rust && t.starts_with(|c: char| c.is_ascii_uppercase()))
+                        .then(|| Receiver::Type(t.to_string()))
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The receiver of `obj.method()`.
+    pub(super) fn receiver(&self, obj: Node, stack: &[Frame]) -> Receiver {
+        let t = self.text(obj);
+        match obj.kind() {
+            "self" | "this" => Receiver::SelfType,
+            "identifier" if t == "self" || t == "this" => Receiver::SelfType,
+            "identifier" | "type_identifier" | "package_identifier" => self
+                .lookup(t, stack)
+                .or_else(|| self.implicit_field(t, stack))
+                .unwrap_or_else(|| Receiver::Path(t.to_string())),
+            "scoped_identifier" | "qualified_identifier" | "dotted_name" => {
+                if t == "Self" {
+                    Receiver::SelfType
+                } else {
+                    Receiver::Path(t.to_string())
+                }
+            }
+            // `self.store.get()`: the field's type.
+            "attribute"
+            | "member_expression"
+            | "field_expression"
+            | "selector_expression"
+            | "field_access" => {
+                let (base, field) = match obj.kind() {
+                    "attribute" => (
+                        obj.child_by_field_name("object"),
+                        self.field(obj, "attribute"),
+                    ),
+                    "member_expression" => (
+                        obj.child_by_field_name("object"),
+                        self.field(obj, "property"),
+                    ),
+                    "field_expression" => (
+                        obj.child_by_field_name("value")
+                            .or_else(|| obj.child_by_field_name("argument")),
+                        self.field(obj, "field"),
+                    ),
+                    "field_access" => (obj.child_by_field_name("object"), self.field(obj, "field")),
+                    _ => (obj.child_by_field_name("operand"), self.field(obj, "field")),
+                };
+                let (Some(base), Some(field)) = (base, field) else {
+                    return Receiver::Unknown;
+                };
+                let owner = match self.receiver(base, stack) {
+                    Receiver::SelfType => stack.iter().rev().find_map(|f| f.self_type.clone()),
+                    Receiver::Type(t) => Some(t),
+                    // `pkg.sub.f()`: a dotted module path.
+                    Receiver::Path(p)
+                        if matches!(
+                            obj.kind(),
+                            "attribute" | "member_expression" | "selector_expression"
+                        ) =>
+                    {
+                        return Receiver::Path(format!("{p}.{field}"));
+                    }
+                    _ => None,
+                };
+                owner
+                    .and_then(|o| self.fields.get(&o).and_then(|m| m.get(field)).cloned())
+                    .unwrap_or(Receiver::Unknown)
+            }
+            "call"
+            | "call_expression"
+            | "new_expression"
+            | "parenthesized_expression"
+            | "try_expression"
+            | "await_expression"
+            | "await" => self.value_type(obj, stack).unwrap_or(Receiver::Unknown),
+            _ => Receiver::Unknown,
+        }
+    }
+}
