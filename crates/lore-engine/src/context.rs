@@ -71,8 +71,10 @@ impl Engine {
         let symbol = presenter.unit_symbol(&sc)?;
         let lines = unit_lines(&sc, symbol.as_ref());
         let unit = UnitRef::new(&sc, &store).within(lines);
-        let mut context = presenter.context_layer(&sc, symbol.as_ref())?;
-        let full = presenter.full_layer(&sc, symbol.as_ref(), lines, &mut context)?;
+        let hood = presenter.neighbourhood(symbol.as_ref())?;
+        let mut context = presenter.context_layer(&sc, symbol.as_ref(), hood.as_ref())?;
+        let full =
+            presenter.full_layer(&sc, symbol.as_ref(), hood.as_ref(), lines, &mut context)?;
         let summary = summary(&sc, symbol.as_ref(), &[]);
         let c = sc.chunk;
         let mut out = UnitContext {

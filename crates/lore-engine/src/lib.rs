@@ -12,6 +12,7 @@ mod intent;
 mod jobs;
 mod present;
 mod progress;
+mod related;
 pub mod sample;
 mod search;
 mod stores;
@@ -26,8 +27,9 @@ pub use indexer::IndexReport;
 pub use intent::{Detail, Intent};
 pub use jobs::JobSpec;
 pub use lore_core::AddStore;
-pub use present::{ContextLayer, FullLayer, RelatedUnit, Usage, estimate_tokens};
+pub use present::{ContextLayer, FullLayer, estimate_tokens};
 pub use progress::{NoProgress, Phase, Progress};
+pub use related::{Related, RelatedUnit, Usage};
 pub use search::{
     Freshness, IntentUsed, Mode, Retrieved, SearchHit, SearchRequest, SearchResponse, UnitRef,
 };

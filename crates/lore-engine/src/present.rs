@@ -6,27 +6,19 @@
 use crate::fusion::Signals;
 use crate::graph::first_sentence;
 use crate::intent::norm;
+use crate::related::{Neighbourhood, Related};
 use crate::unit::{self, Lines, Truncation};
 use crate::{Engine, EngineError};
-use lore_core::{ChunkKind, RefKind};
-use lore_index::{Catalog, Edge, StoredChunk, SymbolRow};
+use lore_core::ChunkKind;
+use lore_index::{Catalog, StoredChunk, SymbolRow};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
-/// Callers, callees and tests listed per result at `full`.
-const MAX_RELATED: usize = 8;
 /// Imports and types listed per result at `contextual`.
 const MAX_CONTEXT_ITEMS: usize = 8;
 
 pub fn estimate_tokens(text: &str) -> usize {
     text.len().div_ceil(4)
-}
-
-/// How often the unit is used and how much it uses, from the code graph.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
-pub struct Usage {
-    pub called_by: u64,
-    pub calls: u64,
 }
 
 /// `contextual`: what a reader needs around the unit to understand it.
@@ -39,20 +31,10 @@ pub struct ContextLayer {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub types: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub usage: Option<Usage>,
+    pub usage: Option<crate::related::Usage>,
     /// Nearby concepts: the enclosing type, heading path, names it calls or is called by.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub related: Vec<String>,
-}
-
-/// A unit next to the result, in one line.
-#[derive(Debug, Clone, Serialize)]
-pub struct RelatedUnit {
-    pub name: String,
-    /// `path:line`.
-    pub at: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub summary: Option<String>,
 }
 
 /// `full`: the unit itself and its neighbourhood in the code graph.
@@ -65,13 +47,9 @@ pub struct FullLayer {
     pub truncated: Option<Truncation>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub doc: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub callers: Vec<RelatedUnit>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub callees: Vec<RelatedUnit>,
-    /// Test functions (or test files) that call the unit or import its file.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tests: Vec<RelatedUnit>,
+    /// Callers, callees, tests, bases and subtypes, each with its relationship.
+    #[serde(flatten)]
+    pub related: Related,
 }
 
 pub(crate) fn query_words(q: &str) -> Vec<String> {
@@ -189,22 +167,6 @@ pub(crate) fn reason(signals: &Signals, sc: &StoredChunk, words: &[String]) -> S
     parts.join("; ")
 }
 
-fn at(s: &SymbolRow) -> String {
-    format!("{}:{}", s.path, s.start_line)
-}
-
-fn related(s: &SymbolRow) -> RelatedUnit {
-    RelatedUnit {
-        name: s.qualified.clone(),
-        at: at(s),
-        summary: s
-            .doc
-            .as_deref()
-            .and_then(first_sentence)
-            .or_else(|| s.signature.clone()),
-    }
-}
-
 /// Words of a unit's text, for matching against import and type names.
 fn identifiers(text: &str) -> BTreeSet<&str> {
     text.split(|c: char| !c.is_alphanumeric() && c != '_')
@@ -226,6 +188,16 @@ impl Engine {
 }
 
 impl Presenter<'_> {
+    /// The unit's edges in the code graph (contextual and full detail).
+    pub(crate) fn neighbourhood(
+        &self,
+        symbol: Option<&SymbolRow>,
+    ) -> Result<Option<Neighbourhood>, EngineError> {
+        symbol
+            .map(|s| Neighbourhood::load(self.catalog, s))
+            .transpose()
+    }
+
     /// The graph symbol a chunk is the unit of (same name, starting inside the chunk).
     pub(crate) fn unit_symbol(&self, sc: &StoredChunk) -> Result<Option<SymbolRow>, EngineError> {
         let Some(name) = sc.chunk.symbol.as_deref() else {
@@ -282,6 +254,7 @@ impl Presenter<'_> {
         &self,
         sc: &StoredChunk,
         symbol: Option<&SymbolRow>,
+        hood: Option<&Neighbourhood>,
     ) -> Result<ContextLayer, EngineError> {
         let words = identifiers(&sc.chunk.content);
         let mut layer = ContextLayer::default();
@@ -357,20 +330,21 @@ impl Presenter<'_> {
                         || imported_names.contains(*w))
             };
             if let Some(d) = defs.iter().find(visible) {
-                layer
-                    .types
-                    .push(format!("{} {} ({})", d.kind.as_str(), d.name, at(d)));
+                layer.types.push(format!(
+                    "{} {} ({}:{})",
+                    d.kind.as_str(),
+                    d.name,
+                    d.path,
+                    d.start_line
+                ));
                 if layer.types.len() >= MAX_CONTEXT_ITEMS {
                     break;
                 }
             }
         }
-        if let Some(s) = symbol {
-            let (called_by, calls) = self.catalog.usage_counts(s)?;
-            layer.usage = Some(Usage { called_by, calls });
-            if let Some(c) = &s.container {
-                layer.related.push(c.clone());
-            }
+        layer.usage = hood.map(Neighbourhood::usage);
+        if let Some(c) = symbol.and_then(|s| s.container.as_ref()) {
+            layer.related.push(c.clone());
         }
         if sc.chunk.kind == ChunkKind::Section {
             layer.related.extend(sc.chunk.headings.iter().cloned());
@@ -384,6 +358,7 @@ impl Presenter<'_> {
         &self,
         sc: &StoredChunk,
         symbol: Option<&SymbolRow>,
+        hood: Option<&Neighbourhood>,
         lines: Lines,
         context: &mut ContextLayer,
     ) -> Result<FullLayer, EngineError> {
@@ -402,54 +377,17 @@ impl Presenter<'_> {
                 .or_else(|| sc.chunk.doc.clone()),
             ..Default::default()
         };
-        let Some(s) = symbol else {
+        let Some(hood) = hood else {
             return Ok(layer);
         };
-        let callers: Vec<Edge> = self.catalog.edges_to(s.id)?;
-        let mut seen = BTreeSet::new();
-        for e in &callers {
-            let Some(from) = &e.from else { continue };
-            if !seen.insert(from.id) {
-                continue;
-            }
-            if from.is_test {
-                if layer.tests.len() < MAX_RELATED {
-                    layer.tests.push(related(from));
-                }
-            } else if layer.callers.len() < MAX_RELATED {
-                layer.callers.push(related(from));
-            }
-        }
-        // Module-level calls from test files (test frameworks' callbacks).
-        for e in &callers {
-            if e.from.is_none()
-                && lore_core::is_test_path(&e.reference.path)
-                && layer.tests.len() < MAX_RELATED
-            {
-                let name = e.reference.path.clone();
-                if seen.insert(-(e.reference.id)) && !layer.tests.iter().any(|t| t.name == name) {
-                    layer.tests.push(RelatedUnit {
-                        at: format!("{}:{}", e.reference.path, e.reference.reference.line),
-                        name,
-                        summary: None,
-                    });
-                }
-            }
-        }
-        let mut seen = BTreeSet::new();
-        for e in self.catalog.edges_from(s)? {
-            if e.reference.reference.kind != RefKind::Calls {
-                continue;
-            }
-            if let Some(to) = &e.to
-                && to.id != s.id
-                && seen.insert(to.id)
-                && layer.callees.len() < MAX_RELATED
-            {
-                layer.callees.push(related(to));
-            }
-        }
-        for r in layer.callers.iter().chain(&layer.callees).take(5) {
+        layer.related = hood.related();
+        for r in layer
+            .related
+            .callers
+            .iter()
+            .chain(&layer.related.callees)
+            .take(5)
+        {
             let short = r
                 .name
                 .rsplit(['.', ':'])

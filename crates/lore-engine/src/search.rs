@@ -628,13 +628,17 @@ impl Engine {
         if detail != Detail::Minimal {
             hit.signals = Some(signals);
             hit.snippet = Some(snippet(&sc.chunk.content, words));
-            let mut ctx = self.presenter().context_layer(sc, symbol.as_ref())?;
+            let presenter = self.presenter();
+            let hood = presenter.neighbourhood(symbol.as_ref())?;
+            let mut ctx = presenter.context_layer(sc, symbol.as_ref(), hood.as_ref())?;
             if detail == Detail::Full {
-                hit.full =
-                    Some(
-                        self.presenter()
-                            .full_layer(sc, symbol.as_ref(), lines, &mut ctx)?,
-                    );
+                hit.full = Some(presenter.full_layer(
+                    sc,
+                    symbol.as_ref(),
+                    hood.as_ref(),
+                    lines,
+                    &mut ctx,
+                )?);
                 // The whole unit is there: the snippet would repeat it.
                 hit.snippet = None;
             }

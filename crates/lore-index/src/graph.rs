@@ -524,30 +524,6 @@ impl Catalog {
         })
     }
 
-    /// How many resolved references point to the symbol, and how many resolved calls it
-    /// makes.
-    pub fn usage_counts(&self, symbol: &SymbolRow) -> Result<(u64, u64), IndexError> {
-        let called_by: i64 = self
-            .conn
-            .prepare_cached("SELECT COUNT(*) FROM refs WHERE target = ?1 AND kind = 'calls'")
-            .and_then(|mut s| s.query_row([symbol.id], |r| r.get(0)))
-            .map_err(err)?;
-        let calls: i64 = self
-            .conn
-            .prepare_cached(
-                "SELECT COUNT(*) FROM refs WHERE store_id = ?1 AND path = ?2 AND caller = ?3 \
-                 AND kind = 'calls' AND target IS NOT NULL",
-            )
-            .and_then(|mut s| {
-                s.query_row(
-                    params![symbol.store_id, symbol.path, symbol.qualified],
-                    |r| r.get(0),
-                )
-            })
-            .map_err(err)?;
-        Ok((called_by as u64, calls as u64))
-    }
-
     /// Every resolved reference of a kind in a store: (path, caller, target symbol,
     /// confidence).
     pub fn resolved_refs(

@@ -37,7 +37,10 @@ fn a_long_function_is_answered_whole() {
     };
     let proj = lore.path("proj");
     let text = module();
-    assert!(text.len() > 4 * 1600, "the fixture must exceed the chunk budget");
+    assert!(
+        text.len() > 4 * 1600,
+        "the fixture must exceed the chunk budget"
+    );
     write(&proj, "helpers.py", &text);
     lore.ok(&["store", "add", "proj", proj.to_str().unwrap()]);
     let start = line_of(&text, "def send_parcel");
@@ -54,7 +57,10 @@ fn a_long_function_is_answered_whole() {
     let matched = hit["match_lines"].as_array().expect("match_lines");
     let (m0, m1) = (matched[0].as_u64().unwrap(), matched[1].as_u64().unwrap());
     assert!(start < m0 && m0 <= m1 && m1 == end, "{hit:#}");
-    assert!(hit.get("full").is_none() && hit.get("snippet").is_none(), "{hit:#}");
+    assert!(
+        hit.get("full").is_none() && hit.get("snippet").is_none(),
+        "{hit:#}"
+    );
     // Its other windows are not results of their own.
     let windows = hits.iter().filter(|h| h["symbol"] == "send_parcel").count();
     assert_eq!(windows, 1, "{resp:#}");
@@ -86,7 +92,7 @@ fn a_long_function_is_answered_whole() {
     let id = full["id"].as_str().unwrap();
     let ctx: Value = lore.json(&["context", id]);
     assert_eq!(ctx["start_line"], start, "{ctx:#}");
-    assert_eq!(ctx["full"]["content"].as_str().unwrap(), content);
+    assert_eq!(ctx["content"].as_str().unwrap(), content, "{ctx:#}");
     let text_out = lore.ok(&["context", id]);
     assert!(
         text_out.contains(&format!("helpers.py:{start}-{end}")),
