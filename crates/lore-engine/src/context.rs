@@ -7,7 +7,7 @@ use crate::unit::unit_lines;
 use crate::{Engine, EngineError};
 use serde::Serialize;
 
-/// One unit of the same file, for orientation.
+/// One definition (or, in prose, one section) of the same file, for orientation.
 #[derive(Debug, Clone, Serialize)]
 pub struct OutlineEntry {
     pub kind: String,
@@ -15,6 +15,13 @@ pub struct OutlineEntry {
     pub symbol: Option<String>,
     pub start_line: u32,
     pub end_line: u32,
+    /// How many entries of the outline enclose this one (a method in a class: 1).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub depth: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// A result's full unit: where it is, what it is, its text, its neighbourhood in the
@@ -43,12 +50,21 @@ impl Engine {
     /// The full unit of a result id from an earlier search (in any process). An id whose
     /// chunk changed since is reported as not found.
     pub fn context(&self, id: &str) -> Result<UnitContext, EngineError> {
-        let raw = i64::from_str_radix(id.trim(), 16).map_err(|_| {
-            EngineError::Input(format!(
-                "{id:?} is not a result id (16 hex digits from `lore search`)"
-            ))
-        })?;
-        let Some(sc) = self.catalog.chunks(&[raw])?.pop() else {
+        let id = id.trim();
+        // Ids are 16 hex digits of a 63-bit hash: a larger one is well formed but unknown.
+        let raw = u64::from_str_radix(id, 16)
+            .ok()
+            .filter(|_| id.len() == 16)
+            .ok_or_else(|| {
+                EngineError::Input(format!(
+                    "{id:?} is not a result id (16 hex digits from `lore search`)"
+                ))
+            })?;
+        let found = match i64::try_from(raw) {
+            Ok(raw) => self.catalog.chunks(&[raw])?.pop(),
+            Err(_) => None,
+        };
+        let Some(sc) = found else {
             return Err(EngineError::NotFound(format!(
                 "result {id} not found: the index changed since that search; search again"
             )));
@@ -56,21 +72,13 @@ impl Engine {
         let store = self.catalog.store_by_id(sc.store_id)?.ok_or_else(|| {
             EngineError::NotFound(format!("result {id} belongs to a removed store"))
         })?;
-        let outline = self
-            .catalog
-            .file_chunks(sc.store_id, &sc.path)?
-            .into_iter()
-            .map(|c| OutlineEntry {
-                kind: c.chunk.kind.as_str().to_string(),
-                symbol: c.chunk.symbol,
-                start_line: c.chunk.start_line,
-                end_line: c.chunk.end_line,
-            })
-            .collect();
+        let outline = self.outline(sc.store_id, &sc.path)?;
         let presenter = self.presenter();
         let symbol = presenter.unit_symbol(&sc)?;
         let lines = unit_lines(&sc, symbol.as_ref());
-        let unit = UnitRef::new(&sc, &store).within(lines);
+        let unit = UnitRef::new(&sc, &store)
+            .within(lines)
+            .named(symbol.as_ref());
         let hood = presenter.neighbourhood(symbol.as_ref())?;
         let mut context = presenter.context_layer(&sc, symbol.as_ref(), hood.as_ref())?;
         let full =
@@ -87,9 +95,53 @@ impl Engine {
             outline,
             estimated_tokens: 0,
         };
-        out.estimated_tokens = serde_json::to_string(&out)
-            .map(|j| crate::estimate_tokens(&j))
-            .unwrap_or_default();
+        out.estimated_tokens = crate::present::json_tokens(&out);
+        Ok(out)
+    }
+}
+
+impl Engine {
+    /// A file's outline: each definition once, nested as in the file (code); each section
+    /// once, its windows merged (prose and files without definitions).
+    fn outline(&self, store_id: i64, path: &str) -> Result<Vec<OutlineEntry>, EngineError> {
+        let symbols = self.catalog.file_symbols(store_id, path)?;
+        let mut out: Vec<OutlineEntry> = Vec::new();
+        if symbols.is_empty() {
+            for c in self.catalog.file_chunks(store_id, path)? {
+                let c = c.chunk;
+                let symbol = c.symbol.or_else(|| c.headings.last().cloned());
+                match out.last_mut() {
+                    Some(last) if last.symbol == symbol && last.kind == c.kind.as_str() => {
+                        last.end_line = c.end_line;
+                    }
+                    _ => out.push(OutlineEntry {
+                        kind: c.kind.as_str().to_string(),
+                        symbol,
+                        start_line: c.start_line,
+                        end_line: c.end_line,
+                        depth: 0,
+                    }),
+                }
+            }
+            return Ok(out);
+        }
+        let mut sorted = symbols;
+        sorted.sort_by_key(|s| (s.start_line, std::cmp::Reverse(s.end_line)));
+        // The entries still open at each symbol's start line, innermost last.
+        let mut open: Vec<u32> = Vec::new();
+        for s in sorted {
+            while open.last().is_some_and(|&end| end < s.start_line) {
+                open.pop();
+            }
+            out.push(OutlineEntry {
+                kind: s.kind.as_str().to_string(),
+                symbol: Some(s.name),
+                start_line: s.start_line,
+                end_line: s.end_line,
+                depth: open.len() as u32,
+            });
+            open.push(s.end_line);
+        }
         Ok(out)
     }
 }

@@ -21,6 +21,13 @@ pub fn estimate_tokens(text: &str) -> usize {
     text.len().div_ceil(4)
 }
 
+/// The estimate for a value as its compact JSON, the form every adapter sends.
+pub(crate) fn json_tokens<T: Serialize>(value: &T) -> usize {
+    serde_json::to_string(value)
+        .map(|j| estimate_tokens(&j))
+        .unwrap_or_default()
+}
+
 /// `contextual`: what a reader needs around the unit to understand it.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ContextLayer {

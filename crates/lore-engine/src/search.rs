@@ -4,12 +4,10 @@ use crate::evidence;
 use crate::fusion::{Candidates, Fusion, Signals, fuse};
 use crate::indexer::{diff, walk_options};
 use crate::intent::{Candidate, prior, query_identifiers};
-use crate::present::{
-    ContextLayer, FullLayer, estimate_tokens, query_words, reason, snippet, summary,
-};
+use crate::present::{ContextLayer, FullLayer, json_tokens, query_words, reason, snippet, summary};
 use crate::unit::{Lines, unit_lines};
 use crate::{Detail, Engine, EngineError, Intent, NoProgress, Param};
-use lore_index::{Fts, StoreRecord, StoredChunk, VectorSet};
+use lore_index::{Fts, StoreRecord, StoredChunk, SymbolRow, VectorSet};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -106,6 +104,9 @@ pub struct UnitRef {
     pub language: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub symbol: Option<String>,
+    /// The symbol with its container (`Flask.dispatch_request`), when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qualified: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signature: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -127,9 +128,18 @@ impl UnitRef {
             kind: c.kind.as_str().to_string(),
             language: c.language.as_str().to_string(),
             symbol: c.symbol.clone(),
+            qualified: None,
             signature: c.signature.clone(),
             headings: c.headings.clone(),
         }
+    }
+
+    /// Names the unit by its graph symbol's qualified name where that says more.
+    pub(crate) fn named(mut self, symbol: Option<&SymbolRow>) -> UnitRef {
+        self.qualified = symbol
+            .filter(|s| Some(&s.qualified) != self.symbol.as_ref())
+            .map(|s| s.qualified.clone());
+        self
     }
 
     /// Widens the reference to the unit's `lines`; the chunk's own become `match_lines`.
@@ -216,7 +226,7 @@ pub struct SearchResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub intent: Option<IntentUsed>,
     pub results: Vec<SearchHit>,
-    /// Sum of the results' estimated tokens.
+    /// Estimated tokens of the whole response, envelope included (JSON bytes / 4).
     pub estimated_tokens: usize,
     pub elapsed_ms: f64,
     pub stores: Vec<Freshness>,
@@ -493,7 +503,6 @@ impl Engine {
             *seen += 1;
             results.push(self.hit(sc, store, score, signals, &words, req.detail)?);
         }
-        let estimated_tokens = results.iter().map(|h| h.estimated_tokens).sum();
         let mut warnings = Vec::new();
         for s in stores
             .iter()
@@ -516,17 +525,19 @@ impl Engine {
         } else {
             Vec::new()
         };
-        Ok(SearchResponse {
+        let mut resp = SearchResponse {
             query: req.query.clone(),
             mode: req.mode,
             detail: req.detail,
             intent,
             results,
-            estimated_tokens,
+            estimated_tokens: 0,
             elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
             stores,
             warnings,
-        })
+        };
+        resp.estimated_tokens = json_tokens(&resp);
+        Ok(resp)
     }
 
     /// The chunks holding references to any of `idents` (by their last segment), at most
@@ -609,7 +620,7 @@ impl Engine {
             None => (sc, self.presenter().unit_symbol(sc)?),
         };
         let lines = unit_lines(sc, symbol.as_ref());
-        let mut unit = UnitRef::new(sc, store).within(lines);
+        let mut unit = UnitRef::new(sc, store).within(lines).named(symbol.as_ref());
         if detail == Detail::Minimal {
             // The path's extension says it: not worth tokens here.
             unit.language.clear();
@@ -644,9 +655,7 @@ impl Engine {
             }
             hit.context = Some(ctx);
         }
-        hit.estimated_tokens = serde_json::to_string(&hit)
-            .map(|j| estimate_tokens(&j))
-            .unwrap_or_default();
+        hit.estimated_tokens = json_tokens(&hit);
         Ok(hit)
     }
 }
