@@ -1,10 +1,9 @@
 //! lore measuring itself. `labeled`: nDCG/MRR/recall on BEIR-layout sets through the real
-//! pipeline (files on disk → store → search). `judge`: an LLM grades search results on
-//! generated queries; `compare` sets two judge runs side by side. `bench`: indexing and
-//! query speed. All drive [`lore_engine::Engine`] only.
+//! pipeline (files on disk → store → search). `intents`: MRR of queries labeled per intent.
+//! `tokens`: tokens per result at each detail level. `judge`: an LLM grades search results
+//! on generated queries; `compare` sets two judge runs side by side. All drive
+//! [`lore_engine::Engine`] only and take plain options: the flags live in the `lore` binary.
 
-pub mod bench;
-pub mod cli;
 pub mod compare;
 pub mod intents;
 pub mod judge;

@@ -2,87 +2,14 @@
 //! take the writer lock for one command (and fail, naming it, while `lore serve` runs);
 //! `log` appends without it.
 
-use crate::cli::{Cli, ModeArg};
-use clap::Subcommand;
+use crate::cli::BrainCommand;
+use crate::output::print_json;
 use lore_engine::brain::{
     BrainAnswer, BrainIngested, BrainQuery, IngestRequest, Note, RawIngest, RawPage, SessionEntry,
 };
-use lore_engine::{Engine, EngineError, Mode};
+use lore_engine::{Engine, EngineError};
 use serde::Deserialize;
 use std::io::Read;
-use std::path::PathBuf;
-
-#[derive(Subcommand, Debug)]
-pub enum BrainCommand {
-    /// Write a note to knowledge/ and index it (the text from CONTENT, or stdin when it is
-    /// `-` or absent).
-    Write {
-        content: Option<String>,
-        /// Under knowledge/; `.md` is appended when missing (default: a UTC timestamp).
-        #[arg(long)]
-        filename: Option<String>,
-        /// Frontmatter `type` (insight, bug, decision, …).
-        #[arg(long = "type", value_name = "TYPE")]
-        kind: Option<String>,
-        /// Frontmatter `domain` (rust, billing, …).
-        #[arg(long)]
-        domain: Option<String>,
-    },
-    /// Search the brain's notes and wiki pages.
-    Query {
-        query: String,
-        #[arg(long, short = 'n', default_value_t = 5)]
-        limit: usize,
-        /// Default hybrid (keyword search when the embedding model is missing).
-        #[arg(long, value_enum)]
-        mode: Option<ModeArg>,
-    },
-    /// Turn a document (markdown, text, HTML, PDF) into wiki pages with the LLM set in
-    /// LORE_LLM_URL and LORE_LLM_MODEL: give PATH, or --content with --source.
-    Ingest {
-        path: Option<PathBuf>,
-        /// The text itself (`-` reads stdin).
-        #[arg(long)]
-        content: Option<String>,
-        /// Where the text comes from (required with --content; default for PATH: the path).
-        #[arg(long)]
-        source: Option<String>,
-        /// Show the pages and warnings; write nothing.
-        #[arg(long)]
-        dry_run: bool,
-    },
-    /// Add wiki pages from JSON — {"source": …, "pages": [{"title", "type", "content"}]} or
-    /// just the pages list — read from FILE or stdin.
-    IngestRaw {
-        file: Option<PathBuf>,
-        /// Sets (or overrides) the JSON's source.
-        #[arg(long)]
-        source: Option<String>,
-        /// Show the pages and warnings; write nothing.
-        #[arg(long)]
-        dry_run: bool,
-    },
-    /// Append an event to sessions/SESSION_ID.jsonl (with a UTC timestamp).
-    Log {
-        session_id: String,
-        #[arg(long)]
-        skill: Option<String>,
-        #[arg(long)]
-        phase: Option<String>,
-        #[arg(long)]
-        project_root: Option<String>,
-        #[arg(long)]
-        final_status: Option<String>,
-        #[arg(long)]
-        file_path: Option<String>,
-        #[arg(long)]
-        model_used: Option<String>,
-        #[arg(long)]
-        duration_ms: Option<u64>,
-        #[arg(long)]
-        message: Option<String>,
-    },
-}
 
 /// `text`, or stdin when it is `-` or absent.
 fn text_or_stdin(text: Option<&str>, what: &str) -> anyhow::Result<String> {
@@ -110,11 +37,6 @@ enum RawInput {
         dry_run: bool,
     },
     Pages(Vec<RawPage>),
-}
-
-fn print_json<T: serde::Serialize>(v: &T) -> anyhow::Result<()> {
-    out!("{}", serde_json::to_string_pretty(v)?);
-    Ok(())
 }
 
 fn print_ingested(json: bool, done: &BrainIngested) -> anyhow::Result<()> {
@@ -170,8 +92,7 @@ fn print_answer(json: bool, a: &BrainAnswer) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn run(cli: &Cli, engine: &mut Engine, command: &BrainCommand) -> anyhow::Result<()> {
-    let json = cli.json;
+pub fn run(engine: &mut Engine, json: bool, command: BrainCommand) -> anyhow::Result<()> {
     match command {
         BrainCommand::Write {
             content,
@@ -181,9 +102,9 @@ pub fn run(cli: &Cli, engine: &mut Engine, command: &BrainCommand) -> anyhow::Re
         } => {
             let note = Note {
                 content: text_or_stdin(content.as_deref(), "the note")?,
-                filename: filename.clone(),
-                kind: kind.clone(),
-                domain: domain.clone(),
+                filename,
+                kind,
+                domain,
             };
             let w = engine.brain_write(&note)?;
             if json {
@@ -203,15 +124,7 @@ pub fn run(cli: &Cli, engine: &mut Engine, command: &BrainCommand) -> anyhow::Re
             );
         }
         BrainCommand::Query { query, limit, mode } => {
-            let q = BrainQuery {
-                query: query.clone(),
-                limit: *limit,
-                mode: mode.map(|m| match m {
-                    ModeArg::Hybrid => Mode::Hybrid,
-                    ModeArg::Vector => Mode::Vector,
-                    ModeArg::Fts => Mode::Fts,
-                }),
-            };
+            let q = BrainQuery { query, limit, mode };
             print_answer(json, &engine.brain_query(&q)?)?;
         }
         BrainCommand::Ingest {
@@ -221,7 +134,7 @@ pub fn run(cli: &Cli, engine: &mut Engine, command: &BrainCommand) -> anyhow::Re
             dry_run,
         } => {
             let content = match content {
-                Some(c) => Some(text_or_stdin(Some(c), "the content")?),
+                Some(c) => Some(text_or_stdin(Some(&c), "the content")?),
                 None => None,
             };
             // The path as typed names the source; the file is read from the current folder.
@@ -232,9 +145,9 @@ pub fn run(cli: &Cli, engine: &mut Engine, command: &BrainCommand) -> anyhow::Re
             };
             let req = IngestRequest {
                 content,
-                source: source.clone().or(typed),
+                source: source.or(typed),
                 path,
-                dry_run: *dry_run,
+                dry_run,
             };
             print_ingested(json, &engine.brain_ingest(&req)?)?;
         }
@@ -244,7 +157,7 @@ pub fn run(cli: &Cli, engine: &mut Engine, command: &BrainCommand) -> anyhow::Re
             dry_run,
         } => {
             let text = match file {
-                Some(f) if f.as_os_str() != "-" => std::fs::read_to_string(f)
+                Some(f) if f.as_os_str() != "-" => std::fs::read_to_string(&f)
                     .map_err(|e| EngineError::Input(format!("cannot read {}: {e}", f.display())))?,
                 _ => text_or_stdin(None, "the pages")?,
             };
@@ -260,14 +173,14 @@ pub fn run(cli: &Cli, engine: &mut Engine, command: &BrainCommand) -> anyhow::Re
                     pages,
                     dry_run: d,
                 } => RawIngest {
-                    source: source.clone().or(s).unwrap_or_default(),
+                    source: source.or(s).unwrap_or_default(),
                     pages,
-                    dry_run: *dry_run || d,
+                    dry_run: dry_run || d,
                 },
                 RawInput::Pages(pages) => RawIngest {
-                    source: source.clone().unwrap_or_default(),
+                    source: source.unwrap_or_default(),
                     pages,
-                    dry_run: *dry_run,
+                    dry_run,
                 },
             };
             print_ingested(json, &engine.brain_ingest_raw(&req)?)?;
@@ -284,15 +197,15 @@ pub fn run(cli: &Cli, engine: &mut Engine, command: &BrainCommand) -> anyhow::Re
             message,
         } => {
             let entry = SessionEntry {
-                session_id: session_id.clone(),
-                skill: skill.clone(),
-                phase: phase.clone(),
-                project_root: project_root.clone(),
-                final_status: final_status.clone(),
-                file_path: file_path.clone(),
-                model_used: model_used.clone(),
-                duration_ms: *duration_ms,
-                message: message.clone(),
+                session_id,
+                skill,
+                phase,
+                project_root,
+                final_status,
+                file_path,
+                model_used,
+                duration_ms,
+                message,
             };
             let logged = engine.session_log(&entry)?;
             if json {

@@ -1,5 +1,6 @@
-//! The `lore` command line: parses arguments, calls `lore_engine::Engine`, prints results.
-//! No behaviour lives here that an MCP or REST adapter would need.
+//! The `lore` command line: `cli` turns the flags into the libraries' types, one function
+//! per command calls `lore_engine::Engine` (or lore-eval, lore-bench, lore-server), and
+//! `output` prints the result. No behaviour lives here that an MCP or REST adapter would need.
 
 /// `println!` for command output: when stdout is closed (`lore search … | head`) the
 /// process ends quietly instead of panicking.
@@ -12,18 +13,18 @@ macro_rules! out {
     }};
 }
 
+mod bench;
 mod brain;
 mod cli;
+mod eval;
 mod output;
 mod progress;
 mod serve;
 
 use clap::Parser;
-use cli::{Cli, Command, ModelCommand, StoreCommand};
-use lore_core::{DataDir, StoreKind};
-use lore_engine::{
-    AddStore, Detail, Direction, Engine, EngineError, GraphQuery, Intent, Mode, SearchRequest,
-};
+use cli::{Cli, Command, GraphArgs, ModelCommand, SearchArgs, StoreCommand};
+use lore_core::DataDir;
+use lore_engine::{Engine, EngineError};
 use progress::Bars;
 
 /// candle allocates large buffers per operation; mimalloc embeds ~20% faster than glibc.
@@ -62,7 +63,11 @@ fn stdout_failed(e: std::io::Error) -> ! {
 }
 
 /// The error and its causes on one line, without repeating a cause the message already holds.
+/// A parameter the engine names is named as the flag the user typed.
 fn one_line(e: &anyhow::Error) -> String {
+    if let Some(EngineError::Param { param, problem }) = e.downcast_ref::<EngineError>() {
+        return format!("--{} {problem}", param.name().replace('_', "-"));
+    }
     let mut msg = e.to_string();
     for cause in e.chain().skip(1) {
         let c = cause.to_string();
@@ -74,146 +79,94 @@ fn one_line(e: &anyhow::Error) -> String {
     msg
 }
 
-fn open(cli: &Cli) -> anyhow::Result<Engine> {
-    let cwd = std::env::current_dir()?;
-    let data = DataDir::resolve(cli.data_dir.as_deref(), &cwd)
-        .with_brain_dir(cli.brain_dir.as_deref(), &cwd);
-    Ok(Engine::open(data)?)
+/// What every command gets from the global flags.
+struct Ctx {
+    data: DataDir,
+    json: bool,
+    bars: Bars,
 }
 
+impl Ctx {
+    fn open(&self) -> anyhow::Result<Engine> {
+        Ok(Engine::open(self.data.clone())?)
+    }
+}
+
+/// One function per command; this only dispatches.
 fn run(cli: Cli) -> anyhow::Result<()> {
-    let json = cli.json;
-    let bars = Bars::new(cli.quiet || json);
-    match &cli.command {
-        Command::Store { command } => {
-            let mut engine = open(&cli)?;
-            match command {
-                StoreCommand::Add(a) => {
-                    let req = AddStore {
-                        name: a.name.clone(),
-                        source: a.source.clone(),
-                        kind: a.r#type.map(|t| match t {
-                            cli::StoreType::Folder => StoreKind::Folder,
-                            cli::StoreType::Repo => StoreKind::Repo,
-                            cli::StoreType::Web => StoreKind::Web,
-                        }),
-                        branch: a.branch.clone(),
-                        includes: a.include.clone(),
-                        excludes: a.exclude.clone(),
-                        description: a.description.clone(),
-                        max_file_bytes: a.max_file_size,
-                        max_pages: a.max_pages,
-                        max_depth: a.max_depth,
-                    };
-                    let (store, report) = engine.add_store(&req, &bars)?;
-                    bars.clear();
-                    output::store_added(json, &store, &report)?;
-                }
-                StoreCommand::List => output::store_list(json, &engine.stores()?)?,
-                StoreCommand::Info { name } => output::store_info(json, &engine.store_info(name)?)?,
-                StoreCommand::Remove { name } => {
-                    let removed = engine.remove_store(name)?;
-                    output::store_removed(json, &removed)?;
-                }
-            }
+    let ctx = Ctx {
+        data: cli.data()?,
+        json: cli.json,
+        bars: Bars::new(cli.quiet || cli.json),
+    };
+    match cli.command {
+        Command::Store { command } => store(&ctx, command),
+        Command::Index { stores, full } => index(&ctx, &stores, full),
+        Command::Sync { stores } => sync(&ctx, &stores),
+        Command::Search(args) => search(&ctx, args),
+        Command::Context { id } => context(&ctx, &id),
+        Command::Graph(args) => graph(&ctx, args),
+        Command::Brain { command } => brain::run(&mut ctx.open()?, ctx.json, command),
+        Command::Model { command } => model(&ctx, command),
+        Command::Eval { command } => eval::run(&mut ctx.open()?, command, ctx.json, &ctx.bars),
+        Command::Bench(args) => bench::run(&mut ctx.open()?, args, ctx.json, &ctx.bars),
+        Command::Mcp => serve::mcp(ctx.data),
+        Command::Serve(args) => serve::serve(ctx.data, args),
+        Command::Watch { stores } => serve::watch(ctx.data, stores),
+        Command::Jobs { command } => serve::jobs(ctx.data, ctx.json, command),
+    }
+}
+
+fn store(ctx: &Ctx, command: StoreCommand) -> anyhow::Result<()> {
+    let mut engine = ctx.open()?;
+    match command {
+        StoreCommand::Add(args) => {
+            let (store, report) = engine.add_store(&args.store(), &ctx.bars)?;
+            ctx.bars.clear();
+            output::store_added(ctx.json, &store, &report)
         }
-        Command::Index { stores, full } => {
-            let mut engine = open(&cli)?;
-            let reports = engine.index(stores, *full, &bars)?;
-            bars.clear();
-            output::index_reports(json, &reports)?;
-        }
-        Command::Sync { stores } => {
-            let mut engine = open(&cli)?;
-            let reports = engine.sync(stores, &bars)?;
-            bars.clear();
-            output::index_reports(json, &reports)?;
-        }
-        Command::Search(s) => {
-            let engine = open(&cli)?;
-            let req = SearchRequest {
-                query: s.query.clone(),
-                stores: s
-                    .stores
-                    .iter()
-                    .flat_map(|v| v.split(','))
-                    .map(str::trim)
-                    .filter(|v| !v.is_empty())
-                    .map(String::from)
-                    .collect(),
-                mode: match s.mode {
-                    cli::ModeArg::Hybrid => Mode::Hybrid,
-                    cli::ModeArg::Vector => Mode::Vector,
-                    cli::ModeArg::Fts => Mode::Fts,
-                },
-                limit: s.limit,
-                threshold: s.threshold,
-                per_file: s.per_file,
-                freshness: true,
-                priors: true,
-                detail: match s.detail {
-                    cli::DetailArg::Minimal => Detail::Minimal,
-                    cli::DetailArg::Contextual => Detail::Contextual,
-                    cli::DetailArg::Full => Detail::Full,
-                },
-                intent: s.intent.map(|i| match i {
-                    cli::IntentArg::FindDefinition => Intent::FindDefinition,
-                    cli::IntentArg::FindImplementation => Intent::FindImplementation,
-                    cli::IntentArg::FindUsage => Intent::FindUsage,
-                    cli::IntentArg::FindPattern => Intent::FindPattern,
-                    cli::IntentArg::FindDocumentation => Intent::FindDocumentation,
-                }),
-            };
-            let resp = engine.search(&req)?;
-            output::search(json, &resp)?;
-        }
-        Command::Context { id } => {
-            let engine = open(&cli)?;
-            output::context(json, &engine.context(id)?)?;
-        }
-        Command::Graph {
-            direction,
-            symbol,
-            stores,
-        } => {
-            let engine = open(&cli)?;
-            let q = GraphQuery {
-                symbol: symbol.clone(),
-                direction: match direction {
-                    cli::DirectionArg::Callers => Direction::Callers,
-                    cli::DirectionArg::Callees => Direction::Callees,
-                    cli::DirectionArg::Definition => Direction::Definition,
-                },
-                stores: stores.clone(),
-            };
-            output::graph(json, &engine.graph(&q)?)?;
-        }
-        Command::Brain { command } => {
-            let mut engine = open(&cli)?;
-            brain::run(&cli, &mut engine, command)?;
-        }
-        Command::Model { command } => {
-            let engine = open(&cli)?;
-            match command {
-                ModelCommand::Fetch => {
-                    let dir = engine.fetch_model(&bars)?;
-                    bars.clear();
-                    output::model_fetched(json, &dir)?;
-                }
-                ModelCommand::Info => output::model_info(json, &engine.model_dir())?,
-            }
-        }
-        Command::Eval { command } => {
-            let mut engine = open(&cli)?;
-            lore_eval::cli::run(&mut engine, command, json, &bars)?;
-        }
-        Command::Mcp | Command::Serve(_) | Command::Watch { .. } | Command::Jobs { .. } => {
-            serve::run(&cli)?
-        }
-        Command::Bench(args) => {
-            let mut engine = open(&cli)?;
-            lore_eval::bench::run(&mut engine, args, json, &bars)?;
+        StoreCommand::List => output::store_list(ctx.json, &engine.stores()?),
+        StoreCommand::Info { name } => output::store_info(ctx.json, &engine.store_info(&name)?),
+        StoreCommand::Remove { name } => {
+            output::store_removed(ctx.json, &engine.remove_store(&name)?)
         }
     }
-    Ok(())
+}
+
+fn index(ctx: &Ctx, stores: &[String], full: bool) -> anyhow::Result<()> {
+    let mut engine = ctx.open()?;
+    let reports = engine.index(stores, full, &ctx.bars)?;
+    ctx.bars.clear();
+    output::index_reports(ctx.json, &reports)
+}
+
+fn sync(ctx: &Ctx, stores: &[String]) -> anyhow::Result<()> {
+    let mut engine = ctx.open()?;
+    let reports = engine.sync(stores, &ctx.bars)?;
+    ctx.bars.clear();
+    output::index_reports(ctx.json, &reports)
+}
+
+fn search(ctx: &Ctx, args: SearchArgs) -> anyhow::Result<()> {
+    output::search(ctx.json, &ctx.open()?.search(&args.request())?)
+}
+
+fn context(ctx: &Ctx, id: &str) -> anyhow::Result<()> {
+    output::context(ctx.json, &ctx.open()?.context(id)?)
+}
+
+fn graph(ctx: &Ctx, args: GraphArgs) -> anyhow::Result<()> {
+    output::graph(ctx.json, &ctx.open()?.graph(&args.query())?)
+}
+
+fn model(ctx: &Ctx, command: ModelCommand) -> anyhow::Result<()> {
+    let engine = ctx.open()?;
+    match command {
+        ModelCommand::Fetch => {
+            let dir = engine.fetch_model(&ctx.bars)?;
+            ctx.bars.clear();
+            output::model_fetched(ctx.json, &dir)
+        }
+        ModelCommand::Info => output::model_info(ctx.json, &engine.model_dir()),
+    }
 }

@@ -1,13 +1,14 @@
 //! Text and JSON rendering of engine results. JSON goes to stdout, one document per command.
 
 use lore_engine::{
-    ContextLayer, Direction, GraphAnswer, IndexReport, RelatedUnit, SearchResponse, StoreRecord,
-    StoreSummary, UnitContext,
+    ContextLayer, Direction, GraphAnswer, IndexReport, Related, RelatedUnit, SearchResponse,
+    StoreRecord, StoreSummary, UnitContext,
 };
 use serde::Serialize;
 use std::path::Path;
 
-fn print_json<T: Serialize + ?Sized>(v: &T) -> anyhow::Result<()> {
+/// One pretty-printed JSON document on stdout.
+pub fn print_json<T: Serialize + ?Sized>(v: &T) -> anyhow::Result<()> {
     out!("{}", serde_json::to_string_pretty(v)?);
     Ok(())
 }
@@ -15,19 +16,21 @@ fn print_json<T: Serialize + ?Sized>(v: &T) -> anyhow::Result<()> {
 fn when(ts: Option<i64>) -> String {
     match ts {
         None => "never".into(),
-        Some(t) => {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs() as i64)
-                .unwrap_or(t);
-            let ago = (now - t).max(0);
-            match ago {
-                0..=59 => format!("{ago}s ago"),
-                60..=3599 => format!("{}m ago", ago / 60),
-                3600..=86399 => format!("{}h ago", ago / 3600),
-                _ => format!("{}d ago", ago / 86400),
-            }
-        }
+        Some(t) => format!("{} ago", age(t)),
+    }
+}
+
+/// How long ago a unix time was: `42s`, `5m`, `3h`, `2d`.
+pub fn age(ts: i64) -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(ts);
+    match (now - ts).max(0) {
+        s @ 0..=59 => format!("{s}s"),
+        s @ 60..=3599 => format!("{}m", s / 60),
+        s @ 3600..=86399 => format!("{}h", s / 3600),
+        s => format!("{}d", s / 86400),
     }
 }
 
@@ -209,14 +212,19 @@ pub fn search(json: bool, r: &SearchResponse) -> anyhow::Result<()> {
             _ if !h.headings.is_empty() => h.headings.join(" > "),
             _ => String::new(),
         };
+        let name = match &h.qualified {
+            Some(q) => format!("{name}  ({q})"),
+            None => name,
+        };
         out!(
-            "{:>2}. {:.3} {}:{}:{}-{} [{}] {}",
+            "{:>2}. {:.3} {}:{}:{}-{}{} [{}] {}",
             i + 1,
             hit.score,
             h.store,
             h.path,
             h.start_line,
             h.end_line,
+            matched(h.match_lines),
             h.kind,
             name
         );
@@ -235,9 +243,7 @@ pub fn search(json: bool, r: &SearchResponse) -> anyhow::Result<()> {
             for line in full.content.lines() {
                 out!("      │ {line}");
             }
-            print_related("callers", &full.callers, "      ");
-            print_related("callees", &full.callees, "      ");
-            print_related("tests", &full.tests, "      ");
+            print_all_related(&full.related, "      ");
         }
         out!("      why: {}   id {}", hit.reason, h.id);
     }
@@ -303,11 +309,12 @@ pub fn context(json: bool, ctx: &UnitContext) -> anyhow::Result<()> {
         .or(c.symbol.as_deref())
         .unwrap_or_default();
     out!(
-        "{}:{}:{}-{} [{}] {}",
+        "{}:{}:{}-{}{} [{}] {}",
         c.store,
         c.path,
         c.start_line,
         c.end_line,
+        matched(c.match_lines),
         c.kind,
         name
     );
@@ -322,28 +329,40 @@ pub fn context(json: bool, ctx: &UnitContext) -> anyhow::Result<()> {
         out!("    …");
     }
     out!("{}", ctx.full.content);
+    if let Some(t) = &ctx.full.truncated {
+        out!(
+            "(lines {}-{} shown; {} lines of this unit left out)",
+            t.shown[0],
+            t.shown[1],
+            t.lines_left_out
+        );
+    }
     print_context_layer(&ctx.context, "");
-    print_related("callers", &ctx.full.callers, "");
-    print_related("callees", &ctx.full.callees, "");
-    print_related("tests", &ctx.full.tests, "");
+    print_all_related(&ctx.full.related, "");
     if ctx.outline.len() > 1 {
         out!("\nfile outline:");
         for o in &ctx.outline {
-            let here = if o.start_line == c.start_line {
+            let here = if o.start_line == c.start_line && o.end_line == c.end_line {
                 ">"
             } else {
                 " "
             };
             out!(
-                "{here} {:>5}-{:<5} {:<9} {}",
+                "{here} {:>5}-{:<5} {:<9} {}{}",
                 o.start_line,
                 o.end_line,
                 o.kind,
+                "  ".repeat(o.depth as usize),
                 o.symbol.as_deref().unwrap_or("")
             );
         }
     }
     Ok(())
+}
+
+/// ` (match 517-540)` when the result is part of a larger unit.
+fn matched(lines: Option<lore_engine::Lines>) -> String {
+    lines.map_or_else(String::new, |[a, b]| format!(" (match {a}-{b})"))
 }
 
 fn print_context_layer(c: &ContextLayer, indent: &str) {
@@ -363,6 +382,14 @@ fn print_context_layer(c: &ContextLayer, indent: &str) {
     if !c.related.is_empty() {
         out!("{indent}related: {}", c.related.join(", "));
     }
+}
+
+fn print_all_related(r: &Related, indent: &str) {
+    print_related("callers", &r.callers, indent);
+    print_related("callees", &r.callees, indent);
+    print_related("tests", &r.tests, indent);
+    print_related("extends", &r.bases, indent);
+    print_related("extended by", &r.subtypes, indent);
 }
 
 fn print_related(label: &str, units: &[RelatedUnit], indent: &str) {

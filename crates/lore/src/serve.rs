@@ -1,41 +1,10 @@
 //! `lore mcp`, `lore serve`, `lore watch` and `lore jobs`: serving agents and tools, and the
 //! background jobs they run. The servers live in `lore-server`; this wires options to them.
 
-use crate::cli::{Cli, Command};
-use clap::{Args, Subcommand};
+use crate::cli::{JobsCommand, ServeArgs};
+use crate::output::{age, print_json};
 use lore_core::DataDir;
 use lore_engine::{Engine, EngineError, JobRecord};
-use std::net::SocketAddr;
-
-#[derive(Args, Debug)]
-pub struct ServeArgs {
-    /// Address to listen on. Anything but loopback needs a token.
-    #[arg(long, default_value = lore_server::DEFAULT_ADDR)]
-    pub addr: SocketAddr,
-    /// Bearer token required on every route but /health (prefer the environment variable:
-    /// command lines are visible to other users).
-    #[arg(long, env = "LORE_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
-    /// Do not watch folder stores and the brain for changes.
-    #[arg(long)]
-    pub no_watch: bool,
-}
-
-#[derive(Subcommand, Debug)]
-pub enum JobsCommand {
-    /// Recent jobs, newest first (the default).
-    List,
-    /// One job in full.
-    Show { id: String },
-    /// Stop a job: pending jobs never start, running ones stop at the next file.
-    Cancel { id: String },
-}
-
-fn data_dir(cli: &Cli) -> anyhow::Result<DataDir> {
-    let cwd = std::env::current_dir()?;
-    Ok(DataDir::resolve(cli.data_dir.as_deref(), &cwd)
-        .with_brain_dir(cli.brain_dir.as_deref(), &cwd))
-}
 
 /// Logs go to stderr only (stdout carries the MCP protocol for `lore mcp`).
 fn init_logs(default: &str) {
@@ -58,48 +27,31 @@ fn server_error(e: lore_server::ServerError) -> anyhow::Error {
     }
 }
 
-pub fn run(cli: &Cli) -> anyhow::Result<()> {
-    let data = data_dir(cli)?;
-    match &cli.command {
-        Command::Mcp => {
-            init_logs("warn");
-            lore_server::mcp_stdio(data).map_err(server_error)
-        }
-        Command::Serve(a) => {
-            init_logs("info,rmcp=warn");
-            let opts = lore_server::ServeOptions {
-                addr: a.addr,
-                token: a.token.clone(),
-                watch: !a.no_watch,
-            };
-            lore_server::serve(data, opts).map_err(server_error)
-        }
-        Command::Watch { stores } => {
-            init_logs("info,rmcp=warn");
-            lore_server::watch(data, stores.clone()).map_err(server_error)
-        }
-        Command::Jobs { command } => {
-            let engine = Engine::open(data)?;
-            match command.as_ref().unwrap_or(&JobsCommand::List) {
-                JobsCommand::List => print_jobs(cli.json, &engine.jobs()?),
-                JobsCommand::Show { id } => print_job(cli.json, &engine.job(id)?),
-                JobsCommand::Cancel { id } => print_job(cli.json, &engine.cancel_job(id)?),
-            }
-        }
-        _ => unreachable!("serve::run handles serving commands only"),
-    }
+/// `lore mcp`.
+pub fn mcp(data: DataDir) -> anyhow::Result<()> {
+    init_logs("warn");
+    lore_server::mcp_stdio(data).map_err(server_error)
 }
 
-fn age(ts: i64) -> String {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(ts);
-    match (now - ts).max(0) {
-        s @ 0..=59 => format!("{s}s"),
-        s @ 60..=3599 => format!("{}m", s / 60),
-        s @ 3600..=86399 => format!("{}h", s / 3600),
-        s => format!("{}d", s / 86400),
+/// `lore serve`.
+pub fn serve(data: DataDir, args: ServeArgs) -> anyhow::Result<()> {
+    init_logs("info,rmcp=warn");
+    lore_server::serve(data, args.options()).map_err(server_error)
+}
+
+/// `lore watch`.
+pub fn watch(data: DataDir, stores: Vec<String>) -> anyhow::Result<()> {
+    init_logs("info,rmcp=warn");
+    lore_server::watch(data, stores).map_err(server_error)
+}
+
+/// `lore jobs`.
+pub fn jobs(data: DataDir, json: bool, command: Option<JobsCommand>) -> anyhow::Result<()> {
+    let engine = Engine::open(data)?;
+    match command.unwrap_or_default() {
+        JobsCommand::List => print_jobs(json, &engine.jobs()?),
+        JobsCommand::Show { id } => print_job(json, &engine.job(&id)?),
+        JobsCommand::Cancel { id } => print_job(json, &engine.cancel_job(&id)?),
     }
 }
 
@@ -130,8 +82,7 @@ fn progress(job: &JobRecord) -> String {
 
 fn print_jobs(json: bool, jobs: &[JobRecord]) -> anyhow::Result<()> {
     if json {
-        out!("{}", serde_json::to_string_pretty(jobs)?);
-        return Ok(());
+        return print_json(jobs);
     }
     if jobs.is_empty() {
         out!("no jobs (finished jobs are kept for a day)");
@@ -152,8 +103,7 @@ fn print_jobs(json: bool, jobs: &[JobRecord]) -> anyhow::Result<()> {
 
 fn print_job(json: bool, j: &JobRecord) -> anyhow::Result<()> {
     if json {
-        out!("{}", serde_json::to_string_pretty(j)?);
-        return Ok(());
+        return print_json(j);
     }
     out!("id:        {}", j.id);
     out!("kind:      {} ({})", j.kind, target(j));

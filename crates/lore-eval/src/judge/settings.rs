@@ -76,6 +76,14 @@ pub fn parse_detail(s: &str) -> Option<Detail> {
 }
 
 impl JudgeSettings {
+    /// The defaults, with the LLM the environment names (`LORE_LLM_*`).
+    pub fn from_env() -> JudgeSettings {
+        JudgeSettings {
+            llm: LlmSettings::from_env(),
+            ..Default::default()
+        }
+    }
+
     /// Applies a TOML config file over these settings (keys it leaves out keep their
     /// value). `[judge] url`/`model` override the environment's; `[judge] command` selects
     /// the command backend.

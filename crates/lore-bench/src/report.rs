@@ -1,0 +1,146 @@
+//! What a bench run reports (serialised as is by `lore bench --json`).
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct CorpusSize {
+    pub files: usize,
+    pub chunks: usize,
+    pub bytes: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Machine {
+    pub cores: usize,
+    pub rayon_threads: usize,
+    pub os: &'static str,
+    pub arch: &'static str,
+    /// /proc/loadavg at the start and the end (other work on the machine skews figures).
+    pub loadavg_start: Option<String>,
+    pub loadavg_end: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CorpusInfo {
+    pub dir: String,
+    /// Files the walk found in the whole corpus folder.
+    pub walked_files: usize,
+    /// Files taken (first `--max-files` in walk order) and their indexable size.
+    #[serde(flatten)]
+    pub taken: CorpusSize,
+    /// Taken files not indexable (binary, not UTF-8, unreadable).
+    pub unreadable_files: usize,
+}
+
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Rate {
+    pub secs: f64,
+    pub files_per_s: f64,
+    pub chunks_per_s: f64,
+    pub mb_per_s: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ChunkingReport {
+    pub corpus: CorpusSize,
+    pub note: &'static str,
+    pub single_thread: Rate,
+    pub parallel: Rate,
+    pub parallel_threads: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct EmbeddingReport {
+    /// The corpus the chunks were sampled from (evenly spaced over its chunks).
+    pub corpus: CorpusSize,
+    pub chunks: usize,
+    pub mean_chars: f64,
+    pub mean_tokens_approx: f64,
+    pub tokens_note: &'static str,
+    pub model_load_ms: f64,
+    pub secs: f64,
+    pub chunks_per_s: f64,
+    pub query_embed_ms_median: f64,
+    pub query_embed_samples: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct IndexRun {
+    /// Files rewritten or edited before this run.
+    pub files_modified_before: usize,
+    pub wall_ms: f64,
+    pub files_seen: usize,
+    pub added: usize,
+    pub changed: usize,
+    /// Unchanged plus touched (same hash) files.
+    pub unchanged: usize,
+    pub chunks_written: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Estimate {
+    pub note: &'static str,
+    pub index_s: f64,
+    pub embed_s: f64,
+    pub total_s: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct IndexingReport {
+    pub note: &'static str,
+    pub corpus: CorpusSize,
+    pub full: IndexRun,
+    pub no_change: IndexRun,
+    pub touch_1pct: IndexRun,
+    pub edit_10: IndexRun,
+    pub estimate_with_embeddings: Option<Estimate>,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct Latency {
+    pub samples: usize,
+    pub p50_ms: f64,
+    pub p95_ms: f64,
+    pub mean_ms: f64,
+    pub max_ms: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ModeLatency {
+    pub mode: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<Latency>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct QueryReport {
+    pub corpus: CorpusSize,
+    /// How the store was grown past `--max-files` to reach `--query-chunks`, if it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grown: Option<String>,
+    pub vectors: &'static str,
+    pub note: &'static str,
+    pub queries: usize,
+    pub repeats: usize,
+    pub modes: Vec<ModeLatency>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct BenchReport {
+    pub machine: Machine,
+    pub corpus: CorpusInfo,
+    pub chunking: ChunkingReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<EmbeddingReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedding_skipped: Option<String>,
+    pub indexing: IndexingReport,
+    pub queries: QueryReport,
+    /// VmHWM of this process at the end (whole run: model, index build, vector snapshot).
+    pub peak_rss_bytes: Option<u64>,
+    /// VmHWM after each phase (it only grows): where the peak comes from.
+    pub peak_rss_after: Vec<(&'static str, Option<u64>)>,
+    pub notes: Vec<String>,
+}

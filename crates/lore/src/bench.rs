@@ -1,0 +1,203 @@
+//! `lore bench`: the speed figures of `lore-bench`, as a table or JSON.
+
+use crate::cli::BenchArgs;
+use crate::output::print_json;
+use lore_bench::{BenchReport, CorpusSize};
+use lore_engine::{Engine, Progress};
+
+pub fn run(
+    engine: &mut Engine,
+    args: BenchArgs,
+    json: bool,
+    progress: &dyn Progress,
+) -> anyhow::Result<()> {
+    let report = lore_bench::measure(engine, &args.options(), progress)?;
+    if json {
+        return print_json(&report);
+    }
+    print_table(&report);
+    Ok(())
+}
+
+fn size_str(c: &CorpusSize) -> String {
+    format!(
+        "{} files, {} chunks, {:.1} MB",
+        c.files,
+        c.chunks,
+        c.bytes as f64 / 1e6
+    )
+}
+
+fn print_table(r: &BenchReport) {
+    let m = &r.machine;
+    out!(
+        "machine: {} cores ({} rayon threads), {}/{}, load avg start {} end {}",
+        m.cores,
+        m.rayon_threads,
+        m.os,
+        m.arch,
+        m.loadavg_start.as_deref().unwrap_or("?"),
+        m.loadavg_end.as_deref().unwrap_or("?")
+    );
+    out!(
+        "corpus:  {} ({} files walked; taken: {}; {} not indexable)",
+        r.corpus.dir,
+        r.corpus.walked_files,
+        size_str(&r.corpus.taken),
+        r.corpus.unreadable_files
+    );
+
+    let c = &r.chunking;
+    out!("\nchunking [{}] ({})", size_str(&c.corpus), c.note);
+    out!(
+        "  {:<18} {:>9} {:>11} {:>12} {:>8}",
+        "",
+        "secs",
+        "files/s",
+        "chunks/s",
+        "MB/s"
+    );
+    for (name, x) in [("single thread", &c.single_thread), ("rayon", &c.parallel)] {
+        let name = if name == "rayon" {
+            format!("rayon ({} thr)", c.parallel_threads)
+        } else {
+            name.to_string()
+        };
+        out!(
+            "  {:<18} {:>9.2} {:>11.0} {:>12.0} {:>8.1}",
+            name,
+            x.secs,
+            x.files_per_s,
+            x.chunks_per_s,
+            x.mb_per_s
+        );
+    }
+
+    out!();
+    match (&r.embedding, &r.embedding_skipped) {
+        (Some(e), _) => {
+            out!(
+                "embedding [{} sampled from {}]",
+                e.chunks,
+                size_str(&e.corpus)
+            );
+            out!(
+                "  {:.1} chunks/s ({:.2} s); mean {:.0} chars ≈ {:.0} tokens ({}); model load {:.0} ms",
+                e.chunks_per_s,
+                e.secs,
+                e.mean_chars,
+                e.mean_tokens_approx,
+                e.tokens_note,
+                e.model_load_ms
+            );
+            out!(
+                "  single query embed: {:.1} ms median of {}",
+                e.query_embed_ms_median,
+                e.query_embed_samples
+            );
+        }
+        (None, why) => out!(
+            "embedding: skipped ({})",
+            why.as_deref().unwrap_or("no model")
+        ),
+    }
+
+    let i = &r.indexing;
+    out!("\nindexing [{}]\n  {}", size_str(&i.corpus), i.note);
+    out!(
+        "  {:<28} {:>10} {:>7} {:>7} {:>8} {:>10} {:>8}",
+        "",
+        "wall ms",
+        "seen",
+        "added",
+        "changed",
+        "unchanged",
+        "chunks"
+    );
+    for (name, x) in [
+        ("full", &i.full),
+        ("no-change re-index", &i.no_change),
+        ("touch 1% (same hash)", &i.touch_1pct),
+        ("edit 10 files", &i.edit_10),
+    ] {
+        let name = if x.files_modified_before > 0 {
+            format!("{name} [{}]", x.files_modified_before)
+        } else {
+            name.to_string()
+        };
+        out!(
+            "  {:<28} {:>10.0} {:>7} {:>7} {:>8} {:>10} {:>8}",
+            name,
+            x.wall_ms,
+            x.files_seen,
+            x.added,
+            x.changed,
+            x.unchanged,
+            x.chunks_written
+        );
+    }
+    match &i.estimate_with_embeddings {
+        Some(e) => out!(
+            "  ESTIMATE full index with embeddings: {:.0} s = {:.1} s index + {:.0} s embedding ({})",
+            e.total_s,
+            e.index_s,
+            e.embed_s,
+            e.note
+        ),
+        None => out!("  full index with embeddings: not estimated (no embedding figure)"),
+    }
+
+    let q = &r.queries;
+    out!(
+        "\nqueries [{}], {} queries x {} timed runs per mode\n  {}\n  {}",
+        size_str(&q.corpus),
+        q.queries,
+        q.repeats,
+        q.vectors,
+        q.note
+    );
+    if let Some(g) = &q.grown {
+        out!("  {g}");
+    }
+    out!(
+        "  {:<8} {:>8} {:>9} {:>9} {:>9} {:>9}",
+        "mode",
+        "samples",
+        "p50 ms",
+        "p95 ms",
+        "mean ms",
+        "max ms"
+    );
+    for m in &q.modes {
+        match (&m.latency, &m.skipped) {
+            (Some(l), _) => out!(
+                "  {:<8} {:>8} {:>9.2} {:>9.2} {:>9.2} {:>9.2}",
+                m.mode,
+                l.samples,
+                l.p50_ms,
+                l.p95_ms,
+                l.mean_ms,
+                l.max_ms
+            ),
+            (None, why) => out!("  {:<8} skipped: {}", m.mode, why.as_deref().unwrap_or("")),
+        }
+    }
+
+    out!(
+        "\npeak RSS (VmHWM): {}",
+        r.peak_rss_bytes
+            .map(|b| format!("{:.0} MB", b as f64 / 1e6))
+            .unwrap_or_else(|| "unavailable".into())
+    );
+    let phases: Vec<String> = r
+        .peak_rss_after
+        .iter()
+        .filter_map(|(p, b)| b.map(|b| format!("{p} {:.0} MB", b as f64 / 1e6)))
+        .collect();
+    if !phases.is_empty() {
+        out!("  after each phase: {}", phases.join(", "));
+    }
+    for n in &r.notes {
+        out!("note: {n}");
+    }
+}

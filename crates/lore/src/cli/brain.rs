@@ -1,0 +1,78 @@
+//! Flags of `lore brain`.
+
+use super::modes;
+use clap::Subcommand;
+use lore_engine::Mode;
+use std::path::PathBuf;
+
+#[derive(Subcommand, Debug)]
+pub enum BrainCommand {
+    /// Write a note to knowledge/ and index it (the text from CONTENT, or stdin when it is
+    /// `-` or absent).
+    Write {
+        content: Option<String>,
+        /// Under knowledge/; `.md` is appended when missing (default: a UTC timestamp).
+        #[arg(long)]
+        filename: Option<String>,
+        /// Frontmatter `type` (insight, bug, decision, …).
+        #[arg(long = "type", value_name = "TYPE")]
+        kind: Option<String>,
+        /// Frontmatter `domain` (rust, billing, …).
+        #[arg(long)]
+        domain: Option<String>,
+    },
+    /// Search the brain's notes and wiki pages.
+    Query {
+        query: String,
+        #[arg(long, short = 'n', default_value_t = 5)]
+        limit: usize,
+        /// Default hybrid (keyword search when the embedding model is missing).
+        #[arg(long, value_parser = modes())]
+        mode: Option<Mode>,
+    },
+    /// Turn a document (markdown, text, HTML, PDF) into wiki pages with the LLM set in
+    /// LORE_LLM_URL and LORE_LLM_MODEL: give PATH, or --content with --source.
+    Ingest {
+        path: Option<PathBuf>,
+        /// The text itself (`-` reads stdin).
+        #[arg(long)]
+        content: Option<String>,
+        /// Where the text comes from (required with --content; default for PATH: the path).
+        #[arg(long)]
+        source: Option<String>,
+        /// Show the pages and warnings; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Add wiki pages from JSON — {"source": …, "pages": [{"title", "type", "content"}]} or
+    /// just the pages list — read from FILE or stdin.
+    IngestRaw {
+        file: Option<PathBuf>,
+        /// Sets (or overrides) the JSON's source.
+        #[arg(long)]
+        source: Option<String>,
+        /// Show the pages and warnings; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Append an event to sessions/SESSION_ID.jsonl (with a UTC timestamp).
+    Log {
+        session_id: String,
+        #[arg(long)]
+        skill: Option<String>,
+        #[arg(long)]
+        phase: Option<String>,
+        #[arg(long)]
+        project_root: Option<String>,
+        #[arg(long)]
+        final_status: Option<String>,
+        #[arg(long)]
+        file_path: Option<String>,
+        #[arg(long)]
+        model_used: Option<String>,
+        #[arg(long)]
+        duration_ms: Option<u64>,
+        #[arg(long)]
+        message: Option<String>,
+    },
+}

@@ -1,0 +1,219 @@
+//! Flags of `lore eval` and `lore bench`: measuring lore.
+
+use super::{details, modes, split_list};
+use clap::{Args, Subcommand};
+use lore_bench::BenchOptions;
+use lore_engine::{Detail, Mode};
+use lore_eval::intents::IntentsOptions;
+use lore_eval::judge::{JudgeError, JudgeSettings};
+use lore_eval::labeled::LabeledOptions;
+use std::path::PathBuf;
+
+#[derive(Subcommand, Debug)]
+pub enum EvalCommand {
+    /// Score retrieval on a labeled BEIR-layout set (nDCG@10, MRR@10, Recall@10/100).
+    Labeled(LabeledArgs),
+    /// Have an LLM judge search quality on generated (or saved) queries.
+    Judge(JudgeArgs),
+    /// Compare two judge runs: averages side by side and per-query deltas.
+    Compare(CompareArgs),
+    /// MRR of queries labeled per intent, with intent priors off, inferred and given;
+    /// and the tokens results cost per detail level against the raw chunks.
+    Intents(IntentsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct IntentsArgs {
+    /// JSONL: {"query", "intent", "relevant": [{"path", "symbol"?}]} per line.
+    pub file: PathBuf,
+    /// Stores to search (repeatable; default: all).
+    #[arg(long = "store", value_name = "S")]
+    pub stores: Vec<String>,
+    #[arg(long, value_parser = modes(), default_value = Mode::Hybrid.as_str())]
+    pub mode: Mode,
+    /// Per-query JSONL (ranks each way) and a summary line.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+impl IntentsArgs {
+    pub fn options(self) -> IntentsOptions {
+        IntentsOptions {
+            file: self.file,
+            stores: self.stores,
+            mode: self.mode,
+            out: self.out,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct JudgeArgs {
+    /// Stores to search (repeatable or comma-separated; default: all).
+    #[arg(long = "store", value_name = "S")]
+    pub stores: Vec<String>,
+    /// TOML config: query_count, search_limit, search_mode, stores, max_retries,
+    /// timeout_secs, detail, and [judge] command / url / model. Flags override it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Queries to generate (default 15); with --queries-file, use only the first N.
+    #[arg(long, value_name = "N")]
+    pub queries: Option<usize>,
+    /// Reuse a saved query set (a <run>.queries.json, or a run's .jsonl) instead of
+    /// generating one, so runs are comparable over time.
+    #[arg(long, value_name = "FILE")]
+    pub queries_file: Option<PathBuf>,
+    /// Where <UTC timestamp>.jsonl goes (default: <data>/eval/judge/).
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// Judge with a command instead of LORE_LLM_URL/LORE_LLM_MODEL: run with `sh -c`, it
+    /// gets the prompt on stdin and prints the JSON answer on stdout.
+    #[arg(long, value_name = "CMD")]
+    pub judge_cmd: Option<String>,
+    /// Search mode (default hybrid).
+    #[arg(long, value_parser = modes())]
+    pub mode: Option<Mode>,
+    /// Results per query shown to the judge (default 10).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Result detail level (default minimal).
+    #[arg(long, value_parser = details())]
+    pub detail: Option<Detail>,
+    /// Retries of an invalid or failed LLM answer (default 3).
+    #[arg(long, value_name = "N")]
+    pub max_retries: Option<u32>,
+    /// Seconds per LLM call (default 60).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<u64>,
+}
+
+impl JudgeArgs {
+    /// Defaults, then the environment's LLM, then the config file, then the flags.
+    pub fn settings(&self) -> Result<JudgeSettings, JudgeError> {
+        let mut s = JudgeSettings::from_env();
+        if let Some(path) = &self.config {
+            s.apply_file(path)?;
+        }
+        let stores = split_list(&self.stores);
+        if !stores.is_empty() {
+            s.stores = stores;
+        }
+        if let Some(n) = self.queries {
+            s.query_count = n;
+        }
+        if let Some(m) = self.mode {
+            s.mode = m;
+        }
+        if let Some(n) = self.limit {
+            s.search_limit = n;
+        }
+        if let Some(d) = self.detail {
+            s.detail = d;
+        }
+        if let Some(n) = self.max_retries {
+            s.max_retries = n;
+        }
+        if let Some(t) = self.timeout {
+            s.timeout = std::time::Duration::from_secs(t);
+        }
+        if let Some(c) = &self.judge_cmd {
+            s.llm.command = Some(c.clone());
+        }
+        s.validate()?;
+        Ok(s)
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// The earlier run (JSONL from `lore eval judge`).
+    pub a: PathBuf,
+    /// The later run.
+    pub b: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct LabeledArgs {
+    /// Folder with corpus.jsonl, queries.jsonl and qrels/<split>.tsv.
+    pub dir: PathBuf,
+    /// qrels split (default: test, else the only one).
+    #[arg(long)]
+    pub split: Option<String>,
+    /// Modes to score (repeatable; default: all three).
+    #[arg(long, value_parser = modes())]
+    pub mode: Vec<Mode>,
+    /// Per-query JSONL output (default: under <data>/eval/).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Only the first N judged queries.
+    #[arg(long)]
+    pub max_queries: Option<usize>,
+    /// Also score a grid of fusion settings.
+    #[arg(long)]
+    pub sweep: bool,
+    /// Write each query's raw candidates to this JSONL (fusion studies).
+    #[arg(long, value_name = "FILE")]
+    pub dump: Option<PathBuf>,
+    /// Also measure tokens per result at each detail level against the raw chunks.
+    #[arg(long)]
+    pub tokens: bool,
+}
+
+impl LabeledArgs {
+    pub fn options(self) -> LabeledOptions {
+        LabeledOptions {
+            dir: self.dir,
+            split: self.split,
+            modes: if self.mode.is_empty() {
+                vec![Mode::Fts, Mode::Vector, Mode::Hybrid]
+            } else {
+                self.mode
+            },
+            out: self.out,
+            max_queries: self.max_queries,
+            sweep: self.sweep,
+            dump: self.dump,
+            tokens: self.tokens,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Folder of real files to measure on [default: $CARGO_HOME/registry/src or
+    /// ~/.cargo/registry/src].
+    #[arg(long)]
+    pub corpus: Option<PathBuf>,
+    /// Files taken from the corpus, in walk order.
+    #[arg(long, default_value_t = 6000)]
+    pub max_files: usize,
+    /// Corpus chunks embedded to measure embedding throughput.
+    #[arg(long, default_value_t = 64)]
+    pub embed_chunks: usize,
+    /// Fewest chunks in the store queries run on; more corpus files are indexed to reach it.
+    #[arg(long, default_value_t = 50_000)]
+    pub query_chunks: usize,
+    /// Timed runs of every query per mode (after one warm-up run).
+    #[arg(long, default_value_t = 3)]
+    pub query_repeats: usize,
+    /// Parent of the scratch folder (copied corpus and index) [default: the temp dir].
+    #[arg(long)]
+    pub scratch: Option<PathBuf>,
+    /// Keep the scratch folder instead of removing it at the end.
+    #[arg(long)]
+    pub keep_scratch: bool,
+}
+
+impl BenchArgs {
+    pub fn options(self) -> BenchOptions {
+        BenchOptions {
+            corpus: self.corpus,
+            max_files: self.max_files,
+            embed_chunks: self.embed_chunks,
+            query_chunks: self.query_chunks,
+            query_repeats: self.query_repeats,
+            scratch: self.scratch,
+            keep_scratch: self.keep_scratch,
+        }
+    }
+}

