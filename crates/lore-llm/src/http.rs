@@ -181,8 +181,8 @@ mod tests {
         assert_eq!(server.requests().len(), 3);
     }
 
-    #[test]
-    fn timeout_is_reported_and_retried() {
+    /// A server whose first answer takes 3 s, and a client that waits 1 s.
+    fn slow_first_answer() -> (FakeLlm, LlmClient) {
         let server = FakeLlm::start(|_, n| {
             let ok = Reply::Content("{\"score\": 0.5}".into());
             if n == 0 {
@@ -193,6 +193,12 @@ mod tests {
         })
         .unwrap();
         let c = client(&server, Duration::from_secs(1));
+        (server, c)
+    }
+
+    #[test]
+    fn timeout_is_reported_and_retried() {
+        let (_server, c) = slow_first_answer();
         let t = Instant::now();
         let e = c.complete("s", "u").unwrap_err();
         assert!(matches!(e, LlmError::Timeout(_)), "{e}");
@@ -202,16 +208,7 @@ mod tests {
             t.elapsed()
         );
         // Through ask_json the slow first answer is retried with the same conversation.
-        let server = FakeLlm::start(|_, n| {
-            let ok = Reply::Content("{\"score\": 0.5}".into());
-            if n == 0 {
-                Reply::Delayed(Duration::from_secs(3), Box::new(ok))
-            } else {
-                ok
-            }
-        })
-        .unwrap();
-        let c = client(&server, Duration::from_secs(1));
+        let (server, c) = slow_first_answer();
         let a = ask_json::<Answer>(&c, "s", "u", 1, in_range).unwrap();
         assert_eq!(a.attempts, 2);
         let reqs = server.requests();

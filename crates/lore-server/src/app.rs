@@ -2,58 +2,20 @@
 //! calls `Engine` (readers from the pool, writes through the writer) and returns a value
 //! to serialise, or an `AppError` that each adapter turns into its own kind of error.
 
+use crate::error::AppError;
 use crate::params::{self, JsonObject, SourcePolicy};
 use crate::pool::Pool;
 use crate::writer::{Cmd, Writer};
 use lore_core::DataDir;
+use lore_engine::brain::{self, BrainAnswer, BrainIngested, BrainWritten, Logged};
 use lore_engine::{
-    EngineError, ExitKind, JobRecord, JobSpec, SearchResponse, StoreRecord, StoreSummary,
-    UnitContext,
+    Engine, EngineError, JobRecord, JobSpec, SearchResponse, StoreRecord, StoreSummary, UnitContext,
 };
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::oneshot;
-
-#[derive(Debug, thiserror::Error)]
-pub enum AppError {
-    /// Bad arguments: what was wrong and what to send instead.
-    #[error("{0}")]
-    BadRequest(String),
-    #[error(transparent)]
-    Engine(#[from] EngineError),
-    #[error("{0}")]
-    Internal(String),
-}
-
-/// How an error reads to a REST client: a status code and a kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Failure {
-    BadRequest,
-    NotFound,
-    Conflict,
-    Internal,
-}
-
-impl AppError {
-    pub(crate) fn failure(&self) -> Failure {
-        use lore_index::IndexError;
-        match self {
-            AppError::BadRequest(_) => Failure::BadRequest,
-            AppError::Internal(_) => Failure::Internal,
-            // A store that already exists; a data dir written by another process.
-            AppError::Engine(EngineError::Index(
-                IndexError::StoreExists(_) | IndexError::Locked(_),
-            )) => Failure::Conflict,
-            AppError::Engine(e) => match e.kind() {
-                ExitKind::Input => Failure::BadRequest,
-                ExitKind::NotFound => Failure::NotFound,
-                ExitKind::Internal => Failure::Internal,
-            },
-        }
-    }
-}
 
 /// A store with its counts and how fresh its index is.
 #[derive(Serialize)]
@@ -175,13 +137,7 @@ impl App {
                 Ok(())
             })
             .await?;
-        let (tx, rx) = oneshot::channel();
-        if !self.writer.handle().send(Cmd::Remove(name, tx)) {
-            return Err(AppError::Internal("the writer has stopped".into()));
-        }
-        rx.await
-            .map_err(|_| AppError::Internal("the writer stopped before removing".into()))?
-            .map_err(AppError::from)
+        self.write(move |e| e.remove_store(&name)).await
     }
 
     pub async fn job(&self, id: &str) -> Result<JobRecord, AppError> {
@@ -209,5 +165,79 @@ impl App {
             Ok(n) => tracing::info!("deleted {n} finished jobs older than a day"),
             Err(e) => tracing::warn!("cleaning up jobs: {e}"),
         }
+    }
+
+    /// Runs a write on the writer thread, after the writes queued before it.
+    async fn write<R, F>(&self, f: F) -> Result<R, AppError>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut Engine) -> Result<R, EngineError> + Send + 'static,
+    {
+        let (tx, rx) = oneshot::channel();
+        let cmd = Cmd::Run(Box::new(move |engine: &mut Engine| {
+            let _ = tx.send(f(engine));
+        }));
+        if !self.writer.handle().send(cmd) {
+            return Err(AppError::Internal("the writer has stopped".into()));
+        }
+        rx.await
+            .map_err(|_| AppError::Internal("the writer stopped before writing".into()))?
+            .map_err(AppError::from)
+    }
+
+    pub async fn brain_query(&self, args: &JsonObject) -> Result<BrainAnswer, AppError> {
+        let q = params::brain_query(args).map_err(AppError::BadRequest)?;
+        self.pool.run(move |e| e.brain_query(&q)).await
+    }
+
+    pub async fn brain_write(&self, args: &JsonObject) -> Result<BrainWritten, AppError> {
+        let note = params::note(args).map_err(AppError::BadRequest)?;
+        self.write(move |e| e.brain_write(&note)).await
+    }
+
+    pub async fn brain_ingest_raw(&self, args: &JsonObject) -> Result<BrainIngested, AppError> {
+        let req = params::raw_ingest(args).map_err(AppError::BadRequest)?;
+        if req.dry_run {
+            return self.pool.run(move |e| e.brain_plan_ingest(&req)).await;
+        }
+        self.write(move |e| e.brain_ingest_raw(&req)).await
+    }
+
+    /// Asks the LLM on a blocking thread (so the writer never waits on it), then writes the
+    /// pages. `path_only`: the `ingest-path` route, which takes a path and nothing else.
+    pub async fn brain_ingest(
+        &self,
+        args: &JsonObject,
+        path_only: bool,
+    ) -> Result<BrainIngested, AppError> {
+        let req = params::ingest_request(args, self.local_base.as_deref())
+            .map_err(AppError::BadRequest)?;
+        if path_only && (req.path.is_none() || req.content.is_some()) {
+            return Err(AppError::BadRequest(
+                "this route takes `path` (a file to read); send content with source to /api/brain/ingest"
+                    .into(),
+            ));
+        }
+        req.check().map_err(|e| AppError::Engine(e.into()))?;
+        let llm = brain::llm_from_env().map_err(|e| AppError::Engine(e.into()))?;
+        if !req.dry_run && !self.holds_lock {
+            // Another process may be the writer: say so before the LLM works for nothing.
+            self.pool.run(|e| e.check_writable()).await?;
+        }
+        let (raw, format) = tokio::task::spawn_blocking(move || brain::ingest_pages(&req, &llm))
+            .await
+            .map_err(|e| AppError::Internal(format!("a worker failed: {e}")))??;
+        let mut done = if raw.dry_run {
+            self.pool.run(move |e| e.brain_plan_ingest(&raw)).await?
+        } else {
+            self.write(move |e| e.brain_ingest_raw(&raw)).await?
+        };
+        done.format = Some(format);
+        Ok(done)
+    }
+
+    pub async fn session_log(&self, args: &JsonObject) -> Result<Logged, AppError> {
+        let entry = params::session_entry(args).map_err(AppError::BadRequest)?;
+        self.pool.run(move |e| e.session_log(&entry)).await
     }
 }

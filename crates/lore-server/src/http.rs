@@ -5,12 +5,13 @@
 //! bearer token (when set) must be present everywhere but `/health`. Bodies are capped at
 //! `MAX_BODY`. There is no CORS: browsers on other origins get nothing.
 
-use crate::app::{App, AppError, Failure};
+use crate::app::App;
+use crate::error::{AppError, Failure};
 use crate::mcp::LoreMcp;
 use crate::params::JsonObject;
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
+use axum::extract::{DefaultBodyLimit, FromRequest, Path, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -60,15 +61,12 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/jobs", get(jobs))
         .route("/api/jobs/{id}", get(job))
         .route("/api/jobs/{id}/cancel", post(cancel_job))
-        .route("/api/brain/query", post(crate::brain::rest_query))
-        .route("/api/brain/write", post(crate::brain::rest_write))
-        .route("/api/brain/ingest", post(crate::brain::rest_ingest))
-        .route("/api/brain/ingest-raw", post(crate::brain::rest_ingest_raw))
-        .route(
-            "/api/brain/ingest-path",
-            post(crate::brain::rest_ingest_path),
-        )
-        .route("/api/brain/log", post(crate::brain::rest_log))
+        .route("/api/brain/query", post(brain_query))
+        .route("/api/brain/write", post(brain_write))
+        .route("/api/brain/ingest", post(brain_ingest))
+        .route("/api/brain/ingest-raw", post(brain_ingest_raw))
+        .route("/api/brain/ingest-path", post(brain_ingest_path))
+        .route("/api/brain/log", post(session_log))
         .nest_service("/mcp", mcp)
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY))
@@ -77,7 +75,7 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
 }
 
 /// A JSON error: `{"error": "..."}` with a status that fits.
-pub(crate) struct ApiError(StatusCode, String);
+struct ApiError(StatusCode, String);
 
 impl From<AppError> for ApiError {
     fn from(e: AppError) -> ApiError {
@@ -100,23 +98,16 @@ impl IntoResponse for ApiError {
     }
 }
 
-type ApiResult<T> = Result<axum::Json<T>, ApiError>;
+type Rest = Result<Response, ApiError>;
 
-fn ok<T: Serialize>(v: T) -> ApiResult<T> {
-    Ok(axum::Json(v))
-}
-
-fn accepted<T: Serialize>(v: T) -> (StatusCode, axum::Json<T>) {
-    (StatusCode::ACCEPTED, axum::Json(v))
+/// A JSON answer with `status`.
+fn reply<T: Serialize>(status: StatusCode, v: T) -> Rest {
+    Ok((status, axum::Json(v)).into_response())
 }
 
 /// The body as a JSON object; an empty body is `{}` when `optional`. Non-JSON content types
 /// are refused, so a cross-site form cannot post here without a CORS preflight.
-pub(crate) fn body_object(
-    headers: &HeaderMap,
-    body: &Bytes,
-    optional: bool,
-) -> Result<JsonObject, ApiError> {
+fn body_object(headers: &HeaderMap, body: &Bytes, optional: bool) -> Result<JsonObject, ApiError> {
     if body.is_empty() && optional {
         return Ok(JsonObject::new());
     }
@@ -147,6 +138,25 @@ pub(crate) fn body_object(
     }
 }
 
+/// A required JSON object body (`body_object`), as an extractor.
+struct Body(JsonObject);
+
+impl<S: Send + Sync> FromRequest<S> for Body {
+    type Rejection = Response;
+
+    async fn from_request(req: Request, state: &S) -> Result<Body, Response> {
+        let headers = req.headers().clone();
+        let bytes = Bytes::from_request(req, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        body_object(&headers, &bytes, false)
+            .map(Body)
+            .map_err(IntoResponse::into_response)
+    }
+}
+
+type AppState = State<Arc<App>>;
+
 async fn health() -> axum::Json<serde_json::Value> {
     axum::Json(json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION") }))
 }
@@ -162,86 +172,82 @@ async fn not_found() -> ApiError {
     )
 }
 
-async fn list_stores(State(app): State<Arc<App>>) -> Result<impl IntoResponse, ApiError> {
-    Ok(ok(app.stores().await?))
+async fn list_stores(State(app): AppState) -> Rest {
+    reply(StatusCode::OK, app.stores().await?)
 }
 
-async fn add_store(
-    State(app): State<Arc<App>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Result<impl IntoResponse, ApiError> {
-    let args = body_object(&headers, &body, false)?;
-    Ok(accepted(app.add(&args).await?))
+async fn add_store(State(app): AppState, Body(args): Body) -> Rest {
+    reply(StatusCode::ACCEPTED, app.add(&args).await?)
 }
 
-async fn store(
-    State(app): State<Arc<App>>,
-    Path(name): Path<String>,
-) -> Result<impl IntoResponse, ApiError> {
-    Ok(ok(app.store(&name).await?))
+async fn store(State(app): AppState, Path(name): Path<String>) -> Rest {
+    reply(StatusCode::OK, app.store(&name).await?)
 }
 
-async fn remove_store(
-    State(app): State<Arc<App>>,
-    Path(name): Path<String>,
-) -> Result<impl IntoResponse, ApiError> {
-    Ok(ok(app.remove(&name).await?))
+async fn remove_store(State(app): AppState, Path(name): Path<String>) -> Rest {
+    reply(StatusCode::OK, app.remove(&name).await?)
 }
 
 async fn index_store(
-    State(app): State<Arc<App>>,
+    State(app): AppState,
     Path(name): Path<String>,
     headers: HeaderMap,
     body: Bytes,
-) -> Result<impl IntoResponse, ApiError> {
+) -> Rest {
     let args = body_object(&headers, &body, true)?;
-    Ok(accepted(app.index(&name, &args).await?))
+    reply(StatusCode::ACCEPTED, app.index(&name, &args).await?)
 }
 
-async fn search(
-    State(app): State<Arc<App>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Result<impl IntoResponse, ApiError> {
-    let args = body_object(&headers, &body, false)?;
-    Ok(ok(app.search(&args).await?))
+async fn search(State(app): AppState, Body(args): Body) -> Rest {
+    reply(StatusCode::OK, app.search(&args).await?)
 }
 
-async fn result(
-    State(app): State<Arc<App>>,
-    Path(id): Path<String>,
-) -> Result<impl IntoResponse, ApiError> {
-    Ok(ok(app.context(&id).await?))
+async fn result(State(app): AppState, Path(id): Path<String>) -> Rest {
+    reply(StatusCode::OK, app.context(&id).await?)
 }
 
-async fn graph(
-    State(app): State<Arc<App>>,
-    Query(query): Query<Vec<(String, String)>>,
-) -> Result<impl IntoResponse, ApiError> {
+async fn graph(State(app): AppState, Query(query): Query<Vec<(String, String)>>) -> Rest {
     let mut args = JsonObject::new();
     for (k, v) in query {
         args.insert(k, serde_json::Value::String(v));
     }
-    Ok(ok(app.graph(&args).await?))
+    reply(StatusCode::OK, app.graph(&args).await?)
 }
 
-async fn jobs(State(app): State<Arc<App>>) -> Result<impl IntoResponse, ApiError> {
-    Ok(ok(app.jobs().await?))
+async fn jobs(State(app): AppState) -> Rest {
+    reply(StatusCode::OK, app.jobs().await?)
 }
 
-async fn job(
-    State(app): State<Arc<App>>,
-    Path(id): Path<String>,
-) -> Result<impl IntoResponse, ApiError> {
-    Ok(ok(app.job(&id).await?))
+async fn job(State(app): AppState, Path(id): Path<String>) -> Rest {
+    reply(StatusCode::OK, app.job(&id).await?)
 }
 
-async fn cancel_job(
-    State(app): State<Arc<App>>,
-    Path(id): Path<String>,
-) -> Result<impl IntoResponse, ApiError> {
-    Ok(ok(app.cancel(&id).await?))
+async fn cancel_job(State(app): AppState, Path(id): Path<String>) -> Rest {
+    reply(StatusCode::OK, app.cancel(&id).await?)
+}
+
+async fn brain_query(State(app): AppState, Body(args): Body) -> Rest {
+    reply(StatusCode::OK, app.brain_query(&args).await?)
+}
+
+async fn brain_write(State(app): AppState, Body(args): Body) -> Rest {
+    reply(StatusCode::OK, app.brain_write(&args).await?)
+}
+
+async fn brain_ingest_raw(State(app): AppState, Body(args): Body) -> Rest {
+    reply(StatusCode::OK, app.brain_ingest_raw(&args).await?)
+}
+
+async fn brain_ingest(State(app): AppState, Body(args): Body) -> Rest {
+    reply(StatusCode::OK, app.brain_ingest(&args, false).await?)
+}
+
+async fn brain_ingest_path(State(app): AppState, Body(args): Body) -> Rest {
+    reply(StatusCode::OK, app.brain_ingest(&args, true).await?)
+}
+
+async fn session_log(State(app): AppState, Body(args): Body) -> Rest {
+    reply(StatusCode::OK, app.session_log(&args).await?)
 }
 
 fn is_loopback_host(host: &str) -> bool {
@@ -368,5 +374,42 @@ mod tests {
             assert!(paths.contains_key(p), "{p} missing from openapi.json");
         }
         assert_eq!(paths.len(), 18, "a path in openapi.json has no route");
+    }
+
+    /// The hand-written file lists the engine's words: each `enum` in it that holds one of
+    /// them holds exactly the engine's list.
+    #[test]
+    fn openapi_enums_match_the_engine() {
+        use lore_engine::{Detail, Intent, Mode, brain::PAGE_TYPES};
+        fn enums<'a>(v: &'a serde_json::Value, out: &mut Vec<Vec<&'a str>>) {
+            match v {
+                serde_json::Value::Object(o) => {
+                    if let Some(serde_json::Value::Array(words)) = o.get("enum") {
+                        out.push(words.iter().filter_map(|w| w.as_str()).collect());
+                    }
+                    o.values().for_each(|v| enums(v, out));
+                }
+                serde_json::Value::Array(a) => a.iter().for_each(|v| enums(v, out)),
+                _ => {}
+            }
+        }
+        let doc: serde_json::Value = serde_json::from_str(OPENAPI).unwrap();
+        let mut found = Vec::new();
+        enums(&doc, &mut found);
+        let lists: [&[&str]; 6] = [
+            &Intent::ALL.map(Intent::as_str),
+            &Detail::ALL.map(Detail::as_str),
+            &Mode::ALL.map(Mode::as_str),
+            &crate::params::DIRECTIONS,
+            &crate::params::STORE_TYPES,
+            PAGE_TYPES,
+        ];
+        for list in lists {
+            let uses: Vec<_> = found.iter().filter(|e| e.contains(&list[0])).collect();
+            assert!(!uses.is_empty(), "openapi.json lists no {list:?}");
+            for e in uses {
+                assert_eq!(e.as_slice(), list, "an enum in openapi.json");
+            }
+        }
     }
 }

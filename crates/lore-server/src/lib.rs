@@ -7,7 +7,7 @@
 //! which — serving or watching — holds the data dir's writer lock for its whole life.
 
 mod app;
-mod brain;
+mod error;
 mod http;
 mod mcp;
 mod params;
@@ -15,7 +15,7 @@ mod pool;
 mod watch;
 mod writer;
 
-pub use app::AppError;
+pub use error::AppError;
 pub use http::MAX_BODY;
 pub use mcp::LoreMcp;
 

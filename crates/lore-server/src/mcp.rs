@@ -6,8 +6,11 @@
 //! with an MCP tool error whose text says what to do; protocol problems (unknown tool,
 //! arguments that are not an object) are JSON-RPC errors.
 
-use crate::app::{App, AppError};
-use crate::params::{Args, JsonObject};
+use crate::app::App;
+use crate::error::AppError;
+use crate::params::{Args, DIRECTIONS, JsonObject, MAX_LIMIT, STORE_TYPES};
+use lore_engine::brain::PAGE_TYPES;
+use lore_engine::{Detail, Intent, Mode};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -27,13 +30,23 @@ fn schema(v: Value) -> Arc<JsonObject> {
     Arc::new(v.as_object().cloned().unwrap_or_default())
 }
 
+fn annotations(
+    read_only: bool,
+    destructive: bool,
+    idempotent: bool,
+    open: bool,
+) -> ToolAnnotations {
+    ToolAnnotations::new()
+        .read_only(read_only)
+        .destructive(destructive)
+        .idempotent(idempotent)
+        .open_world(open)
+}
+
 static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
-    let read_only = ToolAnnotations::new()
-        .read_only(true)
-        .destructive(false)
-        .idempotent(true)
-        .open_world(false);
-    let mut tools = vec![
+    let read_only = annotations(true, false, true, false);
+    let s = json!({"type": "string"});
+    vec![
         Tool::new(
             "search",
             "Search indexed code and docs (BM25 + embeddings). Returns ranked units: id, \
@@ -43,11 +56,11 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
                 "type": "object",
                 "properties": {
                     "query": {"type": "string", "description": "words, a question, an identifier or an error"},
-                    "intent": {"type": "string", "enum": ["find-definition", "find-implementation", "find-usage", "find-pattern", "find-documentation"]},
-                    "detail": {"type": "string", "enum": ["minimal", "contextual", "full"]},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+                    "intent": {"type": "string", "enum": Intent::ALL.map(Intent::as_str)},
+                    "detail": {"type": "string", "enum": Detail::ALL.map(Detail::as_str)},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
                     "stores": {"type": "array", "items": {"type": "string"}, "description": "default: all"},
-                    "mode": {"type": "string", "enum": ["hybrid", "vector", "fts"]},
+                    "mode": {"type": "string", "enum": Mode::ALL.map(Mode::as_str)},
                     "threshold": {"type": "number", "description": "minimum score, 0-1"}
                 },
                 "required": ["query"]
@@ -71,13 +84,13 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
                 "type": "object",
                 "properties": {
                     "symbol": {"type": "string"},
-                    "direction": {"type": "string", "enum": ["callers", "callees", "definition"]},
+                    "direction": {"type": "string", "enum": DIRECTIONS},
                     "store": {"type": "string", "description": "default: all"}
                 },
                 "required": ["symbol", "direction"]
             })),
         )
-        .with_annotations(read_only),
+        .with_annotations(read_only.clone()),
         Tool::new(
             "stores",
             "Manage stores. add and index start a background job and return it; poll with \
@@ -88,7 +101,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
                     "action": {"type": "string", "enum": ["list", "status", "add", "index", "remove", "cancel"]},
                     "name": {"type": "string"},
                     "source": {"type": "string", "description": "add: folder path, git URL, or docs site URL (type web)"},
-                    "type": {"type": "string", "enum": ["folder", "repo", "web"]},
+                    "type": {"type": "string", "enum": STORE_TYPES},
                     "maxPages": {"type": "integer", "description": "add, web: page cap (500)"},
                     "job": {"type": "string", "description": "status, cancel: job id"},
                     "full": {"type": "boolean", "description": "index: rebuild"},
@@ -100,16 +113,74 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
                 "required": ["action"]
             })),
         )
-        .with_annotations(
-            ToolAnnotations::new()
-                .read_only(false)
-                .destructive(true)
-                .idempotent(false)
-                .open_world(true),
-        ),
-    ];
-    tools.extend(crate::brain::tools());
-    tools
+        .with_annotations(annotations(false, true, false, true)),
+        Tool::new(
+            "brain_query",
+            "Search the brain's notes and wiki pages: path, title, snippet, score.",
+            schema(json!({
+                "type": "object",
+                "properties": {"query": s, "limit": {"type": "integer"}},
+                "required": ["query"]
+            })),
+        )
+        .with_annotations(read_only),
+        Tool::new(
+            "brain_write",
+            "Save a markdown note to the brain, searchable at once. Returns its path.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "content": s,
+                    "filename": {"type": "string", "description": "under knowledge/"},
+                    "type": s,
+                    "domain": s
+                },
+                "required": ["content"]
+            })),
+        )
+        .with_annotations(annotations(false, true, false, false)),
+        Tool::new(
+            "brain_ingest_raw",
+            "Add wiki pages; an existing page gets a new section. dry_run: plan only.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "source": s,
+                    "pages": {"type": "array", "items": {
+                        "type": "object",
+                        "properties": {"title": s, "type": {"type": "string", "enum": PAGE_TYPES}, "content": s},
+                        "required": ["title", "type", "content"]
+                    }},
+                    "dry_run": {"type": "boolean"}
+                },
+                "required": ["source", "pages"]
+            })),
+        )
+        .with_annotations(annotations(false, false, false, false)),
+        Tool::new(
+            "brain_ingest",
+            "Turn a document into wiki pages with the LLM: path, or content with source.",
+            schema(json!({
+                "type": "object",
+                "properties": {"path": s, "content": s, "source": s, "dry_run": {"type": "boolean"}}
+            })),
+        )
+        .with_annotations(annotations(false, false, false, true)),
+        Tool::new(
+            "session_log",
+            "Append an event to a session's log.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "session_id": s, "skill": s, "phase": s, "project_root": s,
+                    "final_status": s, "file_path": s, "model_used": s,
+                    "duration_ms": {"type": "integer"}, "message": s
+                },
+                "required": ["session_id"]
+            })),
+        )
+        .with_annotations(annotations(false, false, false, false)),
+    ]
 });
 
 /// The MCP server: a cheap handle on the shared `App`.
@@ -140,9 +211,11 @@ impl LoreMcp {
             }
             "code_graph" => to_text(&self.app.graph(args).await?),
             "stores" => self.stores(args).await,
-            brain if crate::brain::TOOL_NAMES.contains(&brain) => {
-                crate::brain::call(&self.app, brain, args).await
-            }
+            "brain_query" => to_text(&self.app.brain_query(args).await?),
+            "brain_write" => to_text(&self.app.brain_write(args).await?),
+            "brain_ingest_raw" => to_text(&self.app.brain_ingest_raw(args).await?),
+            "brain_ingest" => to_text(&self.app.brain_ingest(args, false).await?),
+            "session_log" => to_text(&self.app.session_log(args).await?),
             _ => Err(AppError::Internal(format!("no tool {name}"))),
         }
     }

@@ -3,14 +3,21 @@
 //! camelCase or snake_case. Every error says which argument was wrong and what it takes.
 
 use lore_core::StoreKind;
-use lore_engine::{AddSpec, Detail, Direction, GraphQuery, Intent, JobSpec, Mode, SearchRequest};
+use lore_engine::brain::{
+    BrainQuery, IngestRequest, MAX_BRAIN_LIMIT, Note, RawIngest, RawPage, SessionEntry,
+};
+use lore_engine::{AddStore, Detail, Direction, GraphQuery, Intent, JobSpec, Mode, SearchRequest};
 use serde_json::{Map, Value};
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 
 pub(crate) type JsonObject = Map<String, Value>;
 
 /// Most results one search may ask for.
 pub(crate) const MAX_LIMIT: u64 = 100;
+
+/// What `direction` (code graph) and `type` (store add) take; the MCP schemas list them too.
+pub(crate) const DIRECTIONS: [&str; 3] = ["callers", "callees", "definition"];
+pub(crate) const STORE_TYPES: [&str; 3] = ["folder", "repo", "web"];
 
 pub(crate) struct Args<'a>(pub &'a JsonObject);
 
@@ -108,19 +115,19 @@ impl<'a> Args<'a> {
         }
     }
 
-    /// One of a fixed set of words.
+    /// One of a fixed set of `words`.
     pub fn choice<T>(
         &self,
         key: &str,
         parse: impl Fn(&str) -> Option<T>,
-        choices: &str,
+        words: &[&str],
     ) -> Result<Option<T>, String> {
         match self.string(key)? {
             None => Ok(None),
             Some(s) if s.trim().is_empty() => Ok(None),
             Some(s) => parse(s.trim())
                 .map(Some)
-                .ok_or_else(|| format!("`{key}` must be one of {choices}, got {s:?}")),
+                .ok_or_else(|| format!("`{key}` must be one of {}, got {s:?}", words.join(", "))),
         }
     }
 }
@@ -142,15 +149,11 @@ fn to_snake(key: &str) -> String {
 pub(crate) fn search_request(obj: &JsonObject) -> Result<SearchRequest, String> {
     let a = Args(obj);
     let mut req = SearchRequest::new(a.required("query")?);
-    req.intent = a.choice(
-        "intent",
-        Intent::parse,
-        "find-definition, find-implementation, find-usage, find-pattern, find-documentation",
-    )?;
-    if let Some(d) = a.choice("detail", Detail::parse, "minimal, contextual, full")? {
+    req.intent = a.choice("intent", Intent::parse, &Intent::ALL.map(Intent::as_str))?;
+    if let Some(d) = a.choice("detail", Detail::parse, &Detail::ALL.map(Detail::as_str))? {
         req.detail = d;
     }
-    if let Some(m) = a.choice("mode", Mode::parse, "hybrid, vector, fts")? {
+    if let Some(m) = a.choice("mode", Mode::parse, &Mode::ALL.map(Mode::as_str))? {
         req.mode = m;
     }
     if let Some(limit) = a.uint("limit")? {
@@ -173,11 +176,7 @@ pub(crate) fn graph_query(obj: &JsonObject) -> Result<GraphQuery, String> {
     let a = Args(obj);
     let symbol = a.required("symbol")?;
     let direction = a
-        .choice(
-            "direction",
-            Direction::parse,
-            "callers, callees, definition",
-        )?
+        .choice("direction", Direction::parse, &DIRECTIONS)?
         .ok_or("`direction` is required: callers, callees or definition")?;
     let mut stores = a.list("store")?;
     stores.extend(a.list("stores")?);
@@ -203,7 +202,7 @@ pub(crate) fn add_spec(obj: &JsonObject, policy: &SourcePolicy) -> Result<JobSpe
     let a = Args(obj);
     let name = a.required("name")?;
     let source = a.required("source")?;
-    let kind = a.choice("type", StoreKind::parse, "folder, repo, web")?;
+    let kind = a.choice("type", StoreKind::parse, &STORE_TYPES)?;
     // Local paths (folders, local repos, file:// URLs) obey the path rules; network URLs
     // are cloned into the data dir.
     let source = match source.trim().strip_prefix("file://") {
@@ -212,7 +211,7 @@ pub(crate) fn add_spec(obj: &JsonObject, policy: &SourcePolicy) -> Result<JobSpe
         None if source.contains("://") || source.starts_with("git@") => source,
         None => local_source(&source, policy)?,
     };
-    Ok(JobSpec::Add(AddSpec {
+    Ok(JobSpec::Add(AddStore {
         name,
         source,
         kind,
@@ -226,24 +225,27 @@ pub(crate) fn add_spec(obj: &JsonObject, policy: &SourcePolicy) -> Result<JobSpe
     }))
 }
 
-/// A local path from a request: absolute (or relative to the stdio client's folder), with
-/// no `..`, and not inside the data dir.
-fn local_source(source: &str, policy: &SourcePolicy) -> Result<String, String> {
-    let p = Path::new(source.trim());
+/// A local path from a request's `key` naming a `what` (folder, file): absolute, or
+/// relative to `base` (the stdio client's folder); never with `..`.
+fn local_path(key: &str, value: &str, what: &str, base: Option<&Path>) -> Result<PathBuf, String> {
+    let p = Path::new(value.trim());
     if p.components().any(|c| matches!(c, Component::ParentDir)) {
         return Err(format!(
-            "source {source:?} contains `..`; give the folder's absolute path"
+            "{key} {value:?} contains `..`; give the {what}'s absolute path"
         ));
     }
-    let path = match policy.base {
-        _ if p.is_absolute() => p.to_path_buf(),
-        Some(base) => base.join(p),
-        None => {
-            return Err(format!(
-                "source {source:?} is relative; give the folder's absolute path"
-            ));
-        }
-    };
+    match base {
+        _ if p.is_absolute() => Ok(p.to_path_buf()),
+        Some(base) => Ok(base.join(p)),
+        None => Err(format!(
+            "{key} {value:?} is relative; give the {what}'s absolute path"
+        )),
+    }
+}
+
+/// A local folder source: the path rules, and not inside the data dir.
+fn local_source(source: &str, policy: &SourcePolicy) -> Result<String, String> {
+    let path = local_path("source", source, "folder", policy.base)?;
     let data = std::fs::canonicalize(policy.data_dir).unwrap_or(policy.data_dir.to_path_buf());
     if let Ok(real) = std::fs::canonicalize(&path)
         && real.starts_with(&data)
@@ -273,6 +275,114 @@ pub(crate) fn index_spec(store: &str, obj: &JsonObject) -> Result<JobSpec, Strin
 pub(crate) fn store_name(name: &str) -> Result<&str, String> {
     lore_core::validate_store_name(name)?;
     Ok(name)
+}
+
+/// A brain query: {query, limit?, mode?}.
+pub(crate) fn brain_query(obj: &JsonObject) -> Result<BrainQuery, String> {
+    let a = Args(obj);
+    let mut q = BrainQuery::new(a.required("query")?);
+    if let Some(limit) = a.uint("limit")? {
+        if limit == 0 || limit > MAX_BRAIN_LIMIT as u64 {
+            return Err(format!("`limit` must be between 1 and {MAX_BRAIN_LIMIT}"));
+        }
+        q.limit = limit as usize;
+    }
+    q.mode = a.choice("mode", Mode::parse, &Mode::ALL.map(Mode::as_str))?;
+    Ok(q)
+}
+
+/// A note to write: {content, filename?, type?, domain?}.
+pub(crate) fn note(obj: &JsonObject) -> Result<Note, String> {
+    let a = Args(obj);
+    Ok(Note {
+        content: a.string("content")?.unwrap_or_default(),
+        filename: a.string("filename")?,
+        kind: a.string("type")?,
+        domain: a.string("domain")?,
+    })
+}
+
+/// Wiki pages to add: {source, pages: [{title, type, content}], dryRun?}; `pages` may also
+/// come as a JSON string.
+pub(crate) fn raw_ingest(obj: &JsonObject) -> Result<RawIngest, String> {
+    let a = Args(obj);
+    let parsed;
+    let pages = match obj.get("pages") {
+        None | Some(Value::Null) => &Vec::new(),
+        Some(Value::Array(items)) => items,
+        Some(Value::String(text)) => {
+            parsed = serde_json::from_str::<Value>(text)
+                .map_err(|e| format!("`pages` is a string that is not a JSON array: {e}"))?;
+            parsed
+                .as_array()
+                .ok_or("`pages` must be a list of {title, type, content}")?
+        }
+        Some(other) => {
+            return Err(format!(
+                "`pages` must be a list of {{title, type, content}}, got {other}"
+            ));
+        }
+    };
+    let mut out = Vec::with_capacity(pages.len());
+    for (i, p) in pages.iter().enumerate() {
+        let p = p
+            .as_object()
+            .ok_or_else(|| format!("`pages[{i}]` must be an object {{title, type, content}}"))?;
+        let pa = Args(p);
+        let field = |k: &str| {
+            pa.string(k)
+                .map_err(|e| format!("pages[{i}]: {e}"))
+                .map(Option::unwrap_or_default)
+        };
+        out.push(RawPage {
+            title: field("title")?,
+            kind: field("type")?,
+            content: field("content")?,
+        });
+    }
+    Ok(RawIngest {
+        source: a.string("source")?.unwrap_or_default(),
+        pages: out,
+        dry_run: a.boolean("dryRun")?,
+    })
+}
+
+/// A document to ingest: {path?, content?, source?, dryRun?}; `path` follows the path rules
+/// (relative to `base`, the stdio client's folder; absolute without one).
+pub(crate) fn ingest_request(
+    obj: &JsonObject,
+    base: Option<&Path>,
+) -> Result<IngestRequest, String> {
+    let a = Args(obj);
+    let path = match a.string("path")?.filter(|p| !p.trim().is_empty()) {
+        None => None,
+        Some(p) => Some(local_path("path", &p, "file", base)?),
+    };
+    Ok(IngestRequest {
+        content: a.string("content")?,
+        source: a.string("source")?,
+        path,
+        dry_run: a.boolean("dryRun")?,
+    })
+}
+
+/// A session event: {session_id, skill?, phase?, project_root?, final_status?, file_path?,
+/// model_used?, duration_ms?, message?}.
+pub(crate) fn session_entry(obj: &JsonObject) -> Result<SessionEntry, String> {
+    let a = Args(obj);
+    Ok(SessionEntry {
+        session_id: a
+            .string("sessionId")?
+            .ok_or("`session_id` is required: a name for the session (letters, digits, . _ -)")?,
+        skill: a.string("skill")?,
+        phase: a.string("phase")?,
+        project_root: a.string("projectRoot")?,
+        final_status: a.string("finalStatus")?,
+        file_path: a.string("filePath")?,
+        model_used: a.string("modelUsed")?,
+        duration_ms: a.uint("durationMs")?,
+        message: a.string("message")?,
+    })
 }
 
 #[cfg(test)]
@@ -373,5 +483,60 @@ mod tests {
                 .contains("direction")
         );
         assert!(store_name("ok-name").is_ok());
+    }
+
+    #[test]
+    fn brain_arguments_are_read_leniently() {
+        let q = brain_query(&obj(json!({"query": "retry", "limit": "3"}))).unwrap();
+        assert_eq!((q.limit, q.mode), (3, None));
+        assert!(brain_query(&obj(json!({"query": "x", "limit": 0}))).is_err());
+        assert!(
+            brain_query(&obj(json!({"limit": 2})))
+                .unwrap_err()
+                .contains("`query`")
+        );
+
+        let raw = raw_ingest(&obj(json!({
+            "source": "s", "dryRun": "true",
+            "pages": "[{\"title\": \"T\", \"type\": \"tool\", \"content\": \"c\"}]"
+        })))
+        .unwrap();
+        assert!(raw.dry_run);
+        assert_eq!(raw.pages[0].kind, "tool");
+        let e = raw_ingest(&obj(json!({"source": "s", "pages": [1]}))).unwrap_err();
+        assert!(e.contains("pages[0]"), "{e}");
+        let e = raw_ingest(&obj(json!({"source": "s", "pages": [{"title": ["x"]}]}))).unwrap_err();
+        assert!(e.contains("pages[0]") && e.contains("`title`"), "{e}");
+
+        let s = session_entry(&obj(json!({
+            "session_id": "s1", "durationMs": "1500", "final_status": "ok", "projectRoot": "/p"
+        })))
+        .unwrap();
+        assert_eq!(s.duration_ms, Some(1500));
+        assert_eq!(s.final_status.as_deref(), Some("ok"));
+        assert_eq!(s.project_root.as_deref(), Some("/p"));
+        assert!(session_entry(&obj(json!({"duration_ms": 1}))).is_err());
+        assert!(session_entry(&obj(json!({"session_id": "s", "duration_ms": "soon"}))).is_err());
+    }
+
+    #[test]
+    fn ingest_paths_follow_the_transport() {
+        let http = |p: &str| ingest_request(&obj(json!({"path": p})), None);
+        assert!(http("rel/doc.md").unwrap_err().contains("absolute"));
+        assert!(http("/a/../b.md").unwrap_err().contains(".."));
+        assert_eq!(
+            http("/a/b.md").unwrap().path,
+            Some(PathBuf::from("/a/b.md"))
+        );
+        let stdio = ingest_request(
+            &obj(json!({"path": "doc.md"})),
+            Some(Path::new("/home/agent")),
+        );
+        assert_eq!(
+            stdio.unwrap().path,
+            Some(PathBuf::from("/home/agent/doc.md"))
+        );
+        let both = ingest_request(&obj(json!({"path": "/a.md", "content": "c"})), None).unwrap();
+        assert!(both.check().is_err());
     }
 }

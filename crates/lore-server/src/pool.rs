@@ -2,7 +2,7 @@
 //! concurrent request checks one out; clones share the loaded model and open index readers.
 //! Calls run on tokio's blocking threads, a few at a time (the work is CPU-bound).
 
-use crate::AppError;
+use crate::error::AppError;
 use lore_engine::{Engine, EngineError};
 use std::sync::{Arc, Mutex};
 use tokio::sync::Semaphore;

@@ -1,15 +1,15 @@
 //! The one writer: a thread that owns the writing `Engine` and does every write of this
-//! process in order — jobs (add, index, sync), the watcher's re-indexes, store removal.
+//! process in order — jobs (add, index, sync), the watcher's re-indexes, store removal,
+//! the brain's writes.
 //! Serving or watching, its engine holds the data dir's writer lock for the thread's life.
 
 use lore_engine::brain::BRAIN_STORE;
-use lore_engine::{Engine, EngineError, NoProgress, StoreRecord};
+use lore_engine::{Engine, EngineError, NoProgress};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
-use tokio::sync::oneshot;
 
 pub(crate) enum Cmd {
     /// Run a pending job.
@@ -18,8 +18,8 @@ pub(crate) enum Cmd {
     Reindex(String),
     /// Re-index the brain (notes edited on disk): `Engine::brain_sync`, which needs no model.
     SyncBrain,
-    Remove(String, oneshot::Sender<Result<StoreRecord, EngineError>>),
-    /// Any other write (the brain's): runs with the writer's engine, in queue order.
+    /// Any other write (store removal, the brain's): runs with the writer's engine, in
+    /// queue order.
     Run(Box<dyn FnOnce(&mut Engine) + Send>),
     Stop,
 }
@@ -143,9 +143,6 @@ fn run(
                 Ok(r) => log_reindexed(BRAIN_STORE, [r.added, r.changed, r.deleted], r.elapsed_ms),
                 Err(e) => tracing::warn!("re-indexing the brain failed: {e}"),
             },
-            Cmd::Remove(name, reply) => {
-                let _ = reply.send(engine.remove_store(&name));
-            }
             Cmd::Run(write) => write(engine),
             Cmd::Stop => break,
         }

@@ -1,0 +1,42 @@
+//! The error of every operation, and how it reads to a REST client.
+
+use lore_engine::{EngineError, ExitKind};
+
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// Bad arguments: what was wrong and what to send instead.
+    #[error("{0}")]
+    BadRequest(String),
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error("{0}")]
+    Internal(String),
+}
+
+/// How an error reads to a REST client: a status code and a kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Failure {
+    BadRequest,
+    NotFound,
+    Conflict,
+    Internal,
+}
+
+impl AppError {
+    pub(crate) fn failure(&self) -> Failure {
+        use lore_index::IndexError;
+        match self {
+            AppError::BadRequest(_) => Failure::BadRequest,
+            AppError::Internal(_) => Failure::Internal,
+            // A store that already exists; a data dir written by another process.
+            AppError::Engine(EngineError::Index(
+                IndexError::StoreExists(_) | IndexError::Locked(_),
+            )) => Failure::Conflict,
+            AppError::Engine(e) => match e.kind() {
+                ExitKind::Input => Failure::BadRequest,
+                ExitKind::NotFound => Failure::NotFound,
+                ExitKind::Internal => Failure::Internal,
+            },
+        }
+    }
+}
