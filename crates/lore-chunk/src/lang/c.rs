@@ -1,0 +1,118 @@
+//! C and C++ units: functions (`Type::method` out of class), structs, classes, unions,
+//! enums, typedefs, namespaces, templates, aliases.
+
+use super::{LangRules, Scope, UnitInfo, collapse_ws, is_comment, named_children};
+use lore_core::ChunkKind;
+use tree_sitter::Node;
+
+impl LangRules<'_, '_> {
+    fn c_specifier<'t>(&self, node: Node<'t>) -> Option<(ChunkKind, Node<'t>)> {
+        let kind = match node.kind() {
+            "struct_specifier" | "union_specifier" => ChunkKind::Struct,
+            "class_specifier" => ChunkKind::Class,
+            "enum_specifier" => ChunkKind::Enum,
+            _ => return None,
+        };
+        let body = node.child_by_field_name("body")?;
+        Some((kind, body))
+    }
+
+    pub(super) fn c<'t>(&self, node: Node<'t>, scope: Scope, depth: usize) -> Option<UnitInfo<'t>> {
+        let body = node.child_by_field_name("body");
+        Some(match node.kind() {
+            "function_definition" => {
+                let full = node
+                    .child_by_field_name("declarator")
+                    .and_then(|d| declarator_name(d))
+                    .map(|d| collapse_ws(self.text(d)));
+                let (name, qual) = match full {
+                    Some(f) => match f.rfind("::") {
+                        Some(i) if i > 0 => (
+                            Some(f[i + 2..].to_string()),
+                            Some(f[..i].trim_start_matches("::").to_string()),
+                        ),
+                        _ => (Some(f), None),
+                    },
+                    None => (None, None),
+                };
+                let kind = if qual.is_some() {
+                    ChunkKind::Method
+                } else {
+                    Self::fn_kind(scope)
+                };
+                let mut u = self.base(kind, node, name, body, Scope::Function);
+                u.parent = qual;
+                u
+            }
+            "struct_specifier" | "union_specifier" | "class_specifier" | "enum_specifier" => {
+                let (kind, body) = self.c_specifier(node)?;
+                let name = self.field_text(node, "name");
+                self.base(kind, node, name, Some(body), Scope::Type)
+            }
+            "type_definition" | "declaration" | "field_declaration" => {
+                let ty = node.child_by_field_name("type");
+                let declared = node
+                    .child_by_field_name("declarator")
+                    .and_then(|d| declarator_name(d))
+                    .map(|d| collapse_ws(self.text(d)));
+                match ty.and_then(|t| self.c_specifier(t)) {
+                    Some((kind, body)) => {
+                        let spec_name = ty.and_then(|t| self.field_text(t, "name"));
+                        let name = if node.kind() == "type_definition" {
+                            declared.or(spec_name)
+                        } else {
+                            spec_name.or(declared)
+                        };
+                        self.base(kind, node, name, Some(body), Scope::Type)
+                    }
+                    None if node.kind() == "type_definition" => {
+                        self.simple(ChunkKind::Type, node, declared)
+                    }
+                    None => return None,
+                }
+            }
+            "namespace_definition" => {
+                body?;
+                let name = self.field_text(node, "name");
+                self.base(ChunkKind::Module, node, name, body, Scope::Namespace)
+            }
+            "template_declaration" => {
+                let inner = named_children(node).into_iter().rev().find(|c| {
+                    !matches!(c.kind(), "template_parameter_list" | "requires_clause")
+                        && !is_comment(c.kind())
+                })?;
+                let mut u = self.classify_at(inner, scope, depth + 1)?;
+                u.sig_start = node.start_byte();
+                u
+            }
+            "alias_declaration" | "concept_definition" => {
+                let name = self.field_text(node, "name");
+                self.simple(ChunkKind::Type, node, name)
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// The name node inside a C/C++ declarator chain (`*f(int)` → `f`).
+fn declarator_name(mut node: Node) -> Option<Node> {
+    for _ in 0..32 {
+        match node.kind() {
+            "identifier"
+            | "field_identifier"
+            | "type_identifier"
+            | "qualified_identifier"
+            | "destructor_name"
+            | "operator_name"
+            | "operator_cast"
+            | "template_function"
+            | "primitive_type" => return Some(node),
+            _ => {
+                node = node
+                    .child_by_field_name("declarator")
+                    .or_else(|| node.named_child(0))?;
+            }
+        }
+    }
+    None
+}

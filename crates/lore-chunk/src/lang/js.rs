@@ -1,0 +1,155 @@
+//! JavaScript and TypeScript units: functions, classes, interfaces, type aliases, enums,
+//! namespaces, and `const f = () => …` / `x.f = function …` declarations.
+
+use super::{LangRules, Scope, UnitInfo, children, collapse_ws, named_children};
+use lore_core::ChunkKind;
+use tree_sitter::Node;
+
+impl LangRules<'_, '_> {
+    fn js_function_value(kind: &str) -> bool {
+        matches!(
+            kind,
+            "arrow_function"
+                | "function_expression"
+                | "function"
+                | "generator_function"
+                | "generator_function_declaration"
+        )
+    }
+
+    /// A unit whose declaration is `node` but whose body lives in a function/class value.
+    fn js_valued<'t>(
+        &self,
+        node: Node<'t>,
+        value: Node<'t>,
+        name: Option<String>,
+        scope: Scope,
+    ) -> Option<UnitInfo<'t>> {
+        let (kind, body, member_scope) = if Self::js_function_value(value.kind()) {
+            (
+                Self::fn_kind(scope),
+                value.child_by_field_name("body"),
+                Scope::Function,
+            )
+        } else if value.kind() == "class" {
+            (
+                ChunkKind::Class,
+                value.child_by_field_name("body"),
+                Scope::Type,
+            )
+        } else {
+            return None;
+        };
+        let mut u = self.base(kind, node, name, body, member_scope);
+        if let Some(b) = body
+            && self.src.bytes.get(b.start_byte()) != Some(&b'{')
+        {
+            // Expression-bodied arrow function: no members to split into.
+            u.body = None;
+        }
+        Some(u)
+    }
+
+    pub(super) fn js<'t>(
+        &self,
+        node: Node<'t>,
+        scope: Scope,
+        depth: usize,
+    ) -> Option<UnitInfo<'t>> {
+        let name = self.field_text(node, "name");
+        let body = node.child_by_field_name("body");
+        Some(match node.kind() {
+            "function_declaration"
+            | "generator_function_declaration"
+            | "function_expression"
+            | "function"
+            | "generator_function" => {
+                self.base(Self::fn_kind(scope), node, name, body, Scope::Function)
+            }
+            "function_signature" => self.base(Self::fn_kind(scope), node, name, None, scope),
+            "class_declaration" | "abstract_class_declaration" | "class" => {
+                self.base(ChunkKind::Class, node, name, body, Scope::Type)
+            }
+            "interface_declaration" => {
+                self.base(ChunkKind::Interface, node, name, body, Scope::Type)
+            }
+            "type_alias_declaration" => self.simple(ChunkKind::Type, node, name),
+            "enum_declaration" => self.base(ChunkKind::Enum, node, name, body, Scope::Type),
+            "internal_module" | "module" => {
+                body?;
+                self.base(ChunkKind::Module, node, name, body, Scope::Namespace)
+            }
+            "lexical_declaration" | "variable_declaration" => {
+                if scope == Scope::Type {
+                    return None;
+                }
+                let decls: Vec<Node> = named_children(node)
+                    .into_iter()
+                    .filter(|c| c.kind() == "variable_declarator")
+                    .collect();
+                let [decl] = decls.as_slice() else {
+                    return None;
+                };
+                let name = self.field_text(*decl, "name");
+                let value = decl.child_by_field_name("value");
+                if let Some(v) = value
+                    && let Some(u) = self.js_valued(node, v, name.clone(), scope)
+                {
+                    return Some(u);
+                }
+                let is_const = node.child(0).is_some_and(|c| c.kind() == "const");
+                let multiline = self.src.line_of(node.start_byte())
+                    != self.src.last_line(node.start_byte(), node.end_byte());
+                if is_const && multiline && matches!(scope, Scope::Top | Scope::Namespace) {
+                    self.simple(ChunkKind::Const, node, name)
+                } else {
+                    return None;
+                }
+            }
+            "export_statement" => {
+                let inner = node
+                    .child_by_field_name("declaration")
+                    .or_else(|| node.child_by_field_name("value"))?;
+                let mut u = self.classify_at(inner, scope, depth + 1)?;
+                u.sig_start = self.decl_start(node);
+                if u.name.is_none() && children(node).iter().any(|c| c.kind() == "default") {
+                    u.name = Some("default".to_string());
+                    u.member_parent = u.name.clone();
+                }
+                u
+            }
+            "ambient_declaration" => {
+                let inner = named_children(node).into_iter().next()?;
+                let mut u = self.classify_at(inner, scope, depth + 1)?;
+                u.sig_start = node.start_byte();
+                u
+            }
+            "expression_statement" => {
+                let inner = node.named_child(0)?;
+                match inner.kind() {
+                    "internal_module" | "module" => self.classify_at(inner, scope, depth + 1)?,
+                    "assignment_expression" => {
+                        let left = inner.child_by_field_name("left")?;
+                        let right = inner.child_by_field_name("right")?;
+                        let name = Some(collapse_ws(self.text(left)));
+                        self.js_valued(node, right, name, scope)?
+                    }
+                    _ => return None,
+                }
+            }
+            // Class members.
+            "method_definition" => {
+                self.base(Self::fn_kind(scope), node, name, body, Scope::Function)
+            }
+            "method_signature" | "abstract_method_signature" => {
+                self.base(Self::fn_kind(scope), node, name, None, scope)
+            }
+            "public_field_definition" | "field_definition" => {
+                let name = name.or_else(|| self.field_text(node, "property"));
+                let value = node.child_by_field_name("value")?;
+                self.js_valued(node, value, name, scope)?
+            }
+            _ => return None,
+        })
+    }
+}

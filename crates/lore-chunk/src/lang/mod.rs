@@ -1,0 +1,271 @@
+//! Per-language knowledge: which tree-sitter nodes are units, their names, bodies and
+//! signatures (one file per grammar family), which nodes are comments/attributes, which
+//! are transparent wrappers; comment and docstring text (`comments`).
+
+mod c;
+mod comments;
+mod go;
+mod java;
+mod js;
+mod python;
+mod rust;
+
+pub(crate) use comments::{is_comment, strip_comment};
+
+use crate::text::Src;
+use lore_core::{ChunkKind, Language};
+use tree_sitter::Node;
+
+/// Where a node sits: decides e.g. whether a function is a method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scope {
+    /// Top level of a file.
+    Top,
+    /// Inside a class, struct, impl, trait or interface body.
+    Type,
+    /// Inside a namespace / module body.
+    Namespace,
+    /// Inside a function body.
+    Function,
+}
+
+/// What a unit node is.
+#[derive(Debug, Clone)]
+pub(crate) struct UnitInfo<'t> {
+    pub kind: ChunkKind,
+    pub name: Option<String>,
+    /// Overrides the enclosing scope's name as parent (Go receivers, C++ `Foo::bar`).
+    pub parent: Option<String>,
+    /// Byte range of the declaration (without decorators/attributes) up to the body.
+    pub sig_start: usize,
+    pub sig_end: usize,
+    /// Signature is only the first line of `sig_start..sig_end` (consts, type aliases).
+    pub first_line_sig: bool,
+    /// End of the header including the body's opening `{` or `:`.
+    pub header_end: usize,
+    /// Node whose named children are the unit's members.
+    pub body: Option<Node<'t>>,
+    /// Scope of the members.
+    pub member_scope: Scope,
+    /// Parent name given to members.
+    pub member_parent: Option<String>,
+    /// Python docstring.
+    pub docstring: Option<String>,
+}
+
+const MAX_CLASSIFY_DEPTH: usize = 8;
+
+pub(crate) fn ts_language(lang: Language) -> Option<tree_sitter::Language> {
+    Some(match lang {
+        Language::Rust => tree_sitter_rust::LANGUAGE.into(),
+        Language::Python => tree_sitter_python::LANGUAGE.into(),
+        Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+        Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+        Language::Go => tree_sitter_go::LANGUAGE.into(),
+        Language::Java => tree_sitter_java::LANGUAGE.into(),
+        Language::C => tree_sitter_c::LANGUAGE.into(),
+        Language::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+        Language::Markdown | Language::Text => return None,
+    })
+}
+
+pub(crate) fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor).collect()
+}
+
+pub(crate) fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+    let mut cursor = node.walk();
+    node.children(&mut cursor).collect()
+}
+
+pub(crate) fn collapse_ws(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for w in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
+}
+
+pub(crate) fn truncate_chars(s: &mut String, max: usize) {
+    if let Some((i, _)) = s.char_indices().nth(max) {
+        s.truncate(i);
+    }
+}
+
+/// The unit rules of one grammar, over one file's text.
+pub(crate) struct LangRules<'s, 'a> {
+    pub lang: Language,
+    pub src: &'s Src<'a>,
+}
+
+impl<'a> LangRules<'_, 'a> {
+    fn is_c_family(&self) -> bool {
+        matches!(self.lang, Language::C | Language::Cpp)
+    }
+
+    fn is_js_family(&self) -> bool {
+        matches!(
+            self.lang,
+            Language::JavaScript | Language::TypeScript | Language::Tsx
+        )
+    }
+
+    /// Nodes whose children are treated as siblings of the node itself.
+    pub fn is_transparent(&self, kind: &str) -> bool {
+        if kind == "ERROR" {
+            return true;
+        }
+        match self.lang {
+            Language::C | Language::Cpp => matches!(
+                kind,
+                "preproc_ifdef"
+                    | "preproc_if"
+                    | "preproc_else"
+                    | "preproc_elif"
+                    | "preproc_elifdef"
+                    | "linkage_specification"
+                    | "declaration_list"
+            ),
+            Language::Go => kind == "statement_list",
+            Language::Java => kind == "enum_body_declarations",
+            _ => false,
+        }
+    }
+
+    /// Comments, attributes and decorators that attach to the unit right below them.
+    pub fn is_attachable(&self, node: Node) -> bool {
+        let kind = node.kind();
+        if is_comment(kind) {
+            if self.lang == Language::Rust {
+                let t = self.src.slice(node.start_byte(), node.end_byte());
+                return !(t.starts_with("//!") || t.starts_with("/*!"));
+            }
+            return true;
+        }
+        matches!(
+            kind,
+            "attribute_item" | "decorator" | "attribute_declaration" | "annotation"
+        )
+    }
+
+    fn text(&self, node: Node) -> &'a str {
+        self.src.slice(node.start_byte(), node.end_byte())
+    }
+
+    fn field_text(&self, node: Node, field: &str) -> Option<String> {
+        node.child_by_field_name(field)
+            .map(|n| collapse_ws(self.text(n)))
+            .filter(|s| !s.is_empty())
+    }
+
+    /// Start of the declaration proper: after leading decorators, attributes, comments
+    /// and (Java) annotations.
+    fn decl_start(&self, node: Node) -> usize {
+        let kids = children(node);
+        for (i, c) in kids.iter().enumerate() {
+            let k = c.kind();
+            if matches!(
+                k,
+                "decorator"
+                    | "attribute_item"
+                    | "attribute_declaration"
+                    | "marker_annotation"
+                    | "annotation"
+            ) || is_comment(k)
+            {
+                continue;
+            }
+            if k == "modifiers" {
+                if let Some(m) = children(*c).into_iter().find(|m| {
+                    !matches!(m.kind(), "marker_annotation" | "annotation") && !is_comment(m.kind())
+                }) {
+                    return m.start_byte();
+                }
+                if let Some(next) = kids.get(i + 1) {
+                    return next.start_byte();
+                }
+            }
+            return c.start_byte();
+        }
+        node.start_byte()
+    }
+
+    fn base<'t>(
+        &self,
+        kind: ChunkKind,
+        node: Node<'t>,
+        name: Option<String>,
+        body: Option<Node<'t>>,
+        member_scope: Scope,
+    ) -> UnitInfo<'t> {
+        let body = body.filter(|b| {
+            b.start_byte() >= node.start_byte()
+                && b.end_byte() <= node.end_byte()
+                && self.src.bytes.get(b.start_byte()) != Some(&b'(')
+        });
+        let (sig_end, header_end) = match body {
+            Some(b) => {
+                let s = b.start_byte();
+                let h = if self.src.bytes.get(s) == Some(&b'{') {
+                    s + 1
+                } else {
+                    s
+                };
+                (s, h)
+            }
+            None => (node.end_byte(), node.end_byte()),
+        };
+        UnitInfo {
+            kind,
+            name: name.clone(),
+            parent: None,
+            sig_start: self.decl_start(node),
+            sig_end,
+            first_line_sig: false,
+            header_end,
+            body,
+            member_scope,
+            member_parent: name,
+            docstring: None,
+        }
+    }
+
+    fn simple<'t>(&self, kind: ChunkKind, node: Node<'t>, name: Option<String>) -> UnitInfo<'t> {
+        let mut u = self.base(kind, node, name, None, Scope::Type);
+        u.first_line_sig = true;
+        u
+    }
+
+    fn fn_kind(scope: Scope) -> ChunkKind {
+        if scope == Scope::Type {
+            ChunkKind::Method
+        } else {
+            ChunkKind::Function
+        }
+    }
+
+    /// Is this node a unit in `scope`, and what is it?
+    pub fn classify<'t>(&self, node: Node<'t>, scope: Scope) -> Option<UnitInfo<'t>> {
+        self.classify_at(node, scope, 0)
+    }
+
+    fn classify_at<'t>(&self, node: Node<'t>, scope: Scope, depth: usize) -> Option<UnitInfo<'t>> {
+        if depth > MAX_CLASSIFY_DEPTH || node.is_error() || node.is_missing() {
+            return None;
+        }
+        match self.lang {
+            Language::Rust => self.rust(node, scope),
+            Language::Python => self.python(node, scope, depth),
+            Language::Go => self.go(node),
+            Language::Java => self.java(node, scope),
+            _ if self.is_js_family() => self.js(node, scope, depth),
+            _ if self.is_c_family() => self.c(node, scope, depth),
+            _ => None,
+        }
+    }
+}
