@@ -5,7 +5,7 @@
 use crate::cli::BrainCommand;
 use crate::output::print_json;
 use lore_engine::brain::{
-    BrainAnswer, BrainIngested, BrainQuery, IngestRequest, Note, RawIngest, RawPage, SessionEntry,
+    BrainAnswer, BrainIngested, BrainQuery, IngestRequest, Note, RawIngest, RawPage,
 };
 use lore_engine::{Engine, EngineError};
 use serde::Deserialize;
@@ -185,29 +185,8 @@ pub fn run(engine: &mut Engine, json: bool, command: BrainCommand) -> anyhow::Re
             };
             print_ingested(json, &engine.brain_ingest_raw(&req)?)?;
         }
-        BrainCommand::Log {
-            session_id,
-            skill,
-            phase,
-            project_root,
-            final_status,
-            file_path,
-            model_used,
-            duration_ms,
-            message,
-        } => {
-            let entry = SessionEntry {
-                session_id,
-                skill,
-                phase,
-                project_root,
-                final_status,
-                file_path,
-                model_used,
-                duration_ms,
-                message,
-            };
-            let logged = engine.session_log(&entry)?;
+        BrainCommand::Log(args) => {
+            let logged = engine.session_log(&args.entry())?;
             if json {
                 return print_json(&logged);
             }

@@ -8,7 +8,7 @@ macro_rules! out {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
         if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
-            $crate::stdout_failed(e);
+            $crate::output::stdout_failed(e);
         }
     }};
 }
@@ -51,15 +51,6 @@ fn main() {
         eprintln!("error: {}", one_line(&e));
         std::process::exit(code);
     }
-}
-
-/// Output could not be written: a closed pipe is the reader's choice, anything else an error.
-fn stdout_failed(e: std::io::Error) -> ! {
-    if e.kind() == std::io::ErrorKind::BrokenPipe {
-        std::process::exit(0);
-    }
-    eprintln!("error: cannot write to stdout: {e}");
-    std::process::exit(3);
 }
 
 /// The error and its causes on one line, without repeating a cause the message already holds.

@@ -7,6 +7,15 @@ use lore_engine::{
 use serde::Serialize;
 use std::path::Path;
 
+/// Output could not be written: a closed pipe is the reader's choice, anything else an error.
+pub fn stdout_failed(e: std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("error: cannot write to stdout: {e}");
+    std::process::exit(3);
+}
+
 /// One pretty-printed JSON document on stdout.
 pub fn print_json<T: Serialize + ?Sized>(v: &T) -> anyhow::Result<()> {
     out!("{}", serde_json::to_string_pretty(v)?);

@@ -1,8 +1,9 @@
 //! Flags of `lore brain`.
 
 use super::modes;
-use clap::Subcommand;
+use clap::{Args, Subcommand};
 use lore_engine::Mode;
+use lore_engine::brain::SessionEntry;
 use std::path::PathBuf;
 
 #[derive(Subcommand, Debug)]
@@ -56,23 +57,42 @@ pub enum BrainCommand {
         dry_run: bool,
     },
     /// Append an event to sessions/SESSION_ID.jsonl (with a UTC timestamp).
-    Log {
-        session_id: String,
-        #[arg(long)]
-        skill: Option<String>,
-        #[arg(long)]
-        phase: Option<String>,
-        #[arg(long)]
-        project_root: Option<String>,
-        #[arg(long)]
-        final_status: Option<String>,
-        #[arg(long)]
-        file_path: Option<String>,
-        #[arg(long)]
-        model_used: Option<String>,
-        #[arg(long)]
-        duration_ms: Option<u64>,
-        #[arg(long)]
-        message: Option<String>,
-    },
+    Log(LogArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct LogArgs {
+    pub session_id: String,
+    #[arg(long)]
+    pub skill: Option<String>,
+    #[arg(long)]
+    pub phase: Option<String>,
+    #[arg(long)]
+    pub project_root: Option<String>,
+    #[arg(long)]
+    pub final_status: Option<String>,
+    #[arg(long)]
+    pub file_path: Option<String>,
+    #[arg(long)]
+    pub model_used: Option<String>,
+    #[arg(long)]
+    pub duration_ms: Option<u64>,
+    #[arg(long)]
+    pub message: Option<String>,
+}
+
+impl LogArgs {
+    pub fn entry(self) -> SessionEntry {
+        SessionEntry {
+            session_id: self.session_id,
+            skill: self.skill,
+            phase: self.phase,
+            project_root: self.project_root,
+            final_status: self.final_status,
+            file_path: self.file_path,
+            model_used: self.model_used,
+            duration_ms: self.duration_ms,
+            message: self.message,
+        }
+    }
 }

@@ -126,15 +126,15 @@ fn split_list(values: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// A flag whose values are the names of an engine enum, spelled and parsed by the engine
-/// (`Mode::as_str`/`Mode::parse`…): the names are written once, and `--help` lists them.
+/// A flag whose values are an engine enum's, by the engine's names (`Mode::ALL` and
+/// `Mode::as_str`, …): the names are written once, and `--help` lists them.
 #[derive(Clone)]
-pub struct EngineNames<T> {
-    names: Vec<&'static str>,
-    parse: fn(&str) -> Option<T>,
+pub struct EngineNames<T: 'static> {
+    values: &'static [T],
+    name: fn(T) -> &'static str,
 }
 
-impl<T: Clone + Send + Sync + 'static> TypedValueParser for EngineNames<T> {
+impl<T: Copy + Send + Sync + 'static> TypedValueParser for EngineNames<T> {
     type Value = T;
 
     fn parse_ref(
@@ -143,61 +143,63 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for EngineNames<T> {
         arg: Option<&clap::Arg>,
         value: &OsStr,
     ) -> Result<T, clap::Error> {
-        let name =
-            PossibleValuesParser::new(self.names.iter().copied()).parse_ref(cmd, arg, value)?;
-        (self.parse)(&name)
+        let names = self.values.iter().map(|&v| (self.name)(v));
+        let typed = PossibleValuesParser::new(names).parse_ref(cmd, arg, value)?;
+        self.values
+            .iter()
+            .copied()
+            .find(|&v| (self.name)(v) == typed)
             .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidValue).with_cmd(cmd))
     }
 
     fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
-        Some(Box::new(self.names.iter().map(|n| PossibleValue::new(*n))))
+        let names = self.values.iter().map(|&v| (self.name)(v));
+        Some(Box::new(names.map(PossibleValue::new)))
     }
 }
 
-/// `hybrid`, `vector`, `fts`.
 pub fn modes() -> EngineNames<Mode> {
     EngineNames {
-        names: [Mode::Hybrid, Mode::Vector, Mode::Fts]
-            .map(Mode::as_str)
-            .to_vec(),
-        parse: Mode::parse,
+        values: &Mode::ALL,
+        name: Mode::as_str,
     }
 }
 
-/// `minimal`, `contextual`, `full`.
 pub fn details() -> EngineNames<Detail> {
     EngineNames {
-        names: [Detail::Minimal, Detail::Contextual, Detail::Full]
-            .map(Detail::as_str)
-            .to_vec(),
-        parse: Detail::parse,
+        values: &Detail::ALL,
+        name: Detail::as_str,
     }
 }
 
-/// `find-definition`, … (`Intent::ALL`).
 pub fn intents() -> EngineNames<Intent> {
     EngineNames {
-        names: Intent::ALL.map(Intent::as_str).to_vec(),
-        parse: Intent::parse,
+        values: &Intent::ALL,
+        name: Intent::as_str,
     }
 }
 
-/// `callers`, `callees`, `definition` (`Direction` has no list of names; a test holds these
-/// to its `parse`).
+/// `Direction` has no list or names of its own; a test holds these to its `parse`.
 pub fn directions() -> EngineNames<Direction> {
     EngineNames {
-        names: vec!["callers", "callees", "definition"],
-        parse: Direction::parse,
+        values: &[
+            Direction::Callers,
+            Direction::Callees,
+            Direction::Definition,
+        ],
+        name: |d| match d {
+            Direction::Callers => "callers",
+            Direction::Callees => "callees",
+            Direction::Definition => "definition",
+        },
     }
 }
 
-/// The kinds of store a user adds: `folder`, `repo`, `web` (the brain is made by lore).
+/// The kinds of store a user adds (the brain is made by lore).
 pub fn store_kinds() -> EngineNames<StoreKind> {
     EngineNames {
-        names: [StoreKind::Folder, StoreKind::Repo, StoreKind::Web]
-            .map(StoreKind::as_str)
-            .to_vec(),
-        parse: StoreKind::parse,
+        values: &[StoreKind::Folder, StoreKind::Repo, StoreKind::Web],
+        name: StoreKind::as_str,
     }
 }
 
@@ -211,20 +213,23 @@ mod tests {
         Cli::command().debug_assert();
     }
 
-    fn all_parse<T>(values: EngineNames<T>) {
-        assert!(!values.names.is_empty());
-        for n in values.names {
-            assert!((values.parse)(n).is_some(), "{n}");
+    /// The CLI's names are the ones MCP and REST callers type.
+    fn names_parse<T: Copy + PartialEq + std::fmt::Debug>(
+        values: EngineNames<T>,
+        parse: fn(&str) -> Option<T>,
+    ) {
+        for &v in values.values {
+            assert_eq!(parse((values.name)(v)), Some(v));
         }
     }
 
     #[test]
-    fn every_listed_name_parses() {
-        all_parse(modes());
-        all_parse(details());
-        all_parse(intents());
-        all_parse(directions());
-        all_parse(store_kinds());
+    fn every_name_parses() {
+        names_parse(modes(), Mode::parse);
+        names_parse(details(), Detail::parse);
+        names_parse(intents(), Intent::parse);
+        names_parse(directions(), Direction::parse);
+        names_parse(store_kinds(), StoreKind::parse);
     }
 
     #[test]
