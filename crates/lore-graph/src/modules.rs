@@ -137,10 +137,41 @@ impl FileSet {
             }
             return self.first_existing(candidates(&base));
         }
-        // Absolute: from the store root, else from any source root (`src/`, …).
+        // Absolute: from the store root, else from a source root (`src/`, …).
         self.first_existing(candidates(""))
-            .or_else(|| self.by_suffix(&format!("{rest}.py")))
-            .or_else(|| self.by_suffix(&format!("{rest}/__init__.py")))
+            .or_else(|| self.python_rooted(from, &rest))
+    }
+
+    /// `rest` (`pkg/mod`) under a source root: a directory that is no package itself
+    /// (a folder on `sys.path`; `a/b/flask.py` inside package `a.b` is `a.b.flask`, not
+    /// `flask`). Several roots: the one above the importing file, else none.
+    fn python_rooted(&self, from: &str, rest: &str) -> Option<String> {
+        let name = rest.rsplit('/').next().unwrap_or(rest);
+        let mut found: Vec<(String, String)> = Vec::new();
+        for (file, suffix) in [
+            (format!("{name}.py"), format!("/{rest}.py")),
+            ("__init__.py".to_string(), format!("/{rest}/__init__.py")),
+            (format!("{name}.pyi"), format!("/{rest}.pyi")),
+        ] {
+            for f in self.by_name.get(&file).into_iter().flatten() {
+                let Some(root) = f.strip_suffix(&suffix) else {
+                    continue;
+                };
+                if self.contains(&join(root, "__init__.py")) {
+                    continue;
+                }
+                if !found.iter().any(|(r, _)| r == root) {
+                    found.push((root.to_string(), f.clone()));
+                }
+            }
+        }
+        if let [(_, one)] = found.as_slice() {
+            return Some(one.clone());
+        }
+        let above = |root: &str| from.starts_with(&format!("{root}/"));
+        let mut near = found.iter().filter(|(r, _)| above(r));
+        let first = near.next()?;
+        near.next().is_none().then(|| first.1.clone())
     }
 
     fn js(&self, from: &str, module: &str) -> Option<String> {
@@ -368,6 +399,30 @@ mod tests {
             Some("shop/__init__.py")
         );
         assert_eq!(f.python("shop/cart.py", "os.path"), None);
+        // A module inside a package is not importable by its bare name.
+        let f = fs(&[
+            "src/flask/__init__.py",
+            "src/flask/helpers.py",
+            "tests/apps/cli/__init__.py",
+            "tests/apps/cli/flask.py",
+            "tests/test_basic.py",
+            "examples/a/app/__init__.py",
+            "examples/a/tests/conftest.py",
+            "examples/b/app/__init__.py",
+        ]);
+        assert_eq!(
+            f.python("tests/test_basic.py", "flask").as_deref(),
+            Some("src/flask/__init__.py")
+        );
+        assert_eq!(
+            f.python("tests/test_basic.py", "flask.helpers").as_deref(),
+            Some("src/flask/helpers.py")
+        );
+        assert_eq!(
+            f.python("examples/a/tests/conftest.py", "app").as_deref(),
+            Some("examples/a/app/__init__.py")
+        );
+        assert_eq!(f.python("tests/test_basic.py", "app"), None);
     }
 
     #[test]

@@ -574,6 +574,15 @@ impl Index {
             if let Some(i) = self.top_level_in(&files, name, kind) {
                 return Some((i, How::Import));
             }
+            // Re-exported by the module (`flask.url_for` is `helpers.url_for`, imported
+            // into `flask/__init__.py`).
+            if let Some(i) = files.iter().find_map(|f| {
+                self.bare(f, lang_of(f), name, None, kind, 1)
+                    .filter(|&(_, how)| how != How::Unique)
+                    .map(|(i, _)| i)
+            }) {
+                return Some((i, How::Import));
+            }
             // Rust `crate::store::Store::new`: the module's file, then a type in it.
             if lang == Language::Rust
                 && let Some(ty) = p.rsplit("::").next()
@@ -637,9 +646,10 @@ impl Index {
             } else if lang == Language::Python
                 && imp.alias.is_none()
                 && imp.names.is_empty()
-                && (imp.module == p || imp.module.starts_with(&format!("{p}.")))
+                && imp.module.split('.').next() == Some(head)
             {
-                // `import shop.pricing` then `shop.pricing.f()`.
+                // `import shop.pricing` then `shop.pricing.f()`; `import flask` binds
+                // `flask`, whose submodules are reached as `flask.json.f()`.
                 Some(p.to_string())
             } else {
                 None
