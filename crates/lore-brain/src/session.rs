@@ -45,6 +45,9 @@ struct Line<'a> {
 /// What `log_session` appended.
 #[derive(Debug, Clone, Serialize)]
 pub struct Logged {
+    /// Always `ok` (the answer the brain's design documents).
+    pub status: &'static str,
+    pub session_id: String,
     /// Relative to the brain dir: `sessions/<session_id>.jsonl`.
     pub path: String,
     pub timestamp: String,
@@ -97,6 +100,8 @@ impl Brain {
         let _ = file.unlock();
         written?;
         Ok(Logged {
+            status: "ok",
+            session_id: entry.session_id.clone(),
             path: format!("{SESSIONS}/{name}"),
             timestamp,
         })

@@ -32,6 +32,17 @@ pub const MAX_BRAIN_LIMIT: usize = 100;
 /// How long one LLM call of `ingest` may take.
 const LLM_TIMEOUT: Duration = Duration::from_secs(180);
 
+/// Least cosine similarity at which a note no query word is in still counts as a match
+/// (all-MiniLM-L6-v2: paraphrases of a note score 0.3–0.5, unrelated text below 0.15).
+const MIN_MEANING: f32 = 0.25;
+
+/// Whether a hit matches its query: it holds a query word, or means nearly the same.
+fn is_match(hit: &crate::search::SearchHit) -> bool {
+    hit.signals
+        .as_ref()
+        .is_some_and(|s| s.bm25_rank.is_some() || s.vector_score.is_some_and(|c| c >= MIN_MEANING))
+}
+
 /// A brain search.
 #[derive(Debug, Clone)]
 pub struct BrainQuery {
@@ -159,10 +170,12 @@ pub fn ingest_pages(
     req.check()?;
     let doc = match (&req.path, &req.content) {
         (Some(path), _) => {
+            // Without a source, the file's name without its extension names it.
             let shown = req
                 .source
                 .clone()
                 .filter(|s| !s.trim().is_empty())
+                .or_else(|| Some(path.file_stem()?.to_string_lossy().into_owned()))
                 .unwrap_or_else(|| path.display().to_string());
             Document::from_path(path, &shown)?
         }
@@ -268,6 +281,26 @@ impl Engine {
         self.reindex_brain(embedder.as_deref())
     }
 
+    /// `brain_sync` when a stat walk finds the brain changed on disk since its last index run
+    /// (or holding files but no store yet): for callers no watcher serves, and for a
+    /// watcher's events. `None` when nothing changed, or when another process is the writer
+    /// (a server, which watches the brain itself).
+    pub fn brain_refresh(&mut self) -> Result<Option<BrainIndexed>, EngineError> {
+        let stale = match self.catalog.store(BRAIN_STORE)? {
+            Some(s) if s.kind == StoreKind::Brain => self.freshness(&s)?.changed_files > 0,
+            Some(_) => false,
+            None => self.brain_dir().is_dir(),
+        };
+        if !stale {
+            return Ok(None);
+        }
+        match self.brain_sync() {
+            Ok(r) => Ok(Some(r)),
+            Err(EngineError::Index(lore_index::IndexError::Locked(_))) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Writes a note to `knowledge/` and indexes it; bad input writes nothing.
     pub fn brain_write(&mut self, note: &Note) -> Result<BrainWritten, EngineError> {
         let brain = self.brain();
@@ -331,9 +364,10 @@ impl Engine {
             priors: false,
             detail: Detail::Contextual,
         })?;
-        let results = resp
+        let results: Vec<BrainHit> = resp
             .results
             .into_iter()
+            .filter(is_match)
             .map(|h| {
                 let text =
                     std::fs::read_to_string(store.root.join(&h.unit.path)).unwrap_or_default();
@@ -348,6 +382,9 @@ impl Engine {
                 }
             })
             .collect();
+        if results.is_empty() && note.is_empty() {
+            note = "nothing in the brain matches this query";
+        }
         Ok(answer(mode, results, note))
     }
 

@@ -12,10 +12,10 @@ use crate::params::JsonObject;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, FromRequest, Path, Query, Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::Serialize;
@@ -33,22 +33,35 @@ pub(crate) struct Guard {
     pub loopback: bool,
 }
 
+/// MCP over streamable HTTP, stateless: one service answers with JSON, one with a stream.
+#[derive(Clone)]
+struct Mcp {
+    json: StreamableHttpService<LoreMcp, NeverSessionManager>,
+    sse: StreamableHttpService<LoreMcp, NeverSessionManager>,
+}
+
 pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
-    let mcp_app = app.clone();
-    let mut config = StreamableHttpServerConfig::default()
-        .with_legacy_session_mode(false)
-        .with_json_response(true)
-        .with_sse_keep_alive(None)
-        .with_max_request_body_bytes(MAX_BODY);
-    if !guard.loopback {
-        // Off loopback the bearer token is what protects the server; any Host may call.
-        config = config.disable_allowed_hosts();
-    }
-    let mcp = StreamableHttpService::new(
-        move || Ok(LoreMcp::new(mcp_app.clone())),
-        Arc::new(NeverSessionManager::default()),
-        config,
-    );
+    let service = |json_response: bool| {
+        let app = app.clone();
+        let mut config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(false)
+            .with_json_response(json_response)
+            .with_sse_keep_alive(None)
+            .with_max_request_body_bytes(MAX_BODY);
+        if !guard.loopback {
+            // Off loopback the bearer token is what protects the server; any Host may call.
+            config = config.disable_allowed_hosts();
+        }
+        StreamableHttpService::new(
+            move || Ok(LoreMcp::new(app.clone())),
+            Arc::new(NeverSessionManager::default()),
+            config,
+        )
+    };
+    let mcp = Mcp {
+        json: service(true),
+        sse: service(false),
+    };
     Router::new()
         .route("/health", get(health))
         .route("/api/openapi.json", get(openapi))
@@ -67,7 +80,7 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/brain/ingest-raw", post(brain_ingest_raw))
         .route("/api/brain/ingest-path", post(brain_ingest_path))
         .route("/api/brain/log", post(session_log))
-        .nest_service("/mcp", mcp)
+        .nest_service("/mcp", any(mcp_request).with_state(mcp))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(middleware::from_fn_with_state(guard, guard_request))
@@ -250,6 +263,64 @@ async fn session_log(State(app): AppState, Body(args): Body) -> Rest {
     reply(StatusCode::OK, app.session_log(&args).await?)
 }
 
+/// Streamable HTTP asks a client to accept both JSON and an event stream; plain JSON-RPC
+/// clients (curl, Go's `http.Post`) say `*/*`, `application/json` or nothing. A POST from a
+/// client that takes JSON gets one JSON answer; one that asks for `text/event-stream` alone
+/// gets a stream.
+async fn mcp_request(State(mcp): State<Mcp>, mut req: Request) -> Response {
+    if req.method() != Method::POST {
+        return mcp.json.handle(req).await.into_response();
+    }
+    let (json, sse) = accepts(req.headers());
+    if !json && !sse {
+        return ApiError(
+            StatusCode::NOT_ACCEPTABLE,
+            "send Accept: application/json (or text/event-stream for a stream)".into(),
+        )
+        .into_response();
+    }
+    req.headers_mut().insert(
+        header::ACCEPT,
+        HeaderValue::from_static("application/json, text/event-stream"),
+    );
+    let service = if json { &mcp.json } else { &mcp.sse };
+    service.handle(req).await.into_response()
+}
+
+/// Whether the Accept headers take JSON and an event stream; none at all takes anything.
+fn accepts(headers: &HeaderMap) -> (bool, bool) {
+    let mut ranges = headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter(|r| !r.trim().is_empty())
+        .peekable();
+    if ranges.peek().is_none() {
+        return (true, true);
+    }
+    let (mut json, mut sse) = (false, false);
+    for range in ranges {
+        let mut parts = range.split(';').map(str::trim);
+        let essence = parts.next().unwrap_or("").to_ascii_lowercase();
+        let refused = parts.any(|p| {
+            p.strip_prefix("q=")
+                .and_then(|q| q.parse::<f32>().ok())
+                .is_some_and(|q| q == 0.0)
+        });
+        if refused {
+            continue;
+        }
+        match essence.as_str() {
+            "*/*" => (json, sse) = (true, true),
+            "application/*" | "application/json" => json = true,
+            "text/*" | "text/event-stream" => sse = true,
+            _ => {}
+        }
+    }
+    (json, sse)
+}
+
 fn is_loopback_host(host: &str) -> bool {
     // Strip a port: "[::1]:7411", "127.0.0.1:7411", "localhost".
     let name = if let Some(rest) = host.strip_prefix('[') {
@@ -345,6 +416,28 @@ mod tests {
         assert!(same_secret(b"abc", b"abc"));
         assert!(!same_secret(b"abc", b"abd"));
         assert!(!same_secret(b"abc", b"abcd"));
+    }
+
+    #[test]
+    fn accept_headers() {
+        let take = |values: &[&str]| {
+            let mut h = HeaderMap::new();
+            for v in values {
+                h.append(header::ACCEPT, HeaderValue::from_str(v).unwrap());
+            }
+            accepts(&h)
+        };
+        assert_eq!(take(&[]), (true, true));
+        assert_eq!(take(&["*/*"]), (true, true));
+        assert_eq!(take(&["application/json"]), (true, false));
+        assert_eq!(take(&["text/event-stream"]), (false, true));
+        assert_eq!(take(&["application/json, text/event-stream"]), (true, true));
+        assert_eq!(
+            take(&["text/html", "Application/JSON; q=0.5"]),
+            (true, false)
+        );
+        assert_eq!(take(&["application/json;q=0", "text/*"]), (false, true));
+        assert_eq!(take(&["text/html"]), (false, false));
     }
 
     #[test]

@@ -24,6 +24,7 @@ use lore_core::DataDir;
 use lore_engine::{Engine, EngineError};
 use pool::Pool;
 use rmcp::ServiceExt;
+use rmcp::transport::IntoTransport;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -170,16 +171,26 @@ pub fn serve(data: DataDir, opts: ServeOptions) -> Result<(), ServerError> {
 
 /// `lore mcp`: MCP over stdin/stdout until the client closes it. Writes (store add/index)
 /// take the writer lock one at a time, so a running `lore serve` is reported, not raced.
+/// The brain is brought up to date at start and watched, so notes edited by hand are found.
 pub fn mcp_stdio(data: DataDir) -> Result<(), ServerError> {
     let engine = Engine::open(data.clone())?;
     let cwd = std::env::current_dir().ok();
     let rt = runtime()?;
-    let app = rt.block_on(async move {
+    let (app, watcher) = rt.block_on(async move {
         let seed = engine.try_clone()?;
+        let watcher_engine = engine.try_clone()?;
         let writer = Writer::spawn(engine)?;
+        // The brain may have files but no store yet; the watcher only sees stores.
+        writer.handle().send(writer::Cmd::SyncBrain);
+        let brain = vec![lore_engine::brain::BRAIN_STORE.to_string()];
+        let watcher = Watcher::spawn(watcher_engine, writer.handle(), brain)
+            .inspect_err(|e| tracing::warn!("cannot watch the brain: {e}"))
+            .ok();
         let app = Arc::new(App::new(Pool::new(seed, 2), writer, data, cwd, false));
+        let stdio =
+            IntoTransport::<rmcp::RoleServer, _, _>::into_transport(rmcp::transport::stdio());
         let running = LoreMcp::new(app.clone())
-            .serve(rmcp::transport::stdio())
+            .serve(mcp::LenientInitialize(stdio))
             .await
             .map_err(|e| {
                 ServerError::Io(
@@ -188,8 +199,9 @@ pub fn mcp_stdio(data: DataDir) -> Result<(), ServerError> {
                 )
             })?;
         let _ = running.waiting().await;
-        Ok::<_, ServerError>(app)
+        Ok::<_, ServerError>((app, watcher))
     })?;
+    drop(watcher);
     app.shutdown(SHUTDOWN_WAIT);
     // A pending read on stdin cannot be cancelled; do not wait for it.
     rt.shutdown_background();

@@ -12,11 +12,13 @@ use crate::params::{Args, DIRECTIONS, JsonObject, MAX_LIMIT, STORE_TYPES};
 use lore_engine::brain::PAGE_TYPES;
 use lore_engine::{Detail, Intent, Mode};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientJsonRpcMessage, ClientRequest,
+    ContentBlock, CustomRequest, CustomResult, ErrorCode, Implementation, InitializeRequest,
+    InitializeRequestParams, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ServerCapabilities, ServerConfig, ServerJsonRpcMessage, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
+use rmcp::transport::Transport;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -49,9 +51,8 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
     vec![
         Tool::new(
             "search",
-            "Search indexed code and docs (BM25 + embeddings). Returns ranked units: id, \
-             path:lines, kind, symbol, snippet, score; plus token estimate and each store's \
-             freshness.",
+            "Search indexed code and docs (BM25 + embeddings). Ranked units: id, path:lines, \
+             kind, symbol, snippet, score; plus token estimate and each store's freshness.",
             schema(json!({
                 "type": "object",
                 "properties": {
@@ -69,7 +70,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(read_only.clone()),
         Tool::new(
             "get_full_context",
-            "The whole unit behind a search result id, with its file's outline.",
+            "A search result's whole unit, with its file's outline.",
             schema(json!({
                 "type": "object",
                 "properties": {"resultId": {"type": "string"}},
@@ -93,7 +94,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(read_only.clone()),
         Tool::new(
             "stores",
-            "Manage stores. add and index start a background job and return it; poll with \
+            "Manage stores. add and index return a background job; poll it with \
              {action:status, job}. status with name: counts and freshness.",
             schema(json!({
                 "type": "object",
@@ -119,7 +120,11 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
             "Search the brain's notes and wiki pages: path, title, snippet, score.",
             schema(json!({
                 "type": "object",
-                "properties": {"query": s, "limit": {"type": "integer"}},
+                "properties": {
+                    "query": s,
+                    "limit": {"type": "integer"},
+                    "mode": {"type": "string", "enum": Mode::ALL.map(Mode::as_str)}
+                },
                 "required": ["query"]
             })),
         )
@@ -259,6 +264,76 @@ impl LoreMcp {
     }
 }
 
+/// `initialize` params as rmcp reads them. Plain JSON-RPC clients send `"params": {}`, which
+/// rmcp takes for an unknown method: what is missing is filled in (the newest protocol
+/// version that has an `initialize`, no capabilities, an unnamed client); what is there and
+/// wrong is a -32602 error naming the fields.
+fn initialize_params(params: Option<Value>) -> Result<InitializeRequestParams, ErrorData> {
+    let bad = |e: String| {
+        ErrorData::invalid_params(
+            format!(
+                "initialize takes params {{protocolVersion: string, capabilities: object, \
+                 clientInfo: {{name, version}}}}: {e}"
+            ),
+            None,
+        )
+    };
+    let mut p = match params {
+        None | Some(Value::Null) => JsonObject::new(),
+        Some(Value::Object(p)) => p,
+        Some(other) => return Err(bad(format!("got {other}"))),
+    };
+    p.entry("protocolVersion")
+        .or_insert_with(|| json!(ProtocolVersion::LATEST_WITH_INITIALIZE));
+    p.entry("capabilities").or_insert_with(|| json!({}));
+    p.entry("clientInfo")
+        .or_insert_with(|| json!({"name": "unknown", "version": "unknown"}));
+    serde_json::from_value(Value::Object(p)).map_err(|e| bad(e.to_string()))
+}
+
+/// The stdio transport with `initialize` read leniently (`initialize_params`). Over HTTP,
+/// where each request stands alone, `on_custom_request` does the same.
+pub(crate) struct LenientInitialize<T>(pub T);
+
+impl<T: Transport<RoleServer>> Transport<RoleServer> for LenientInitialize<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), T::Error>> + Send + 'static {
+        self.0.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        loop {
+            let mut msg = self.0.receive().await?;
+            if let ClientJsonRpcMessage::Request(r) = &mut msg
+                && let ClientRequest::CustomRequest(c) = &mut r.request
+                && c.method == "initialize"
+            {
+                match initialize_params(c.params.take()) {
+                    Ok(p) => {
+                        r.request = ClientRequest::InitializeRequest(InitializeRequest::new(p))
+                    }
+                    Err(e) => {
+                        let _ = self
+                            .0
+                            .send(ServerJsonRpcMessage::error(e, Some(r.id.clone())))
+                            .await;
+                        continue;
+                    }
+                }
+            }
+            return Some(msg);
+        }
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), T::Error>> + Send {
+        self.0.close()
+    }
+}
+
 /// Compact JSON, fields in the order the engine declares them.
 fn to_text<T: Serialize>(v: &T) -> Result<String, AppError> {
     serde_json::to_string(v).map_err(|e| AppError::Internal(format!("cannot encode result: {e}")))
@@ -277,6 +352,27 @@ impl ServerHandler for LoreMcp {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(TOOLS.clone()))
+    }
+
+    /// An `initialize` rmcp could not read (see `initialize_params`).
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        if request.method != "initialize" {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                request.method,
+                None,
+            ));
+        }
+        let params = initialize_params(request.params)?;
+        context.peer.set_peer_info(params.clone());
+        let result = self.negotiate_initialize(&params)?;
+        serde_json::to_value(result)
+            .map(CustomResult)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

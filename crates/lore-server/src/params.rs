@@ -277,15 +277,16 @@ pub(crate) fn store_name(name: &str) -> Result<&str, String> {
     Ok(name)
 }
 
-/// A brain query: {query, limit?, mode?}.
+/// A brain query: {query, limit?, mode?}; a limit of 0 is the default.
 pub(crate) fn brain_query(obj: &JsonObject) -> Result<BrainQuery, String> {
     let a = Args(obj);
     let mut q = BrainQuery::new(a.required("query")?);
-    if let Some(limit) = a.uint("limit")? {
-        if limit == 0 || limit > MAX_BRAIN_LIMIT as u64 {
-            return Err(format!("`limit` must be between 1 and {MAX_BRAIN_LIMIT}"));
+    match a.uint("limit")? {
+        None | Some(0) => {}
+        Some(limit) if limit > MAX_BRAIN_LIMIT as u64 => {
+            return Err(format!("`limit` must be at most {MAX_BRAIN_LIMIT}"));
         }
-        q.limit = limit as usize;
+        Some(limit) => q.limit = limit as usize,
     }
     q.mode = a.choice("mode", Mode::parse, &Mode::ALL.map(Mode::as_str))?;
     Ok(q)
@@ -348,7 +349,8 @@ pub(crate) fn raw_ingest(obj: &JsonObject) -> Result<RawIngest, String> {
 }
 
 /// A document to ingest: {path?, content?, source?, dryRun?}; `path` follows the path rules
-/// (relative to `base`, the stdio client's folder; absolute without one).
+/// (relative to `base`, the stdio client's folder; absolute without one); an empty
+/// `content` is none.
 pub(crate) fn ingest_request(
     obj: &JsonObject,
     base: Option<&Path>,
@@ -359,7 +361,7 @@ pub(crate) fn ingest_request(
         Some(p) => Some(local_path("path", &p, "file", base)?),
     };
     Ok(IngestRequest {
-        content: a.string("content")?,
+        content: a.string("content")?.filter(|c| !c.is_empty()),
         source: a.string("source")?,
         path,
         dry_run: a.boolean("dryRun")?,
@@ -489,7 +491,9 @@ mod tests {
     fn brain_arguments_are_read_leniently() {
         let q = brain_query(&obj(json!({"query": "retry", "limit": "3"}))).unwrap();
         assert_eq!((q.limit, q.mode), (3, None));
-        assert!(brain_query(&obj(json!({"query": "x", "limit": 0}))).is_err());
+        let q = brain_query(&obj(json!({"query": "x", "limit": 0, "mode": "fts"}))).unwrap();
+        assert_eq!((q.limit, q.mode), (5, Some(Mode::Fts)));
+        assert!(brain_query(&obj(json!({"query": "x", "limit": 101}))).is_err());
         assert!(
             brain_query(&obj(json!({"limit": 2})))
                 .unwrap_err()
@@ -538,5 +542,7 @@ mod tests {
         );
         let both = ingest_request(&obj(json!({"path": "/a.md", "content": "c"})), None).unwrap();
         assert!(both.check().is_err());
+        let empty = ingest_request(&obj(json!({"path": "/a.md", "content": ""})), None).unwrap();
+        assert!(empty.check().is_ok());
     }
 }

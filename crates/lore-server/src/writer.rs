@@ -16,7 +16,8 @@ pub(crate) enum Cmd {
     Job(String),
     /// Re-index a store incrementally (files changed on disk).
     Reindex(String),
-    /// Re-index the brain (notes edited on disk): `Engine::brain_sync`, which needs no model.
+    /// Re-index the brain if it changed on disk (notes edited by hand):
+    /// `Engine::brain_refresh`, which needs no model.
     SyncBrain,
     /// Any other write (store removal, the brain's): runs with the writer's engine, in
     /// queue order.
@@ -139,8 +140,11 @@ fn run(
                     Err(e) => tracing::warn!("re-indexing {name} failed: {e}"),
                 }
             }
-            Cmd::SyncBrain => match engine.brain_sync() {
-                Ok(r) => log_reindexed(BRAIN_STORE, [r.added, r.changed, r.deleted], r.elapsed_ms),
+            Cmd::SyncBrain => match engine.brain_refresh() {
+                Ok(Some(r)) => {
+                    log_reindexed(BRAIN_STORE, [r.added, r.changed, r.deleted], r.elapsed_ms)
+                }
+                Ok(None) => {}
                 Err(e) => tracing::warn!("re-indexing the brain failed: {e}"),
             },
             Cmd::Run(write) => write(engine),

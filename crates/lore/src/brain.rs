@@ -125,6 +125,8 @@ pub fn run(engine: &mut Engine, json: bool, command: BrainCommand) -> anyhow::Re
         }
         BrainCommand::Query { query, limit, mode } => {
             let q = BrainQuery { query, limit, mode };
+            // No watcher serves the CLI: notes edited by hand are indexed first.
+            engine.brain_refresh()?;
             print_answer(json, &engine.brain_query(&q)?)?;
         }
         BrainCommand::Ingest {
