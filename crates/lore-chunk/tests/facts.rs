@@ -126,6 +126,7 @@ def checkout(cart: Cart):
         .collect();
     assert_eq!(ext.len(), 1);
     assert_eq!(ext[0].name, "Base");
+    assert_eq!(ext[0].receiver, Receiver::Path("models".into()));
 
     let mods: Vec<_> = f.imports.iter().map(|i| i.module.as_str()).collect();
     assert_eq!(mods, ["os", "shop.pricing", ".storage", "."]);
@@ -157,6 +158,77 @@ fn fields_take_the_type_of_the_annotated_parameter_they_store() {
         .find(|c| c.1 == "strip")
         .expect("strip call");
     assert!(!matches!(note.2, Receiver::Type(_)), "{note:?}");
+}
+
+#[test]
+fn pytest_fixtures_their_values_and_the_parameters_that_ask_for_them() {
+    let src = r#"import pytest
+from flask import Flask
+
+
+@pytest.fixture(scope="session")
+def app():
+    app = Flask("t")
+    return app
+
+
+@pytest.fixture
+def app_ctx(app):
+    with app.app_context() as ctx:
+        yield ctx
+
+
+def helper(x):
+    yield Flask("not a fixture")
+
+
+@pytest.fixture(name="client")
+def fixture_client(app):
+    return app.test_client()
+
+
+class TestRoutes:
+    @pytest.fixture
+    def app(self, app, runner=None):
+        return app
+
+    def test_get(self, app, client: "Client"):
+        app.add_url_rule("/")
+"#;
+    let f = facts("tests/conftest.py", src);
+    let app = sym(&f, "app");
+    assert_eq!(app.decorators, ["pytest.fixture"]);
+    assert!(app.params.is_empty());
+    assert_eq!(app.returns, Some(Receiver::ReturnOf("Flask".into())));
+    let ctx = sym(&f, "app_ctx");
+    assert_eq!(ctx.params, ["app"]);
+    assert_eq!(
+        ctx.returns,
+        Some(Receiver::ReturnOf("app.app_context().__enter__".into()))
+    );
+    assert_eq!(
+        sym(&f, "fixture_client").decorators,
+        ["pytest.fixture(name=\"client\")"]
+    );
+    // Only a fixture's yield is its value.
+    assert_eq!(sym(&f, "helper").returns, None);
+    // A decorated method is one symbol, not a method and a function inside it.
+    let method = sym(&f, "TestRoutes.app");
+    assert_eq!(method.kind, ChunkKind::Method);
+    assert_eq!(method.params, ["app", "runner"]);
+    assert_eq!(method.returns, Some(Receiver::Path("app".into())));
+    assert!(
+        !f.symbols
+            .iter()
+            .any(|s| s.qualified == "TestRoutes.app.app")
+    );
+    assert_eq!(sym(&f, "TestRoutes.test_get").params, ["app"]);
+    has_call(
+        &f,
+        "TestRoutes.test_get",
+        "add_url_rule",
+        Receiver::Path("app".into()),
+    );
 }
 
 #[test]

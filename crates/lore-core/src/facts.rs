@@ -22,9 +22,19 @@ pub struct Symbol {
     pub is_async: bool,
     /// Declared in a test (test file, test module, or a test function itself).
     pub is_test: bool,
-    /// What the body returns when the signature does not say (`return Cart()`).
+    /// What the body returns when the signature does not say (`return Cart()`); for a
+    /// pytest fixture, what it yields, and `Path(p)` when that is the fixture it asks
+    /// for by its parameter `p`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub returns: Option<Receiver>,
+    /// Parameters the signature gives no type (Python, without `self`/`cls`): a test
+    /// asks for pytest fixtures by such names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub params: Vec<String>,
+    /// Decorators as written, without their arguments: `pytest.fixture`, `app.route`
+    /// (Python); a fixture's own name is kept: `pytest.fixture(name="app")`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decorators: Vec<String>,
     pub start_line: u32,
     pub end_line: u32,
     pub start_byte: usize,
@@ -105,6 +115,21 @@ pub enum Receiver {
     Path(String),
     /// Anything else (a call chain, an index expression, an untyped variable).
     Unknown,
+}
+
+/// The name a pytest fixture is asked for by, when `decorator` (as in
+/// [`Symbol::decorators`]) makes `function` one: its own name, or the one given as
+/// `@pytest.fixture(name="…")`.
+pub fn fixture_name<'a>(decorator: &'a str, function: &'a str) -> Option<&'a str> {
+    let (base, args) = decorator.split_once('(').unwrap_or((decorator, ""));
+    if !matches!(base, "pytest.fixture" | "fixture" | "pytest.yield_fixture") {
+        return None;
+    }
+    let named = args
+        .strip_prefix("name=")
+        .map(|n| n.trim_end_matches(')').trim_matches(['"', '\'']))
+        .filter(|n| !n.is_empty());
+    Some(named.unwrap_or(function))
 }
 
 /// A use of a name: a call, or a type's base class / implemented interface.
@@ -227,5 +252,11 @@ mod tests {
         for path in ["src/testing.rs", "Test.java", "src/contest.py"] {
             assert!(!is_test_path(path), "{path}");
         }
+        assert_eq!(fixture_name("pytest.fixture", "app"), Some("app"));
+        assert_eq!(
+            fixture_name("pytest.fixture(name=\"app\")", "fixture_app"),
+            Some("app")
+        );
+        assert_eq!(fixture_name("app.route", "index"), None);
     }
 }

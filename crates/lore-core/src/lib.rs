@@ -10,7 +10,8 @@ mod time;
 pub use chunk::{Chunk, ChunkKind, Language};
 pub use data_dir::DataDir;
 pub use facts::{
-    FileFacts, Import, ImportedName, Receiver, RefKind, Reference, Symbol, is_test_path, type_name,
+    FileFacts, Import, ImportedName, Receiver, RefKind, Reference, Symbol, fixture_name,
+    is_test_path, type_name,
 };
 pub use store::{AddStore, StoreKind, WebSettings, validate_store_name};
 pub use time::UtcTime;

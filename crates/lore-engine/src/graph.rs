@@ -163,6 +163,8 @@ pub(crate) fn resolve(
                 container: s.container.clone(),
                 signature: s.signature.clone(),
                 returns: s.returns.clone(),
+                params: s.params.clone(),
+                decorators: s.decorators.clone(),
             })
             .collect(),
         imports.iter().map(|i| (i.path.clone(), i.import.clone())),

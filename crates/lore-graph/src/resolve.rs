@@ -1,7 +1,9 @@
 //! Reference resolution over a store's symbols and imports.
 
 use crate::modules::{FileSet, dir_of};
-use lore_core::{ChunkKind, Import, Language, Receiver, RefKind, Reference, type_name};
+use lore_core::{
+    ChunkKind, Import, Language, Receiver, RefKind, Reference, fixture_name, type_name,
+};
 use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -19,6 +21,10 @@ pub struct SymbolEntry {
     pub signature: Option<String>,
     /// What the body returns when the signature does not say.
     pub returns: Option<Receiver>,
+    /// Parameters without a declared type (Python).
+    pub params: Vec<String>,
+    /// Decorators without their arguments (Python).
+    pub decorators: Vec<String>,
 }
 
 /// How a reference was resolved; the confidence follows from it.
@@ -37,6 +43,9 @@ pub enum How {
     Typed,
     /// Through a wildcard import or include.
     Wildcard,
+    /// A method of a pytest fixture's value: the caller asks for the fixture by naming
+    /// a parameter after it, and the fixture's return says what it is.
+    Fixture,
     /// The only symbol of that name in the store.
     Unique,
 }
@@ -50,6 +59,7 @@ impl How {
             How::Package => "package",
             How::Typed => "typed",
             How::Wildcard => "wildcard",
+            How::Fixture => "fixture",
             How::Unique => "unique",
         }
     }
@@ -59,9 +69,18 @@ impl How {
             How::Local | How::SelfMethod => 1.0,
             How::Import => 0.95,
             How::Package | How::Typed => 0.9,
-            How::Wildcard => 0.8,
+            How::Wildcard | How::Fixture => 0.8,
             How::Unique => 0.5,
         }
+    }
+}
+
+/// The less certain of two steps of one resolution.
+fn weakest(a: How, b: How) -> How {
+    if b.confidence() < a.confidence() {
+        b
+    } else {
+        a
     }
 }
 
@@ -84,6 +103,8 @@ pub struct Index {
     imports: HashMap<String, Vec<Import>>,
     /// Base types (extends/implements) by type name.
     bases: HashMap<String, Vec<String>>,
+    /// pytest fixtures by name.
+    fixtures: HashMap<String, Vec<usize>>,
     /// Module resolutions by (file, module): every reference of a file walks the same
     /// imports.
     memo: RefCell<HashMap<(String, String), Vec<String>>>,
@@ -161,7 +182,11 @@ impl Index {
         let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
         let mut methods: HashMap<(String, String), Vec<usize>> = HashMap::new();
         let mut by_key: HashMap<(String, String), Vec<usize>> = HashMap::new();
+        let mut fixtures: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, s) in symbols.iter().enumerate() {
+            if let Some(f) = s.decorators.iter().find_map(|d| fixture_name(d, &s.name)) {
+                fixtures.entry(f.to_string()).or_default().push(i);
+            }
             by_path.entry(s.path.clone()).or_default().push(i);
             by_key
                 .entry((s.path.clone(), s.qualified.clone()))
@@ -192,6 +217,7 @@ impl Index {
             methods,
             imports: by_file,
             bases,
+            fixtures,
             memo: RefCell::new(HashMap::new()),
         }
     }
@@ -283,10 +309,13 @@ impl Index {
             }
             Receiver::Type(t) => self.typed_method(path, lang, t, &r.name),
             Receiver::ReturnOf(expr) => {
-                let ty = self.type_of_call(path, lang, expr, r.caller.as_deref(), 0)?;
-                self.method(path, &ty, &r.name, 0).map(|i| (i, How::Typed))
+                let (ty, how) = self.type_of_call(path, lang, expr, r.caller.as_deref(), 0)?;
+                self.method(path, &ty, &r.name, 0)
+                    .map(|i| (i, weakest(How::Typed, how)))
             }
-            Receiver::Path(p) => self.qualified_call(path, lang, p, &r.name, r.kind),
+            Receiver::Path(p) => {
+                self.qualified_call(path, lang, p, &r.name, r.kind, r.caller.as_deref(), 0)
+            }
             Receiver::Unknown => None,
         }?;
         let (i, how) = found;
@@ -501,7 +530,7 @@ impl Index {
     }
 
     /// The type of the value a call returns: a constructed class, or the callee's
-    /// declared return type.
+    /// declared return type; with the least certain step that led there.
     fn type_of_call(
         &self,
         path: &str,
@@ -509,17 +538,18 @@ impl Index {
         expr: &str,
         caller: Option<&str>,
         depth: usize,
-    ) -> Option<String> {
+    ) -> Option<(String, How)> {
         if depth > MAX_HOPS {
             return None;
         }
         let split = expr.rsplit_once("::").or_else(|| expr.rsplit_once('.'));
-        let found = match split {
+        let (i, how) = match split {
             // `store.New().Get`: the method of what the inner call returns.
             _ if expr.contains("().") => {
                 let (inner, name) = expr.rsplit_once("().")?;
-                let ty = self.type_of_call(path, lang, inner, caller, depth + 1)?;
-                self.method(path, &ty, name, 0).map(|i| (i, How::Typed))
+                let (ty, how) = self.type_of_call(path, lang, inner, caller, depth + 1)?;
+                self.method(path, &ty, name, 0)
+                    .map(|i| (i, weakest(How::Typed, how)))
             }
             None => self.bare(path, lang, expr, caller, RefKind::Calls, 0),
             Some(("Self" | "self" | "this", name)) => {
@@ -527,11 +557,20 @@ impl Index {
                 self.method(path, &ty, name, 0)
                     .map(|i| (i, How::SelfMethod))
             }
-            Some((p, name)) => self.qualified_call(path, lang, p, name, RefKind::Calls),
-        };
-        let s = &self.symbols[found?.0];
+            Some((p, name)) => {
+                self.qualified_call(path, lang, p, name, RefKind::Calls, caller, depth + 1)
+            }
+        }?;
+        let (ty, then) = self.returned_type(i, depth)?;
+        Some((ty, weakest(how, then)))
+    }
+
+    /// The type of what calling symbol `i` gives: the class itself, the declared return
+    /// type, or what its body returns.
+    fn returned_type(&self, i: usize, depth: usize) -> Option<(String, How)> {
+        let s = &self.symbols[i];
         if s.kind.is_type() {
-            return Some(s.name.clone());
+            return Some((s.name.clone(), How::Local));
         }
         let declared = s
             .signature
@@ -540,7 +579,11 @@ impl Index {
         let ret = match (declared, &s.returns) {
             (Some(r), _) => r,
             (None, Some(Receiver::Type(t))) => t.clone(),
-            (None, Some(Receiver::SelfType)) => return s.container.clone(),
+            (None, Some(Receiver::SelfType)) => return Some((s.container.clone()?, How::Local)),
+            // A fixture that passes on the fixture it asks for.
+            (None, Some(Receiver::Path(p))) => {
+                return self.param_type(&s.path, Some(&s.qualified), p, depth + 1);
+            }
             (None, Some(Receiver::ReturnOf(e))) => {
                 return self.type_of_call(
                     &s.path,
@@ -553,12 +596,90 @@ impl Index {
             _ => return None,
         };
         if ret == "Self" {
-            return s.container.clone();
+            return Some((s.container.clone()?, How::Local));
         }
-        Some(ret)
+        Some((ret, How::Local))
+    }
+
+    /// The pytest fixture a parameter `name` of `requester` (qualified, in `path`)
+    /// receives: one of its class, of its file, else of the nearest `conftest.py` above.
+    /// A fixture asking for its own name gets the next one out.
+    fn fixture(&self, path: &str, requester: &str, name: &str) -> Option<usize> {
+        let cands = self.fixtures.get(name)?;
+        let this = self.defined(path, requester).first().copied();
+        // The fixture of that name defined in `file` directly in `scope` (a class).
+        let pick = |file: &str, scope: Option<&str>| {
+            cands.iter().copied().find(|&i| {
+                let s = &self.symbols[i];
+                Some(i) != this
+                    && s.path == file
+                    && s.qualified.rsplit_once('.').map(|(a, _)| a) == scope
+            })
+        };
+        let mut scope = requester.rsplit_once('.').map(|(a, _)| a);
+        while let Some(s) = scope {
+            if let Some(i) = pick(path, Some(s)) {
+                return Some(i);
+            }
+            scope = s.rsplit_once('.').map(|(a, _)| a);
+        }
+        if let Some(i) = pick(path, None) {
+            return Some(i);
+        }
+        let mut dir = dir_of(path);
+        loop {
+            let conftest = if dir.is_empty() {
+                "conftest.py".to_string()
+            } else {
+                format!("{dir}/conftest.py")
+            };
+            if conftest != path
+                && let Some(i) = pick(&conftest, None)
+            {
+                return Some(i);
+            }
+            if dir.is_empty() {
+                return None;
+            }
+            dir = dir_of(dir);
+        }
+    }
+
+    /// The type of an untyped parameter `p` of `caller` (or of a function around it)
+    /// that a pytest fixture provides.
+    fn param_type(
+        &self,
+        path: &str,
+        caller: Option<&str>,
+        p: &str,
+        depth: usize,
+    ) -> Option<(String, How)> {
+        if depth > MAX_HOPS {
+            return None;
+        }
+        let mut scope = caller;
+        while let Some(q) = scope {
+            // pytest passes fixtures to tests (`test*`) and to other fixtures only.
+            let asks = self.defined(path, q).iter().any(|&i| {
+                let s = &self.symbols[i];
+                s.params.iter().any(|x| x == p)
+                    && (s.name.starts_with("test")
+                        || s.decorators
+                            .iter()
+                            .any(|d| fixture_name(d, &s.name).is_some()))
+            });
+            if asks {
+                let f = self.fixture(path, q, p)?;
+                let (ty, how) = self.returned_type(f, depth + 1)?;
+                return Some((ty, weakest(How::Fixture, how)));
+            }
+            scope = q.rsplit_once('.').map(|(a, _)| a);
+        }
+        None
     }
 
     /// `p.name()` / `p::name()`: `p` is a module, a package, or a type.
+    #[allow(clippy::too_many_arguments)]
     fn qualified_call(
         &self,
         path: &str,
@@ -566,6 +687,8 @@ impl Index {
         p: &str,
         name: &str,
         kind: RefKind,
+        caller: Option<&str>,
+        depth: usize,
     ) -> Option<(usize, How)> {
         if matches!(p, "self" | "this" | "Self") {
             return None;
@@ -595,6 +718,15 @@ impl Index {
             {
                 return Some((i, How::Import));
             }
+        }
+        // A parameter a pytest fixture provides.
+        if lang == Language::Python
+            && !p.contains('.')
+            && let Some((ty, how)) = self.param_type(path, caller, p, depth)
+        {
+            return self
+                .method(path, &ty, name, 0)
+                .map(|i| (i, weakest(How::Typed, how)));
         }
         // A type: a static method or associated function.
         let ty = p.rsplit(['.', ':']).next().unwrap_or(p);

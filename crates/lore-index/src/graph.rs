@@ -34,10 +34,32 @@ pub struct SymbolRow {
     pub end_byte: usize,
     #[serde(skip)]
     pub returns: Option<Receiver>,
+    /// Parameters without a declared type (Python).
+    #[serde(skip)]
+    pub params: Vec<String>,
+    /// Decorators without their arguments (Python).
+    #[serde(skip)]
+    pub decorators: Vec<String>,
 }
 
 const SYMBOL_COLUMNS: &str = "id, store_id, path, name, qualified, kind, container, signature, doc, \
-     exported, is_async, is_test, start_line, end_line, start_byte, end_byte, returns";
+     exported, is_async, is_test, start_line, end_line, start_byte, end_byte, returns, params, \
+     decorators";
+
+/// A JSON list of names (`NULL` or unreadable: none).
+fn names_from(json: Option<String>) -> Vec<String> {
+    json.and_then(|j| serde_json::from_str(&j).ok())
+        .unwrap_or_default()
+}
+
+/// A list of names as JSON, `NULL` when empty.
+fn names_json(names: &[String]) -> Option<String> {
+    if names.is_empty() {
+        None
+    } else {
+        serde_json::to_string(names).ok()
+    }
+}
 
 fn symbol_from_row(r: &Row, at: usize) -> rusqlite::Result<SymbolRow> {
     let kind: String = r.get(at + 5)?;
@@ -61,6 +83,8 @@ fn symbol_from_row(r: &Row, at: usize) -> rusqlite::Result<SymbolRow> {
         returns: r
             .get::<_, Option<String>>(at + 16)?
             .and_then(|j| serde_json::from_str(&j).ok()),
+        params: names_from(r.get(at + 17)?),
+        decorators: names_from(r.get(at + 18)?),
     })
 }
 
@@ -157,8 +181,9 @@ impl CatalogTx<'_> {
         let mut st = tx
             .prepare_cached(
                 "INSERT INTO symbols (store_id, path, name, qualified, kind, container, signature, doc, \
-                 exported, is_async, is_test, start_line, end_line, start_byte, end_byte, returns) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                 exported, is_async, is_test, start_line, end_line, start_byte, end_byte, returns, \
+                 params, decorators) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
             )
             .map_err(err)?;
         for s in &facts.symbols {
@@ -180,7 +205,9 @@ impl CatalogTx<'_> {
                 s.end_byte as i64,
                 s.returns
                     .as_ref()
-                    .and_then(|r| serde_json::to_string(r).ok())
+                    .and_then(|r| serde_json::to_string(r).ok()),
+                names_json(&s.params),
+                names_json(&s.decorators)
             ])
             .map_err(err)?;
         }

@@ -69,7 +69,9 @@ CREATE TABLE IF NOT EXISTS symbols (
     end_line INTEGER NOT NULL,
     start_byte INTEGER NOT NULL,
     end_byte INTEGER NOT NULL,
-    returns TEXT
+    returns TEXT,
+    params TEXT,
+    decorators TEXT
 );
 CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(store_id, name);
 CREATE INDEX IF NOT EXISTS symbols_by_qualified ON symbols(store_id, qualified);
@@ -134,7 +136,7 @@ CREATE INDEX IF NOT EXISTS jobs_by_created ON jobs(created_at);
 ";
 
 /// The schema version `SCHEMA` creates; `migrate` brings older catalogs up to it.
-pub(crate) const SCHEMA_VERSION: i64 = 3;
+pub(crate) const SCHEMA_VERSION: i64 = 4;
 
 fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
@@ -159,6 +161,12 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     if version < 3 {
         // v3: stores.web (crawl settings of web stores).
         add_column("stores", "web")?;
+    }
+    if version < 4 {
+        // v4: symbols.params and symbols.decorators (pytest fixtures); filled when the
+        // analyzer version bump re-reads the files.
+        add_column("symbols", "params")?;
+        add_column("symbols", "decorators")?;
     }
     if version != SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;

@@ -3,7 +3,7 @@
 
 use super::{Extractor, Frame, is_callable};
 use crate::lang::named_children;
-use lore_core::{Receiver, type_name};
+use lore_core::{Language, Receiver, fixture_name, type_name};
 use tree_sitter::Node;
 
 /// The function node of a unit's declaration: through `export`, decorators and
@@ -89,6 +89,28 @@ impl<'a> Extractor<'_, 'a> {
         out
     }
 
+    /// Names of a Python function's parameters without a declared type, `self` and
+    /// `cls` left out.
+    pub(super) fn untyped_params(&self, node: Node) -> Vec<String> {
+        if self.lang != Language::Python {
+            return Vec::new();
+        }
+        let Some(list) = function_node(node, 0).and_then(|f| f.child_by_field_name("parameters"))
+        else {
+            return Vec::new();
+        };
+        named_children(list)
+            .into_iter()
+            .filter_map(|p| match p.kind() {
+                "identifier" => Some(self.text(p)),
+                "default_parameter" => self.field(p, "name"),
+                _ => None,
+            })
+            .filter(|n| !matches!(*n, "self" | "cls"))
+            .map(String::from)
+            .collect()
+    }
+
     /// The declared type of parameter `name` of the function around `node`.
     pub(super) fn enclosing_param(&self, node: Node, name: &str) -> Option<Receiver> {
         let f = std::iter::successors(node.parent(), |n| n.parent()).find(|n| {
@@ -164,6 +186,53 @@ impl<'a> Extractor<'_, 'a> {
         }
     }
 
+    /// Whether the innermost function is a pytest fixture (what it yields is its value).
+    pub(super) fn in_fixture(&self, stack: &[Frame]) -> bool {
+        stack
+            .iter()
+            .rev()
+            .find(|f| is_callable(f.kind))
+            .and_then(|f| f.symbol)
+            .is_some_and(|i| {
+                let s = &self.out.symbols[i];
+                s.decorators
+                    .iter()
+                    .any(|d| fixture_name(d, &s.name).is_some())
+            })
+    }
+
+    /// `with open_thing() as x`: `x` is what the context manager's `__enter__` returns.
+    pub(super) fn bind_with(&mut self, node: Node, stack: &mut [Frame]) {
+        let Some(pattern) = node.child_by_field_name("value") else {
+            return;
+        };
+        if pattern.kind() != "as_pattern" {
+            return;
+        }
+        let (Some(value), Some(alias)) = (
+            pattern.named_child(0),
+            pattern
+                .child_by_field_name("alias")
+                .and_then(|a| a.named_child(0).or(Some(a))),
+        ) else {
+            return;
+        };
+        if alias.kind() != "identifier" {
+            return;
+        }
+        let enter = match self.value_type(value, stack) {
+            Some(Receiver::Type(t)) => format!("{t}.__enter__"),
+            Some(Receiver::ReturnOf(e)) => format!("{e}().__enter__"),
+            Some(Receiver::SelfType) => "self.__enter__".to_string(),
+            _ => return,
+        };
+        self.set_local(
+            self.text(alias).to_string(),
+            Receiver::ReturnOf(enter),
+            stack,
+        );
+    }
+
     /// `return x` in a function whose signature gives no type: remember what `x` is.
     pub(super) fn returns(&mut self, node: Node, stack: &[Frame]) {
         let Some(frame) = stack.iter().rev().find(|f| is_callable(f.kind)) else {
@@ -182,7 +251,18 @@ impl<'a> Extractor<'_, 'a> {
                 None => return,
             }
         }
-        let ty = self.value_type(value, stack);
+        let mut ty = self.value_type(value, stack);
+        // A fixture that returns a fixture it asks for (`def app(app): …; return app`).
+        if ty.is_none()
+            && value.kind() == "identifier"
+            && self.out.symbols[i]
+                .params
+                .iter()
+                .any(|p| p == self.text(value))
+            && self.in_fixture(stack)
+        {
+            ty = Some(Receiver::Path(self.text(value).to_string()));
+        }
         self.out.symbols[i].returns = ty;
     }
 

@@ -4,7 +4,9 @@
 use super::{Extractor, Frame, is_callable};
 use crate::code::signature;
 use crate::lang::{self, Scope, UnitInfo, named_children};
-use lore_core::{ChunkKind, Language, Receiver, RefKind, Reference, Symbol, type_name};
+use lore_core::{
+    ChunkKind, Language, Receiver, RefKind, Reference, Symbol, fixture_name, type_name,
+};
 use std::collections::HashMap;
 use tree_sitter::Node;
 
@@ -108,6 +110,12 @@ impl<'a> Extractor<'_, 'a> {
             start_byte: node.start_byte(),
             end_byte: node.end_byte(),
             returns: None,
+            params: if is_callable(info.kind) {
+                self.untyped_params(node)
+            } else {
+                Vec::new()
+            },
+            decorators: self.decorators(node),
         };
         self.out.symbols.push(symbol);
         let symbol_index = self.out.symbols.len() - 1;
@@ -163,6 +171,46 @@ impl<'a> Extractor<'_, 'a> {
             }
         }
         out
+    }
+
+    /// Python decorators without their arguments: `@pytest.fixture(scope="session")` →
+    /// `pytest.fixture`.
+    fn decorators(&self, node: Node) -> Vec<String> {
+        if self.lang != Language::Python || node.kind() != "decorated_definition" {
+            return Vec::new();
+        }
+        named_children(node)
+            .into_iter()
+            .filter(|c| c.kind() == "decorator")
+            .filter_map(|d| {
+                let e = d.named_child(0)?;
+                let (f, args) = match e.kind() {
+                    "call" => (
+                        e.child_by_field_name("function")?,
+                        e.child_by_field_name("arguments"),
+                    ),
+                    _ => (e, None),
+                };
+                let text: String = self.text(f).split_whitespace().collect();
+                if text.is_empty() {
+                    return None;
+                }
+                // `@pytest.fixture(name="app")`: the name tests ask for.
+                let named = args
+                    .filter(|_| fixture_name(&text, "").is_some())
+                    .into_iter()
+                    .flat_map(named_children)
+                    .filter(|a| a.kind() == "keyword_argument")
+                    .find(|a| self.field(*a, "name") == Some("name"))
+                    .and_then(|a| a.child_by_field_name("value"))
+                    .filter(|v| v.kind() == "string")
+                    .map(|v| self.text(v).trim_matches(['"', '\'']).to_string());
+                Some(match named {
+                    Some(n) => format!("{text}(name=\"{n}\")"),
+                    None => text,
+                })
+            })
+            .collect()
     }
 
     fn doc(&self, node: Node, info: &UnitInfo) -> Option<String> {

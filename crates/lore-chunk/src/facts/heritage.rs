@@ -8,16 +8,23 @@ use tree_sitter::Node;
 impl<'a> Extractor<'_, 'a> {
     /// Records `extends`/`implements` of a type definition; returns its (first) base class.
     pub(super) fn heritage(&mut self, node: Node, qualified: &str) -> Option<String> {
-        let mut bases: Vec<(RefKind, String, u32)> = Vec::new();
+        let mut bases: Vec<(RefKind, String, u32, Receiver)> = Vec::new();
         let def = match node.kind() {
             "decorated_definition" => node.child_by_field_name("definition").unwrap_or(node),
             "export_statement" => node.child_by_field_name("declaration").unwrap_or(node),
             _ => node,
         };
-        let visit = |kind: RefKind, n: Node, bases: &mut Vec<(RefKind, String, u32)>| {
+        let visit = |kind: RefKind, n: Node, bases: &mut Vec<(RefKind, String, u32, Receiver)>| {
             let t = self.text(n);
+            // `class A(flask.Flask)`: the module the base is taken from.
+            let receiver = match n.child_by_field_name("object") {
+                Some(o) if self.lang == Language::Python && n.kind() == "attribute" => {
+                    Receiver::Path(self.text(o).to_string())
+                }
+                _ => Receiver::None,
+            };
             if let Some(b) = type_name(t) {
-                bases.push((kind, b, self.line(n)));
+                bases.push((kind, b, self.line(n), receiver));
             }
         };
         match self.lang {
@@ -125,12 +132,12 @@ impl<'a> Extractor<'_, 'a> {
             .iter()
             .find(|b| b.0 == RefKind::Extends)
             .map(|b| b.1.clone());
-        for (kind, name, line) in bases {
+        for (kind, name, line, receiver) in bases {
             self.out.refs.push(Reference {
                 kind,
                 caller: Some(qualified.to_string()),
                 name,
-                receiver: Receiver::None,
+                receiver,
                 line,
             });
         }

@@ -125,9 +125,11 @@ impl<'a> Extractor<'_, 'a> {
         }
         if let Some(info) = self.rules.classify(node, scope)
             && let Some(name) = info.name.clone()
+            // The definition inside a decorated one is the same unit (a decorated method
+            // classifies as a method, its inner `def` as a function).
             && !stack.last().is_some_and(|f| {
                 f.name == name
-                    && f.kind == info.kind
+                    && (f.kind == info.kind || f.sig_start == info.sig_start)
                     && f.start <= node.start_byte()
                     && node.end_byte() <= f.end
             })
@@ -161,8 +163,11 @@ impl<'a> Extractor<'_, 'a> {
         ) {
             self.bind_loop(node, stack);
         }
-        if kind == "return_statement" {
+        if kind == "return_statement" || (kind == "yield" && self.in_fixture(stack)) {
             self.returns(node, stack);
+        }
+        if kind == "with_item" {
+            self.bind_with(node, stack);
         }
         for c in named_children(node) {
             self.walk(c, scope, stack, depth + 1);
