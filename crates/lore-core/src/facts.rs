@@ -113,6 +113,10 @@ pub enum Receiver {
     /// A name or path the call is qualified with: `storage.save()`, `codec::decode()`,
     /// `Task.create()`: a module, a package or a type.
     Path(String),
+    /// A field of a value the file knows something about, whose own type it does not
+    /// know (declared in another file or a base class): `app.config` with `app =
+    /// Flask()` is `Field(ReturnOf("Flask"), "config")`.
+    Field(Box<Receiver>, String),
     /// Anything else (a call chain, an index expression, an untyped variable).
     Unknown,
 }
@@ -143,12 +147,25 @@ pub struct Reference {
     pub line: u32,
 }
 
+/// A name with what the file tells about its value: a field of a type (`self.config =
+/// self.make_config()` in `App`), or a module-level name (`current_app: Flask = …`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Binding {
+    /// The type the field belongs to; `None` for a module-level name.
+    pub owner: Option<String>,
+    pub name: String,
+    pub value: Receiver,
+}
+
 /// Everything the code graph needs from one file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileFacts {
     pub symbols: Vec<Symbol>,
     pub imports: Vec<Import>,
     pub refs: Vec<Reference>,
+    /// Fields and module-level names whose value the file tells, sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bindings: Vec<Binding>,
 }
 
 /// Test files by the conventions of the supported languages.

@@ -10,7 +10,7 @@ mod time;
 pub use chunk::{Chunk, ChunkKind, Language};
 pub use data_dir::DataDir;
 pub use facts::{
-    FileFacts, Import, ImportedName, Receiver, RefKind, Reference, Symbol, fixture_name,
+    Binding, FileFacts, Import, ImportedName, Receiver, RefKind, Reference, Symbol, fixture_name,
     is_test_path, type_name,
 };
 pub use store::{AddStore, StoreKind, WebSettings, validate_store_name};

@@ -169,6 +169,7 @@ pub(crate) fn resolve(
             .collect(),
         imports.iter().map(|i| (i.path.clone(), i.import.clone())),
         catalog.heritage(store_id)?,
+        catalog.bindings(store_id)?,
     );
     let changed_set: std::collections::HashSet<&str> = changed.iter().map(String::as_str).collect();
     let import_targets: Vec<(i64, Vec<String>)> = imports

@@ -2,7 +2,7 @@
 
 use crate::modules::{FileSet, dir_of};
 use lore_core::{
-    ChunkKind, Import, Language, Receiver, RefKind, Reference, fixture_name, type_name,
+    Binding, ChunkKind, Import, Language, Receiver, RefKind, Reference, fixture_name, type_name,
 };
 use serde::Serialize;
 use std::cell::RefCell;
@@ -105,6 +105,10 @@ pub struct Index {
     bases: HashMap<String, Vec<String>>,
     /// pytest fixtures by name.
     fixtures: HashMap<String, Vec<usize>>,
+    /// Field values by (owner type, field): the file that sets it and what it is.
+    fields: HashMap<(String, String), Vec<(String, Receiver)>>,
+    /// Module-level names by (file, name).
+    globals: HashMap<(String, String), Receiver>,
     /// Module resolutions by (file, module): every reference of a file walks the same
     /// imports.
     memo: RefCell<HashMap<(String, String), Vec<String>>>,
@@ -171,12 +175,14 @@ fn return_type(sig: &str, lang: Language, name: &str) -> Option<String> {
 
 impl Index {
     /// `files` are every path of the store; `heritage` is (type name, base name) pairs
-    /// from its extends/implements references.
+    /// from its extends/implements references; `bindings` its fields and module-level
+    /// names, by file.
     pub fn new(
         files: impl IntoIterator<Item = String>,
         symbols: Vec<SymbolEntry>,
         imports: impl IntoIterator<Item = (String, Import)>,
         heritage: impl IntoIterator<Item = (String, String)>,
+        bindings: impl IntoIterator<Item = (String, Binding)>,
     ) -> Index {
         let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
         let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
@@ -208,6 +214,19 @@ impl Index {
         for (t, b) in heritage {
             bases.entry(t).or_default().push(b);
         }
+        let mut fields: HashMap<(String, String), Vec<(String, Receiver)>> = HashMap::new();
+        let mut globals = HashMap::new();
+        for (path, b) in bindings {
+            match b.owner {
+                Some(owner) => fields
+                    .entry((owner, b.name))
+                    .or_default()
+                    .push((path, b.value)),
+                None => {
+                    globals.insert((path, b.name), b.value);
+                }
+            }
+        }
         Index {
             files: FileSet::new(files),
             symbols,
@@ -218,6 +237,8 @@ impl Index {
             imports: by_file,
             bases,
             fixtures,
+            fields,
+            globals,
             memo: RefCell::new(HashMap::new()),
         }
     }
@@ -315,6 +336,11 @@ impl Index {
             }
             Receiver::Path(p) => {
                 self.qualified_call(path, lang, p, &r.name, r.kind, r.caller.as_deref(), 0)
+            }
+            Receiver::Field(..) => {
+                let (ty, how) = self.value_type(path, lang, &r.receiver, r.caller.as_deref(), 0)?;
+                self.method(path, &ty, &r.name, 0)
+                    .map(|i| (i, weakest(How::Typed, how)))
             }
             Receiver::Unknown => None,
         }?;
@@ -645,6 +671,23 @@ impl Index {
         }
     }
 
+    /// The innermost function around `caller` (itself included) with an untyped
+    /// parameter `p`.
+    fn param_scope(&self, path: &str, caller: Option<&str>, p: &str) -> Option<usize> {
+        let mut scope = caller;
+        while let Some(q) = scope {
+            if let Some(&i) = self
+                .defined(path, q)
+                .iter()
+                .find(|&&i| self.symbols[i].params.iter().any(|x| x == p))
+            {
+                return Some(i);
+            }
+            scope = q.rsplit_once('.').map(|(a, _)| a);
+        }
+        None
+    }
+
     /// The type of an untyped parameter `p` of `caller` (or of a function around it)
     /// that a pytest fixture provides.
     fn param_type(
@@ -657,23 +700,160 @@ impl Index {
         if depth > MAX_HOPS {
             return None;
         }
-        let mut scope = caller;
-        while let Some(q) = scope {
-            // pytest passes fixtures to tests (`test*`) and to other fixtures only.
-            let asks = self.defined(path, q).iter().any(|&i| {
-                let s = &self.symbols[i];
-                s.params.iter().any(|x| x == p)
-                    && (s.name.starts_with("test")
-                        || s.decorators
-                            .iter()
-                            .any(|d| fixture_name(d, &s.name).is_some()))
-            });
-            if asks {
-                let f = self.fixture(path, q, p)?;
-                let (ty, how) = self.returned_type(f, depth + 1)?;
-                return Some((ty, weakest(How::Fixture, how)));
+        let s = &self.symbols[self.param_scope(path, caller, p)?];
+        // pytest passes fixtures to tests (`test*`) and to other fixtures only.
+        let asks = s.name.starts_with("test")
+            || s.decorators
+                .iter()
+                .any(|d| fixture_name(d, &s.name).is_some());
+        if !asks {
+            return None;
+        }
+        let f = self.fixture(path, &s.qualified, p)?;
+        let (ty, how) = self.returned_type(f, depth + 1)?;
+        Some((ty, weakest(How::Fixture, how)))
+    }
+
+    /// The type of a value as a receiver describes it, as seen from `caller` in `path`.
+    fn value_type(
+        &self,
+        path: &str,
+        lang: Language,
+        r: &Receiver,
+        caller: Option<&str>,
+        depth: usize,
+    ) -> Option<(String, How)> {
+        if depth > MAX_HOPS {
+            return None;
+        }
+        match r {
+            Receiver::SelfType => Some((self.self_type(path, lang, caller?)?, How::Local)),
+            Receiver::Type(t) => {
+                // An imported alias names the type by another name.
+                let real = self
+                    .bare(path, lang, t, None, RefKind::Extends, 0)
+                    .map(|(i, _)| self.symbols[i].name.clone())
+                    .unwrap_or_else(|| t.clone());
+                Some((real, How::Local))
             }
-            scope = q.rsplit_once('.').map(|(a, _)| a);
+            Receiver::ReturnOf(e) => self.type_of_call(path, lang, e, caller, depth + 1),
+            Receiver::Path(p) => self.path_type(path, lang, p, caller, depth + 1),
+            Receiver::Field(base, field) => {
+                let (ty, how) = self.value_type(path, lang, base, caller, depth + 1)?;
+                let (ty, then) = self.field_type(path, &ty, field, depth + 1)?;
+                Some((ty, weakest(how, then)))
+            }
+            Receiver::None | Receiver::Unknown => None,
+        }
+    }
+
+    /// The type of field `field` of type `ty` (or of a base of it), from where the field
+    /// is set.
+    fn field_type(&self, path: &str, ty: &str, field: &str, depth: usize) -> Option<(String, How)> {
+        if depth > 2 * MAX_HOPS {
+            return None;
+        }
+        if let Some(sets) = self.fields.get(&(ty.to_string(), field.to_string())) {
+            // The type's own file, when several types share the name.
+            let def = self.type_file(path, ty);
+            let set = match sets.as_slice() {
+                [one] => Some(one),
+                many => many.iter().find(|(f, _)| Some(f) == def.as_ref()),
+            };
+            if let Some((file, value)) = set {
+                return self.value_type(file, lang_of(file), value, Some(ty), depth + 1);
+            }
+            return None;
+        }
+        self.bases
+            .get(ty)?
+            .iter()
+            .find_map(|b| self.field_type(path, b, field, depth + 1))
+    }
+
+    /// The file that defines type `ty` as seen from `path`.
+    fn type_file(&self, path: &str, ty: &str) -> Option<String> {
+        self.bare(path, lang_of(path), ty, None, RefKind::Extends, 0)
+            .map(|(i, _)| self.symbols[i].path.clone())
+    }
+
+    /// The type of the value a dotted name stands for: a fixture parameter, a
+    /// module-level name of the file or imported from another, or a name of an imported
+    /// module; then its fields.
+    fn path_type(
+        &self,
+        path: &str,
+        lang: Language,
+        p: &str,
+        caller: Option<&str>,
+        depth: usize,
+    ) -> Option<(String, How)> {
+        if depth > MAX_HOPS {
+            return None;
+        }
+        let segs: Vec<&str> = p.split('.').collect();
+        let head = *segs.first()?;
+        // A parameter hides the module's names.
+        if self.param_scope(path, caller, head).is_some() {
+            let (mut ty, mut how) = self.param_type(path, caller, head, depth)?;
+            for field in &segs[1..] {
+                let (t, h) = self.field_type(path, &ty, field, depth + 1)?;
+                ty = t;
+                how = weakest(how, h);
+            }
+            return Some((ty, how));
+        }
+        let mut value = self.global_type(path, lang, head, depth).map(|v| (v, 1));
+        if value.is_none() {
+            // `flask.current_app`: a name of a module the file imports.
+            for n in (1..segs.len()).rev() {
+                let module = segs[..n].join(".");
+                let Some(files) = self.module_alias(path, lang, &module) else {
+                    continue;
+                };
+                let name = segs[n];
+                value = files
+                    .iter()
+                    .find_map(|f| self.global_type(f, lang_of(f), name, depth))
+                    .map(|v| (v, n + 1));
+                break;
+            }
+        }
+        let ((mut ty, mut how), used) = value?;
+        for field in &segs[used..] {
+            let (t, h) = self.field_type(path, &ty, field, depth + 1)?;
+            ty = t;
+            how = weakest(how, h);
+        }
+        Some((ty, how))
+    }
+
+    /// The type of a module-level name of `path`, or of one it imports by name (through
+    /// re-exports).
+    fn global_type(
+        &self,
+        path: &str,
+        lang: Language,
+        name: &str,
+        depth: usize,
+    ) -> Option<(String, How)> {
+        if depth > MAX_HOPS {
+            return None;
+        }
+        if let Some(v) = self.globals.get(&(path.to_string(), name.to_string())) {
+            let (ty, how) = self.value_type(path, lang, v, None, depth + 1)?;
+            return Some((ty, weakest(How::Typed, how)));
+        }
+        for imp in self.imports_of(path) {
+            for n in imp.names.iter().filter(|n| n.local() == name) {
+                let files = self.modules(lang, path, &imp.module);
+                if let Some(found) = files
+                    .iter()
+                    .find_map(|f| self.global_type(f, lang_of(f), &n.name, depth + 1))
+                {
+                    return Some(found);
+                }
+            }
         }
         None
     }
@@ -719,10 +899,10 @@ impl Index {
                 return Some((i, How::Import));
             }
         }
-        // A parameter a pytest fixture provides.
+        // A value: a parameter a pytest fixture provides, a module-level name, their
+        // fields.
         if lang == Language::Python
-            && !p.contains('.')
-            && let Some((ty, how)) = self.param_type(path, caller, p, depth)
+            && let Some((ty, how)) = self.path_type(path, lang, p, caller, depth)
         {
             return self
                 .method(path, &ty, name, 0)

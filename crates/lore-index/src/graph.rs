@@ -4,7 +4,9 @@
 
 use crate::IndexError;
 use crate::catalog::{Catalog, CatalogTx};
-use lore_core::{ChunkKind, FileFacts, Import, ImportedName, Receiver, RefKind, Reference};
+use lore_core::{
+    Binding, ChunkKind, FileFacts, Import, ImportedName, Receiver, RefKind, Reference,
+};
 use rusqlite::{Row, params, params_from_iter};
 use serde::Serialize;
 
@@ -250,6 +252,18 @@ impl CatalogTx<'_> {
             ])
             .map_err(err)?;
         }
+        let mut st = tx
+            .prepare_cached(
+                "INSERT INTO bindings (store_id, path, owner, name, value) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
+            .map_err(err)?;
+        for b in &facts.bindings {
+            let Ok(value) = serde_json::to_string(&b.value) else {
+                continue;
+            };
+            st.execute(params![store_id, path, b.owner, b.name, value])
+                .map_err(err)?;
+        }
         Ok(old)
     }
 
@@ -270,6 +284,7 @@ impl CatalogTx<'_> {
         names.dedup();
         for sql in [
             "DELETE FROM refs WHERE store_id = ?1 AND path = ?2",
+            "DELETE FROM bindings WHERE store_id = ?1 AND path = ?2",
             "DELETE FROM imports WHERE store_id = ?1 AND path = ?2",
             "DELETE FROM symbols WHERE store_id = ?1 AND path = ?2",
         ] {
@@ -431,6 +446,29 @@ impl Catalog {
             params![store_id, path],
             import_from_row,
         )
+    }
+
+    /// Every binding (field or module-level name) of a store, with its file.
+    pub fn bindings(&self, store_id: i64) -> Result<Vec<(String, Binding)>, IndexError> {
+        let rows = self.rows(
+            "SELECT path, owner, name, value FROM bindings WHERE store_id = ?1",
+            [store_id],
+            |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, Option<String>>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                ))
+            },
+        )?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(path, owner, name, value)| {
+                let value = serde_json::from_str(&value).ok()?;
+                Some((path, Binding { owner, name, value }))
+            })
+            .collect())
     }
 
     /// (type, base) name pairs of every extends/implements reference of a store.

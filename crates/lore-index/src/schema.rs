@@ -1,6 +1,7 @@
 //! The catalog's tables, in one place: what a new catalog is created with and how an older
 //! one is brought up to date. Stores, the file manifest and chunks (with embeddings); the
-//! code graph (symbols, imports, references and their resolution); jobs.
+//! code graph (symbols, imports, references and their resolution, fields and module-level
+//! names with what their value is); jobs.
 
 use rusqlite::Connection;
 
@@ -102,6 +103,14 @@ CREATE TABLE IF NOT EXISTS refs (
     confidence REAL,
     how TEXT
 );
+CREATE TABLE IF NOT EXISTS bindings (
+    store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    owner TEXT,
+    name TEXT NOT NULL,
+    value TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS bindings_by_file ON bindings(store_id, path);
 CREATE INDEX IF NOT EXISTS refs_by_file ON refs(store_id, path);
 CREATE INDEX IF NOT EXISTS refs_by_name ON refs(store_id, name);
 CREATE INDEX IF NOT EXISTS refs_by_target ON refs(target);
@@ -163,8 +172,9 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
         add_column("stores", "web")?;
     }
     if version < 4 {
-        // v4: symbols.params and symbols.decorators (pytest fixtures); filled when the
-        // analyzer version bump re-reads the files.
+        // v4: symbols.params and symbols.decorators (pytest fixtures), and the bindings
+        // table (created above): filled when the analyzer version bump re-reads the
+        // files.
         add_column("symbols", "params")?;
         add_column("symbols", "decorators")?;
     }

@@ -24,8 +24,13 @@ fn function_node(node: Node, depth: usize) -> Option<Node> {
 }
 
 impl<'a> Extractor<'_, 'a> {
-    /// Types of a function's parameters (and the Go receiver).
+    /// Types of a function's parameters (and the Go receiver); a Python parameter
+    /// without one is `Path(name)`: a name the resolver may type (a pytest fixture), and
+    /// one that hides module-level names.
     pub(super) fn params(&self, node: Node, frame: &mut Frame) {
+        for name in self.untyped_params(node) {
+            frame.env.insert(name.clone(), Receiver::Path(name));
+        }
         for (name, ty, receiver) in self.typed_params(node) {
             if receiver {
                 frame.env.insert(name.to_string(), Receiver::SelfType);
@@ -168,7 +173,9 @@ impl<'a> Extractor<'_, 'a> {
                     r => Some(r),
                 }
             }
-            _ => self.value_type(iter, stack),
+            _ => self
+                .value_type(iter, stack)
+                .filter(|r| !matches!(r, Receiver::Path(_))),
         };
         if let Some(t) = ty {
             self.set_local(self.text(var).to_string(), t, stack);
@@ -251,18 +258,7 @@ impl<'a> Extractor<'_, 'a> {
                 None => return,
             }
         }
-        let mut ty = self.value_type(value, stack);
-        // A fixture that returns a fixture it asks for (`def app(app): …; return app`).
-        if ty.is_none()
-            && value.kind() == "identifier"
-            && self.out.symbols[i]
-                .params
-                .iter()
-                .any(|p| p == self.text(value))
-            && self.in_fixture(stack)
-        {
-            ty = Some(Receiver::Path(self.text(value).to_string()));
-        }
+        let ty = self.value_type(value, stack);
         self.out.symbols[i].returns = ty;
     }
 

@@ -20,7 +20,7 @@ pub(crate) use imports::imports;
 
 use crate::lang::{LangRules, Scope, named_children};
 use crate::text::Src;
-use lore_core::{ChunkKind, FileFacts, Language, Receiver, is_test_path};
+use lore_core::{Binding, ChunkKind, FileFacts, Language, Receiver, is_test_path};
 use std::collections::HashMap;
 use tree_sitter::{Node, Tree};
 
@@ -86,6 +86,7 @@ pub(crate) fn extract(
     x.collect_fields(root, None, 0);
     let mut stack = Vec::new();
     x.walk(root, Scope::Top, &mut stack, 0);
+    x.out.bindings = x.bindings();
     x.out
 }
 
@@ -172,6 +173,30 @@ impl<'a> Extractor<'_, 'a> {
         for c in named_children(node) {
             self.walk(c, scope, stack, depth + 1);
         }
+    }
+
+    /// The fields and module-level names whose value the file tells, sorted.
+    fn bindings(&self) -> Vec<Binding> {
+        let known = |r: &Receiver| !matches!(r, Receiver::Unknown | Receiver::Path(_));
+        let mut out: Vec<Binding> = self
+            .fields
+            .iter()
+            .flat_map(|(owner, fields)| {
+                fields.iter().map(move |(name, value)| Binding {
+                    owner: Some(owner.clone()),
+                    name: name.clone(),
+                    value: value.clone(),
+                })
+            })
+            .chain(self.module_env.iter().map(|(name, value)| Binding {
+                owner: None,
+                name: name.clone(),
+                value: value.clone(),
+            }))
+            .filter(|b| known(&b.value))
+            .collect();
+        out.sort_by(|a, b| (&a.owner, &a.name).cmp(&(&b.owner, &b.name)));
+        out
     }
 
     fn qualify(&self, stack: &[Frame], name: &str) -> String {

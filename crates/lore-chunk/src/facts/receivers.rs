@@ -132,9 +132,10 @@ impl<'a> Extractor<'_, 'a> {
                 let (Some(base), Some(field)) = (base, field) else {
                     return Receiver::Unknown;
                 };
-                let owner = match self.receiver(base, stack) {
+                let base = self.receiver(base, stack);
+                let owner = match &base {
                     Receiver::SelfType => stack.iter().rev().find_map(|f| f.self_type.clone()),
-                    Receiver::Type(t) => Some(t),
+                    Receiver::Type(t) => Some(t.clone()),
                     // `pkg.sub.f()`: a dotted module path.
                     Receiver::Path(p)
                         if matches!(
@@ -146,9 +147,19 @@ impl<'a> Extractor<'_, 'a> {
                     }
                     _ => None,
                 };
-                owner
-                    .and_then(|o| self.fields.get(&o).and_then(|m| m.get(field)).cloned())
-                    .unwrap_or(Receiver::Unknown)
+                let local = owner.and_then(|o| self.fields.get(&o).and_then(|m| m.get(field)));
+                match (local, base) {
+                    (Some(r), _) => r.clone(),
+                    // Declared in another file or a base class: the resolver looks.
+                    (
+                        None,
+                        b @ (Receiver::SelfType
+                        | Receiver::Type(_)
+                        | Receiver::ReturnOf(_)
+                        | Receiver::Field(..)),
+                    ) => Receiver::Field(Box::new(b), field.to_string()),
+                    _ => Receiver::Unknown,
+                }
             }
             "call"
             | "call_expression"
