@@ -99,7 +99,9 @@ impl EngineError {
                 lore_source::SourceError::NotAFolder(_) | lore_source::SourceError::BadGlob(..),
             ) => ExitKind::Input,
             EngineError::Source(
-                lore_source::SourceError::Git { .. } | lore_source::SourceError::Web { .. },
+                lore_source::SourceError::Git { .. }
+                | lore_source::SourceError::Web { .. }
+                | lore_source::SourceError::Refused { .. },
             ) => ExitKind::Input,
             EngineError::Embed(
                 lore_embed::EmbedError::ModelDirMissing { .. }

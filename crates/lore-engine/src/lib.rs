@@ -59,6 +59,8 @@ pub struct EngineConfig {
     /// Embed chunks while indexing. Off, stores are BM25-only (no model needed) and only
     /// `Mode::Fts` finds anything in them.
     pub embed: bool,
+    /// Where web crawls, git clones and pulls may go (servers: public addresses only).
+    pub fetch: lore_source::FetchPolicy,
 }
 
 impl Default for EngineConfig {
@@ -71,6 +73,7 @@ impl Default for EngineConfig {
             candidates: 100,
             commit_every_files: 200,
             embed: true,
+            fetch: lore_source::FetchPolicy::default(),
         }
     }
 }

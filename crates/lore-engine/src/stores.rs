@@ -165,7 +165,10 @@ impl Engine {
                     }
                 })
                 .map_err(|e| EngineError::io(dest.display().to_string(), e))
-                .and_then(|_| Ok(git::clone(&source, &dest, req.branch.as_deref())?))
+                .and_then(|_| {
+                    let branch = req.branch.as_deref();
+                    Ok(git::clone(&source, &dest, branch, self.config.fetch)?)
+                })
                 .and_then(|_| self.catalog.set_root(store.id, &dest).map_err(Into::into));
             if let Err(e) = cloned {
                 let _ = self.catalog.remove_store(store.id);
@@ -208,6 +211,7 @@ impl Engine {
             max_page_bytes: store.max_file_bytes,
             includes: store.includes.clone(),
             excludes: store.excludes.clone(),
+            policy: self.config.fetch,
             ..CrawlOptions::default()
         };
         let dest = self.data.web_dir(store.id);
@@ -301,7 +305,7 @@ impl Engine {
             let mut crawl = None;
             if pull && store.kind == StoreKind::Repo {
                 progress.message(&format!("pulling {}", store.source));
-                git::pull(&store.root, store.branch.as_deref())?;
+                git::pull(&store.root, store.branch.as_deref(), self.config.fetch)?;
             }
             if pull && store.kind == StoreKind::Web {
                 crawl = Some(self.crawl(&store, progress)?);

@@ -1,12 +1,146 @@
 //! Shallow clones and updates through the `git` command line (no libgit2 build).
+//!
+//! Under a server's `FetchPolicy` git runs over http(s) and ssh only, to hosts whose
+//! addresses are public (checked before git runs; git's own lookups are pinned to the checked
+//! addresses and it follows no redirect), never `file://`, `git://` or remote helpers such
+//! as `ext::`, which run commands.
 
 use crate::SourceError;
+use crate::net::{self, FetchPolicy};
 use std::path::Path;
 use std::process::Command;
 
 /// True when `source` looks like a git URL rather than a local path.
 pub fn looks_like_url(source: &str) -> bool {
     source.contains("://") || source.starts_with("git@") || source.ends_with(".git")
+}
+
+/// How git would reach a source.
+#[derive(Debug, PartialEq)]
+enum Transport<'a> {
+    /// A folder on this machine.
+    Path,
+    /// `scheme://authority/…`.
+    Url { scheme: String, authority: &'a str },
+    /// `[user@]host:path` (ssh).
+    Scp { host: &'a str },
+    /// `helper::address`: a remote helper (`ext::` runs a command).
+    Helper(&'a str),
+}
+
+fn is_scheme(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_alphabetic())
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+}
+
+/// How git reads `source`, by git's own rules: `scheme://`, then `helper::`, then a colon
+/// before any slash (scp-like ssh), else a path.
+fn transport(source: &str) -> Transport<'_> {
+    if let Some((scheme, rest)) = source.split_once("://")
+        && is_scheme(scheme)
+    {
+        let authority = rest.split('/').next().unwrap_or("");
+        return Transport::Url {
+            scheme: scheme.to_ascii_lowercase(),
+            authority,
+        };
+    }
+    if let Some((helper, _)) = source.split_once("::")
+        && is_scheme(helper)
+    {
+        return Transport::Helper(helper);
+    }
+    let colon = if source.starts_with('[') {
+        source
+            .find(']')
+            .and_then(|end| source[end..].find(':').map(|c| end + c))
+    } else {
+        source.find(':')
+    };
+    match colon {
+        Some(c) if !source[..c].contains('/') => Transport::Scp { host: &source[..c] },
+        _ => Transport::Path,
+    }
+}
+
+/// Checks that git may fetch `source` under `policy`. Returns the `-c` settings that hold
+/// git to what was checked: only the transport in use, and for http(s) no redirect and the
+/// host's lookups pinned to the checked addresses.
+pub fn check_source(source: &str, policy: FetchPolicy) -> Result<Vec<String>, SourceError> {
+    if policy == FetchPolicy::default() {
+        return Ok(Vec::new());
+    }
+    let refused = |reason: String| SourceError::Refused {
+        target: source.to_string(),
+        reason,
+    };
+    let not_network = |what: &str| {
+        refused(format!(
+            "git over {what} is not allowed from a server; give an https:// or ssh URL \
+             (or the repository's folder, where the server may read it)"
+        ))
+    };
+    let (scheme, host, port) = match transport(source) {
+        Transport::Path => {
+            // A folder the caller allowed: cloned over file://, and nothing else.
+            return Ok(vec![
+                "protocol.allow=never".into(),
+                "protocol.file.allow=always".into(),
+            ]);
+        }
+        Transport::Helper(helper) => return Err(not_network(&format!("{helper}::"))),
+        Transport::Scp { host } => {
+            let host = host.rsplit('@').next().unwrap_or(host);
+            ("ssh", host.to_string(), 22)
+        }
+        Transport::Url { scheme, authority } => {
+            let (scheme, default) = match scheme.as_str() {
+                "http" => ("http", 80),
+                "https" => ("https", 443),
+                "ssh" | "git+ssh" | "ssh+git" => ("ssh", 22),
+                other => return Err(not_network(&format!("{other}://"))),
+            };
+            let (host, port) = net::host_port(authority, default)
+                .ok_or_else(|| refused(format!("no host or a bad port in {authority:?}")))?;
+            (scheme, host, port)
+        }
+    };
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    if bare.is_empty() || bare.starts_with('-') {
+        return Err(refused(format!("{host:?} is not a host name")));
+    }
+    let mut settings = vec![
+        "protocol.allow=never".to_string(),
+        format!("protocol.{scheme}.allow=always"),
+    ];
+    if policy.public_only {
+        let addrs = net::resolve_public(&host, port).map_err(refused)?;
+        if scheme != "ssh" {
+            settings.push("http.followRedirects=false".into());
+            if bare.parse::<std::net::IpAddr>().is_err() {
+                let pinned: Vec<String> = addrs
+                    .iter()
+                    .map(|a| match a.ip() {
+                        std::net::IpAddr::V6(v6) => format!("[{v6}]"),
+                        v4 => v4.to_string(),
+                    })
+                    .collect();
+                settings.push(format!(
+                    "http.curloptResolve={bare}:{port}:{}",
+                    pinned.join(",")
+                ));
+            }
+        }
+    }
+    Ok(settings)
+}
+
+/// `git -c S` for each setting.
+fn with_settings(cmd: &mut Command, settings: &[String]) {
+    for s in settings {
+        cmd.arg("-c").arg(s);
+    }
 }
 
 fn run(action: &'static str, target: &str, cmd: &mut Command) -> Result<String, SourceError> {
@@ -38,9 +172,16 @@ fn run(action: &'static str, target: &str, cmd: &mut Command) -> Result<String, 
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// Shallow-clones `source` (URL or local repo path) into `dest`, which must not exist.
-/// Clones into a sibling temp folder first, so a failed clone leaves nothing behind.
-pub fn clone(source: &str, dest: &Path, branch: Option<&str>) -> Result<(), SourceError> {
+/// Shallow-clones `source` (URL or local repo path) into `dest`, which must not exist, as
+/// `policy` allows (`check_source`). Clones into a sibling temp folder first, so a failed
+/// clone leaves nothing behind.
+pub fn clone(
+    source: &str,
+    dest: &Path,
+    branch: Option<&str>,
+    policy: FetchPolicy,
+) -> Result<(), SourceError> {
+    let settings = check_source(source, policy)?;
     let url = if looks_like_url(source) {
         source.to_string()
     } else {
@@ -57,6 +198,7 @@ pub fn clone(source: &str, dest: &Path, branch: Option<&str>) -> Result<(), Sour
     ));
     let _ = std::fs::remove_dir_all(&tmp);
     let mut cmd = Command::new("git");
+    with_settings(&mut cmd, &settings);
     cmd.args(["clone", "--quiet", "--depth", "1", "--single-branch"]);
     if let Some(b) = branch {
         cmd.args(["--branch", b]);
@@ -69,15 +211,35 @@ pub fn clone(source: &str, dest: &Path, branch: Option<&str>) -> Result<(), Sour
     std::fs::rename(&tmp, dest).map_err(|e| SourceError::Io(dest.display().to_string(), e))
 }
 
-/// Brings a shallow clone up to date with its remote branch (fetch, then hard reset).
-/// Returns the new HEAD commit.
-pub fn pull(dir: &Path, branch: Option<&str>) -> Result<String, SourceError> {
+/// Brings a shallow clone up to date with its remote branch (fetch, then hard reset), its
+/// remote checked against `policy` first. Returns the new HEAD commit.
+pub fn pull(dir: &Path, branch: Option<&str>, policy: FetchPolicy) -> Result<String, SourceError> {
     let target = dir.display().to_string();
     let refspec = branch.unwrap_or("HEAD");
+    let settings = if policy == FetchPolicy::default() {
+        Vec::new()
+    } else {
+        let origin = run(
+            "remote",
+            &target,
+            Command::new("git")
+                .arg("-C")
+                .arg(dir)
+                .args(["remote", "get-url", "origin"]),
+        )?;
+        // A local origin was allowed when the store was added (file:// is how a local
+        // repository is cloned); anything else is checked like a new clone.
+        match origin.strip_prefix("file://") {
+            Some(path) => check_source(path, policy)?,
+            None => check_source(&origin, policy)?,
+        }
+    };
+    let mut fetch = Command::new("git");
+    with_settings(&mut fetch, &settings);
     run(
         "fetch",
         &target,
-        Command::new("git")
+        fetch
             .arg("-C")
             .arg(dir)
             .args(["fetch", "--quiet", "--depth", "1", "origin", refspec]),
@@ -131,22 +293,98 @@ mod tests {
         git(&origin, &["commit", "-qm", "one"]);
 
         let dest = dir.path().join("clones/1");
-        clone(origin.to_str().unwrap(), &dest, Some("main")).unwrap();
+        let any = FetchPolicy::default();
+        clone(origin.to_str().unwrap(), &dest, Some("main"), any).unwrap();
         assert_eq!(std::fs::read_to_string(dest.join("a.txt")).unwrap(), "one");
 
         std::fs::write(origin.join("a.txt"), "two").unwrap();
         git(&origin, &["commit", "-qam", "two"]);
-        pull(&dest, Some("main")).unwrap();
+        pull(&dest, Some("main"), any).unwrap();
         assert_eq!(std::fs::read_to_string(dest.join("a.txt")).unwrap(), "two");
+        // A server may pull a local origin it was allowed to clone.
+        std::fs::write(origin.join("a.txt"), "three").unwrap();
+        git(&origin, &["commit", "-qam", "three"]);
+        pull(&dest, Some("main"), FetchPolicy::server(false)).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dest.join("a.txt")).unwrap(),
+            "three"
+        );
+        let server_clone = dir.path().join("clones/s");
+        clone(
+            origin.to_str().unwrap(),
+            &server_clone,
+            None,
+            FetchPolicy::server(false),
+        )
+        .unwrap();
+        assert!(server_clone.join("a.txt").is_file());
 
         let err = clone(
             "file:///nonexistent/repo",
             &dir.path().join("clones/2"),
             None,
+            any,
         )
         .unwrap_err();
         assert!(err.to_string().contains("git clone failed"), "{err}");
         assert!(!dir.path().join("clones/2").exists());
         assert!(!dir.path().join("clones/.2.cloning").exists());
+    }
+
+    #[test]
+    fn a_server_runs_git_over_public_network_transports_only() {
+        let server = FetchPolicy::server(false);
+        for (source, needle) in [
+            ("file:///etc/repo.git", "file://"),
+            ("git://example.com/r.git", "git://"),
+            ("ext::sh -c touch% /tmp/pwned", "ext::"),
+            ("fd::17/r.git", "fd::"),
+            ("ftp://example.com/r.git", "ftp://"),
+            ("https://127.0.0.1/r.git", "loopback"),
+            ("https://localhost:8443/r.git", "loopback"),
+            ("http://169.254.169.254/r.git", "link-local"),
+            ("ssh://git@10.0.0.7:2222/r.git", "private"),
+            ("git@192.168.1.2:team/r.git", "private"),
+            ("[::1]:r.git", "loopback"),
+            ("https://[::ffff:127.0.0.1]/r.git", "loopback"),
+            ("ssh://-oProxyCommand=x/r.git", "not a host name"),
+        ] {
+            let err = check_source(source, server).unwrap_err().to_string();
+            assert!(err.contains(needle), "{source}: {err}");
+            let dest = tempfile::tempdir().unwrap();
+            let err = clone(source, &dest.path().join("c"), None, server).unwrap_err();
+            assert!(err.to_string().contains(needle), "{source}: {err}");
+            assert!(!dest.path().join("c").exists());
+        }
+        // With private addresses allowed, only the transport is checked.
+        let private = FetchPolicy::server(true);
+        assert_eq!(
+            check_source("https://127.0.0.1:8443/r.git", private).unwrap(),
+            ["protocol.allow=never", "protocol.https.allow=always"]
+        );
+        assert!(check_source("ext::sh -c x", private).is_err());
+        // Public hosts are pinned to the addresses checked, and redirects are not followed.
+        assert_eq!(
+            check_source("https://93.184.216.34/r.git", server).unwrap(),
+            [
+                "protocol.allow=never",
+                "protocol.https.allow=always",
+                "http.followRedirects=false"
+            ]
+        );
+        assert_eq!(
+            check_source("git@93.184.216.34:r.git", server).unwrap(),
+            ["protocol.allow=never", "protocol.ssh.allow=always"]
+        );
+        // Local folders are the caller's to allow; the CLI runs anything.
+        assert_eq!(
+            check_source("/srv/repos/r.git", server).unwrap(),
+            ["protocol.allow=never", "protocol.file.allow=always"]
+        );
+        assert!(
+            check_source("ext::sh -c x", FetchPolicy::default())
+                .unwrap()
+                .is_empty()
+        );
     }
 }

@@ -5,10 +5,12 @@
 
 mod filter;
 pub mod git;
+pub mod net;
 mod walk;
 pub mod web;
 
 pub use filter::PathFilter;
+pub use net::FetchPolicy;
 pub use walk::{
     SkipReason, SourceFile, Walk, WalkOptions, mtime_ns, read_text, validate_globs, walk,
 };
@@ -29,4 +31,7 @@ pub enum SourceError {
     },
     #[error("{url}: {message}")]
     Web { url: String, message: String },
+    /// A fetch the policy does not allow (a server's: private address, local transport).
+    #[error("{target}: {reason}")]
+    Refused { target: String, reason: String },
 }

@@ -26,6 +26,7 @@ pub use url::WebUrl;
 
 use crate::SourceError;
 use crate::filter::glob_set;
+use crate::net::{self, FetchPolicy, non_public};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -51,6 +52,8 @@ pub struct CrawlOptions {
     pub includes: Vec<String>,
     /// Pages neither fetched nor kept.
     pub excludes: Vec<String>,
+    /// Where requests may go (a server's crawl: public addresses only).
+    pub policy: FetchPolicy,
 }
 
 impl Default for CrawlOptions {
@@ -63,6 +66,7 @@ impl Default for CrawlOptions {
             timeout: Duration::from_secs(30),
             includes: Vec::new(),
             excludes: Vec::new(),
+            policy: FetchPolicy::default(),
         }
     }
 }
@@ -172,6 +176,7 @@ fn web_error(url: &str, message: impl Into<String>) -> SourceError {
 }
 
 /// What one GET answered.
+#[derive(Debug)]
 struct Response {
     status: u16,
     /// Lowercased `Content-Type`, empty when absent.
@@ -204,42 +209,145 @@ enum Fetched {
 struct Fetcher {
     agent: ureq::Agent,
     max_bytes: u64,
+    /// Check each URL's host before asking for it: public addresses only, and the agent
+    /// goes through a proxy, which resolves names out of the resolver's sight.
+    check_hosts: bool,
+}
+
+/// Most redirects followed from one URL.
+const MAX_REDIRECTS: usize = 10;
+
+/// Resolves names as ureq does, refusing every address that is not public (`net`): each
+/// connection a public-only crawl makes — every page, every redirect — passes here, so a
+/// name cannot resolve one way when checked and another when connected to.
+#[derive(Debug, Default)]
+struct PublicResolver {
+    inner: ureq::unversioned::resolver::DefaultResolver,
+    /// Tests: addresses that stand for public ones (servers on loopback).
+    #[cfg(test)]
+    public: Vec<std::net::SocketAddr>,
+}
+
+impl ureq::unversioned::resolver::Resolver for PublicResolver {
+    fn resolve(
+        &self,
+        uri: &ureq::http::Uri,
+        config: &ureq::config::Config,
+        timeout: ureq::unversioned::transport::NextTimeout,
+    ) -> Result<ureq::unversioned::resolver::ResolvedSocketAddrs, ureq::Error> {
+        let addrs = self.inner.resolve(uri, config, timeout)?;
+        let host = uri.host().unwrap_or_default();
+        // The proxy is the operator's choice; what goes through it is checked in `get`.
+        if config
+            .proxy()
+            .is_some_and(|p| p.host().eq_ignore_ascii_case(host))
+        {
+            return Ok(addrs);
+        }
+        #[cfg(test)]
+        let addrs_judged = addrs.iter().filter(|a| !self.public.contains(a));
+        #[cfg(not(test))]
+        let addrs_judged = addrs.iter();
+        for a in addrs_judged {
+            if let Some(why) = non_public(a.ip()) {
+                return Err(ureq::Error::Io(std::io::Error::new(
+                    std::io::ErrorKind::PermissionDenied,
+                    net::refusal(host, a.ip(), why),
+                )));
+            }
+        }
+        Ok(addrs)
+    }
+}
+
+/// A transport error in one line; a refused address is its refusal alone.
+fn describe(e: ureq::Error) -> String {
+    match e {
+        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::PermissionDenied => io.to_string(),
+        e => e.to_string(),
+    }
 }
 
 impl Fetcher {
     fn new(opts: &CrawlOptions) -> Fetcher {
-        let agent = ureq::Agent::config_builder()
+        Fetcher::with_resolver(opts, PublicResolver::default())
+    }
+
+    /// A fetcher whose public-only agent resolves through `resolver`.
+    fn with_resolver(opts: &CrawlOptions, resolver: PublicResolver) -> Fetcher {
+        // Redirects are followed in `get`, one checked hop at a time.
+        let config = ureq::Agent::config_builder()
             .timeout_global(Some(opts.timeout))
             .http_status_as_error(false)
+            .max_redirects(0)
             .user_agent(concat!(
                 "lore/",
                 env!("CARGO_PKG_VERSION"),
                 " (docs indexer)"
             ))
-            .build()
-            .into();
+            .build();
+        let public = opts.policy.public_only;
+        let check_hosts = public && config.proxy().is_some();
+        let agent = if public {
+            ureq::Agent::with_parts(
+                config,
+                ureq::unversioned::transport::DefaultConnector::default(),
+                resolver,
+            )
+        } else {
+            config.into()
+        };
         Fetcher {
             agent,
             max_bytes: opts.max_page_bytes,
+            check_hosts,
         }
     }
 
-    /// One GET, its body read up to `limit` bytes; `Err` is a transport failure (or an
-    /// oversized body) in one line. With `since`, the request is conditional on the page
-    /// having changed since that record.
+    /// One GET, its body read up to `limit` bytes, redirects followed (each hop checked like
+    /// the first); `Err` is a transport failure (or an oversized body, a refused address) in
+    /// one line. With `since`, the request is conditional on the page having changed since
+    /// that record.
     fn get(&self, url: &str, limit: u64, since: Option<&PageRecord>) -> Result<Response, String> {
-        let mut req = self.agent.get(url);
-        if let Some(r) = since {
-            if let Some(etag) = &r.etag {
-                req = req.header("If-None-Match", etag);
+        let mut current = url.to_string();
+        let mut redirects = 0;
+        let mut resp = loop {
+            if self.check_hosts {
+                let (host, port) = WebUrl::parse(&current)
+                    .and_then(|u| u.host_port())
+                    .ok_or_else(|| format!("{current} is not an http(s) URL"))?;
+                net::resolve_public(&host, port)?;
             }
-            if let Some(date) = &r.last_modified {
-                req = req.header("If-Modified-Since", date);
+            let mut req = self.agent.get(&current);
+            if let Some(r) = since {
+                if let Some(etag) = &r.etag {
+                    req = req.header("If-None-Match", etag);
+                }
+                if let Some(date) = &r.last_modified {
+                    req = req.header("If-Modified-Since", date);
+                }
             }
-        }
-        let mut resp = req.call().map_err(|e| e.to_string())?;
+            let resp = req.call().map_err(describe)?;
+            let status = resp.status().as_u16();
+            if !matches!(status, 301 | 302 | 303 | 307 | 308) {
+                break resp;
+            }
+            let location = resp
+                .headers()
+                .get("location")
+                .and_then(|v| v.to_str().ok())
+                .ok_or_else(|| format!("HTTP {status} without a Location"))?;
+            redirects += 1;
+            if redirects > MAX_REDIRECTS {
+                return Err(format!("more than {MAX_REDIRECTS} redirects"));
+            }
+            current = WebUrl::parse(&current)
+                .and_then(|u| u.join(location))
+                .ok_or_else(|| format!("redirected to {location:?}, not an http(s) URL"))?
+                .to_string();
+        };
         let status = resp.status().as_u16();
-        let final_url = ureq::ResponseExt::get_uri(&resp).to_string();
+        let final_url = current;
         let header = |name: &str| {
             resp.headers()
                 .get(name)
@@ -382,6 +490,28 @@ fn scope_of(url: &WebUrl) -> String {
     }
 }
 
+/// Checks that a crawl from `start` may begin under `policy`: an http(s) URL whose host
+/// resolves to public addresses only, when the policy asks for that. (Every request of the
+/// crawl is checked again as it connects.)
+pub fn check_start(start: &str, policy: FetchPolicy) -> Result<(), SourceError> {
+    let url = WebUrl::parse(start).ok_or_else(|| {
+        web_error(
+            start,
+            "not an http:// or https:// URL of a documentation site",
+        )
+    })?;
+    if policy.public_only {
+        let (host, port) = url
+            .host_port()
+            .ok_or_else(|| web_error(start, "no host or a bad port"))?;
+        net::resolve_public(&host, port).map_err(|reason| SourceError::Refused {
+            target: start.to_string(),
+            reason,
+        })?;
+    }
+    Ok(())
+}
+
 /// Crawls the site at `start` into `dest`, which is replaced only when the crawl succeeds
 /// (a failed crawl leaves the previous mirror as it was). `on_page` is called after each
 /// page is fetched with the number fetched so far and the number known so far (fetched, or
@@ -401,6 +531,7 @@ pub fn crawl(
     })?;
     let includes = glob_set(&opts.includes)?;
     let excludes = glob_set(&opts.excludes)?;
+    check_start(start, opts.policy)?;
     let fetcher = Fetcher::new(opts);
 
     // robots.txt first; then the start page decides the site and the scope (after its
@@ -653,6 +784,123 @@ pub fn crawl(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::{BufRead, BufReader, Write};
+    use std::net::{SocketAddr, TcpListener};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A loopback server answering every request with `response` (raw HTTP/1.1); counts
+    /// the requests it gets.
+    fn serve_raw(response: String) -> (SocketAddr, Arc<AtomicUsize>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let hits = Arc::new(AtomicUsize::new(0));
+        let counted = hits.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                    line.clear();
+                }
+                counted.fetch_add(1, Ordering::SeqCst);
+                let _ = stream.write_all(response.as_bytes());
+            }
+        });
+        (addr, hits)
+    }
+
+    fn redirect_to(location: &str) -> (SocketAddr, Arc<AtomicUsize>) {
+        serve_raw(format!(
+            "HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\n\
+             Connection: close\r\n\r\n"
+        ))
+    }
+
+    #[test]
+    fn public_only_fetches_check_every_hop() {
+        let body = "<html><body>page</body></html>";
+        let (page, page_hits) = serve_raw(format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        ));
+        let (to_page, to_page_hits) = redirect_to(&format!("http://{page}/page"));
+        let (to_metadata, _) = redirect_to("http://169.254.169.254/latest/meta-data/");
+        let (to_localhost, _) = redirect_to("http://localhost:9/x");
+        let opts = CrawlOptions {
+            timeout: Duration::from_secs(10),
+            policy: FetchPolicy::server(false),
+            ..CrawlOptions::default()
+        };
+        // The redirecting servers stand for public sites; `page` is loopback, as it is.
+        let resolver = PublicResolver {
+            public: vec![to_page, to_metadata, to_localhost],
+            ..PublicResolver::default()
+        };
+        let public = Fetcher::with_resolver(&opts, resolver);
+        let err = public
+            .get(&format!("http://{to_page}/"), 1000, None)
+            .unwrap_err();
+        assert!(
+            err.contains("127.0.0.1 is a loopback address") && err.contains("--allow-private"),
+            "{err}"
+        );
+        assert_eq!(to_page_hits.load(Ordering::SeqCst), 1);
+        assert_eq!(
+            page_hits.load(Ordering::SeqCst),
+            0,
+            "the redirect was followed"
+        );
+        let err = public
+            .get(&format!("http://{to_metadata}/"), 1000, None)
+            .unwrap_err();
+        assert!(err.contains("169.254.169.254 is a link-local"), "{err}");
+        let err = public
+            .get(&format!("http://{to_localhost}/"), 1000, None)
+            .unwrap_err();
+        assert!(err.contains("localhost resolves to"), "{err}");
+        let err = public
+            .get(&format!("http://{page}/page"), 1000, None)
+            .unwrap_err();
+        assert!(err.contains("loopback"), "{err}");
+        assert_eq!(page_hits.load(Ordering::SeqCst), 0);
+        let err = check_start(&format!("http://{page}/docs/"), opts.policy).unwrap_err();
+        assert!(err.to_string().contains("loopback"), "{err}");
+
+        // Allowed anywhere (the CLI), the same redirect is followed to the page.
+        let anywhere = Fetcher::new(&CrawlOptions {
+            timeout: Duration::from_secs(10),
+            ..CrawlOptions::default()
+        });
+        let r = anywhere
+            .get(&format!("http://{to_page}/"), 1000, None)
+            .unwrap();
+        assert_eq!((r.status, r.body.as_str()), (200, body));
+        assert_eq!(r.final_url, format!("http://{page}/page"));
+        assert_eq!(page_hits.load(Ordering::SeqCst), 1);
+        check_start(&format!("http://{page}/docs/"), FetchPolicy::default()).unwrap();
+    }
+
+    #[test]
+    fn redirects_are_followed_relative_and_bounded() {
+        let (looping, hits) = redirect_to("/again");
+        let anywhere = Fetcher::new(&CrawlOptions {
+            timeout: Duration::from_secs(10),
+            ..CrawlOptions::default()
+        });
+        let err = anywhere
+            .get(&format!("http://{looping}/"), 1000, None)
+            .unwrap_err();
+        assert!(err.contains("more than 10 redirects"), "{err}");
+        assert_eq!(hits.load(Ordering::SeqCst), MAX_REDIRECTS + 1);
+        let (elsewhere, _) = redirect_to("ftp://example.com/x");
+        let err = anywhere
+            .get(&format!("http://{elsewhere}/"), 1000, None)
+            .unwrap_err();
+        assert!(err.contains("not an http(s) URL"), "{err}");
+    }
 
     #[test]
     fn mirror_paths_round_trip() {

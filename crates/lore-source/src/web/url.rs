@@ -91,6 +91,11 @@ impl WebUrl {
     pub fn query(&self) -> Option<&str> {
         self.query.as_deref()
     }
+    /// The host (IPv6 in brackets) and port the URL connects to.
+    pub fn host_port(&self) -> Option<(String, u16)> {
+        let default = if self.scheme == "https" { 443 } else { 80 };
+        crate::net::host_port(&self.authority, default)
+    }
     /// `scheme://authority`.
     pub fn origin(&self) -> String {
         format!("{}://{}", self.scheme, self.authority)
