@@ -553,20 +553,6 @@ impl CatalogTx<'_> {
         Ok(())
     }
 
-    /// Forgets every file and chunk of a store (before a full rebuild).
-    pub fn clear_store(&self, store_id: i64) -> Result<(), IndexError> {
-        for sql in [
-            "DELETE FROM refs WHERE store_id = ?1",
-            "DELETE FROM imports WHERE store_id = ?1",
-            "DELETE FROM symbols WHERE store_id = ?1",
-            "DELETE FROM chunks WHERE store_id = ?1",
-            "DELETE FROM files WHERE store_id = ?1",
-        ] {
-            self.tx.execute(sql, [store_id]).map_err(Self::err)?;
-        }
-        Ok(())
-    }
-
     /// Forgets a file, its chunks and its code facts.
     pub fn remove_file(&self, store_id: i64, path: &str) -> Result<(), IndexError> {
         self.remove_facts(store_id, path)?;

@@ -3,7 +3,8 @@
 //! (resolve the graph, rewrite the vector snapshot).
 //!
 //! Files are committed in batches, so a crash loses at most one batch and the next run
-//! picks up where this one stopped.
+//! picks up where this one stopped. A full run is the same run with every file re-read:
+//! each file's old chunks stay searchable until its new ones are committed in their place.
 
 mod commit;
 mod finish;
@@ -16,7 +17,7 @@ use crate::{Engine, EngineError, Phase, Progress};
 use commit::Commits;
 use lore_core::StoreKind;
 use lore_embed::Embedder;
-use lore_index::{Fts, StoreRecord, VectorSet};
+use lore_index::{Fts, StoreRecord};
 use prepare::{Prepared, prepare_all};
 use serde::Serialize;
 use std::time::Instant;
@@ -28,7 +29,8 @@ pub struct IndexReport {
     pub files_seen: usize,
     pub added: usize,
     pub changed: usize,
-    /// Same content, read again because this version of lore analyses files differently.
+    /// Same content, read again: this version of lore analyses files differently, or a
+    /// full run re-reads everything.
     #[serde(skip_serializing_if = "is_zero")]
     pub reanalyzed: usize,
     pub unchanged: usize,
@@ -80,12 +82,6 @@ impl Engine {
             }
             Err(e) => return Err(e.into()),
         };
-        // A full rebuild re-reads every file but need not re-embed: a chunk id names its
-        // content, so the last vector snapshot's vector for an id is still that chunk's.
-        let kept = match (full, embedder) {
-            (true, Some(_)) => VectorSet::load(&dir.join("vectors.bin")).ok().flatten(),
-            _ => None,
-        };
         let plan = self.plan(store, full, &mut report)?;
         let prepared = prepare_all(&plan, store.max_file_bytes, &self.config.chunk, progress);
 
@@ -112,14 +108,8 @@ impl Engine {
                 }
                 vectors.push(match p {
                     Prepared::Changed { file, chunks, .. } if let Some(embedder) = embedder => {
-                        let (v, fresh) = self.embed_chunks(
-                            store.id,
-                            &file.path,
-                            chunks,
-                            embedder,
-                            kept.as_ref(),
-                            progress,
-                        )?;
+                        let (v, fresh) =
+                            self.embed_chunks(store.id, &file.path, chunks, embedder, progress)?;
                         report.embedded += fresh;
                         v
                     }

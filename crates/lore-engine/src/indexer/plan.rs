@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 pub(super) struct Plan {
     pub walk: Walk,
     pub manifest: HashMap<String, FileRecord>,
-    /// Re-read every file: another version of the chunker analysed them.
+    /// Re-read every file: a full run, or another version of the chunker analysed them.
     pub reanalyze: bool,
     /// Nothing recorded: whatever the BM25 index holds is left over, start it afresh.
     pub rebuild: bool,
@@ -53,8 +53,8 @@ pub(crate) fn diff(
 }
 
 impl Engine {
-    /// Walks the store and diffs it against the manifest; a full run forgets the manifest
-    /// first. Fills the report's counts of files seen, unchanged and skipped.
+    /// Walks the store and diffs it against the manifest (a full run re-reads every file).
+    /// Fills the report's counts of files seen, unchanged and skipped.
     pub(super) fn plan(
         &mut self,
         store: &StoreRecord,
@@ -63,19 +63,12 @@ impl Engine {
     ) -> Result<Plan, EngineError> {
         let walk = lore_source::walk(&store.root, &walk_options(store))?;
         report.files_seen = walk.files.len();
-        if full {
-            // Forget the catalog's files first: if we crash before the end, the next run
-            // sees an empty manifest and rebuilds, rather than trusting stale BM25 docs.
-            let tx = self.catalog.begin()?;
-            tx.clear_store(store.id)?;
-            tx.bump_generation(store.id)?;
-            tx.commit()?;
-        }
         let manifest = self.catalog.manifest(store.id)?;
-        // Files analysed by another version of the chunker are read again (their
-        // embeddings are reused by chunk id, so this costs no embedding).
+        // Files analysed by another version of the chunker are read again, as are all
+        // files of a full run (their embeddings are reused by chunk id, so this costs no
+        // embedding). Nothing is cleared first: a crash leaves the last index whole.
         let reanalyze =
-            self.catalog.analyzer_version(store.id)? != Some(lore_chunk::ANALYZER_VERSION);
+            full || self.catalog.analyzer_version(store.id)? != Some(lore_chunk::ANALYZER_VERSION);
         let (todo, deleted) = diff(&walk.files, &manifest, reanalyze);
         report.unchanged = walk.files.len() - todo.len();
         // Unchanged files known to be unindexable are still reported, without re-reading.

@@ -4,7 +4,7 @@ use super::plan::{Plan, chunk_id};
 use crate::{Engine, EngineError, Phase, Progress};
 use lore_core::{Chunk, FileFacts};
 use lore_embed::Embedder;
-use lore_index::{FileRecord, VectorSet};
+use lore_index::FileRecord;
 use lore_source::{SkipReason, SourceFile};
 use rayon::prelude::*;
 
@@ -127,27 +127,18 @@ fn prepare(
 
 impl Engine {
     /// Embeddings of a changed file's chunks, and how many were computed. Chunks whose id
-    /// (path, range, content) is already in the catalog, or in `kept` (the last snapshot,
-    /// during a full rebuild), keep their vector: re-indexing after an edit, a migration, an
-    /// interrupted run or `--full` only embeds what is new.
+    /// (path, range, content) already has a vector in the catalog keep it: re-indexing
+    /// after an edit, a migration, an interrupted run or `--full` only embeds what is new.
     pub(super) fn embed_chunks(
         &self,
         store_id: i64,
         path: &str,
         chunks: &[Chunk],
         embedder: &Embedder,
-        kept: Option<&VectorSet>,
         progress: &dyn Progress,
     ) -> Result<(Vec<Vec<f32>>, usize), EngineError> {
         let ids: Vec<i64> = chunks.iter().map(|c| chunk_id(store_id, path, c)).collect();
-        let mut known = self.catalog.embeddings(&ids)?;
-        if let Some(kept) = kept {
-            for &id in &ids {
-                if let Some(v) = kept.vector(id).filter(|v| v.len() == lore_embed::DIM) {
-                    known.entry(id).or_insert_with(|| v.to_vec());
-                }
-            }
-        }
+        let known = self.catalog.embeddings(&ids)?;
         let missing: Vec<usize> = (0..chunks.len())
             .filter(|i| !known.contains_key(&ids[*i]))
             .collect();

@@ -222,3 +222,40 @@ fn killed_full_rebuild_is_completed_by_the_next_index() {
     lore.json(&["index"]);
     check_complete(&lore); // fails: src/m399.rs (second batch) is no longer in BM25
 }
+
+#[test]
+fn a_killed_full_rebuild_keeps_the_old_index_searchable() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let dir = lore.path("big");
+    write_corpus(&dir);
+    lore.json(&["store", "add", "big", dir.to_str().unwrap()]);
+    let before = lore.json(&["store", "info", "big"]);
+
+    // Kill `index --full` right after its first catalog commit (the first frames in the
+    // WAL beyond its 32-byte header): the last index must stay whole and searchable (it
+    // used to commit "forget every file" first).
+    let wal = lore.data().join("lore.db-wal");
+    let wal_before = std::fs::read(&wal).unwrap_or_default();
+    let mut full = lore.spawn(&["index", "--full"]);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut committed = false;
+    while !committed && Instant::now() < deadline && full.0.try_wait().unwrap().is_none() {
+        committed = std::fs::read(&wal).is_ok_and(|w| w.len() > 32 && w != wal_before);
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(
+        kill(&mut full.0) && committed,
+        "`index --full` ended before it could be killed"
+    );
+    let info = lore.json(&["store", "info", "big"]);
+    assert_eq!(info["files"], before["files"], "{info:#}");
+    assert_eq!(info["chunks"], before["chunks"], "{info:#}");
+    assert_first(&lore.search(&token(321), "fts", &[]), "src/m321.rs");
+
+    // Recovery embeds nothing: every chunk still has its vector.
+    let r = &lore.json(&["index"])[0];
+    assert_eq!(r["embedded"], 0, "{r:#}");
+    check_complete(&lore);
+}
