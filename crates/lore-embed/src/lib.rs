@@ -33,6 +33,29 @@ pub(crate) const WEIGHTS_FILE: &str = "model.safetensors";
 /// The files a model directory must hold.
 pub const MODEL_FILES: [&str; 3] = [CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE];
 
+/// The model for code that runs outside any data dir (the test suites): `$LORE_MODEL_DIR`
+/// if set, else the model dir of the user's default data dir (where `lore model fetch`
+/// puts it), fetched there first when missing. Parallel callers (test processes) take a
+/// file lock beside it, so it is downloaded once.
+pub fn shared_model_dir() -> Result<PathBuf, EmbedError> {
+    let cwd = std::env::var_os("HOME").map_or_else(|| PathBuf::from("."), PathBuf::from);
+    let data = lore_core::DataDir::resolve(None, &cwd);
+    let dir = default_model_dir(&data.models());
+    // Present is enough here; `fetch` checks the checksums of what it downloads.
+    if MODEL_FILES.iter().all(|f| dir.join(f).is_file()) {
+        return Ok(dir);
+    }
+    let parent = dir.parent().unwrap_or(Path::new(".")).to_path_buf();
+    std::fs::create_dir_all(&parent).map_err(|e| EmbedError::io("cannot create", &parent, e))?;
+    let lock_path = parent.join(".fetch.lock");
+    let lock = std::fs::File::create(&lock_path)
+        .and_then(|f| f.lock().map(|()| f))
+        .map_err(|e| EmbedError::io("cannot lock", &lock_path, e))?;
+    let fetched = fetch(&dir, &mut |m| eprintln!("{m}"));
+    drop(lock);
+    fetched
+}
+
 /// The model directory: `$LORE_MODEL_DIR` if set (and non-empty), else `models_root/all-MiniLM-L6-v2`.
 pub fn default_model_dir(models_root: &Path) -> PathBuf {
     match std::env::var_os(MODEL_DIR_ENV) {

@@ -12,19 +12,16 @@ fn cosine(a: &[f32], b: &[f32]) -> f32 {
     dot / (na * nb)
 }
 
-/// The model directory from LORE_MODEL_DIR; `None` (skip) outside CI, a failure in CI.
+/// The model (`$LORE_MODEL_DIR`, else the shared one, fetched once); `None` (skip, saying
+/// why) when it cannot be had outside CI, a failure in CI.
 fn model_dir() -> Option<PathBuf> {
-    match std::env::var_os("LORE_MODEL_DIR") {
-        Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
-        _ if std::env::var_os("CI").is_some() => {
-            panic!(
-                "LORE_MODEL_DIR is not set, but CI is: the reference-embedding test must run in CI"
-            )
+    match lore_embed::shared_model_dir() {
+        Ok(dir) => Some(dir),
+        Err(e) if std::env::var_os("CI").is_some() => {
+            panic!("CI is set but the embedding model cannot be had: {e}")
         }
-        _ => {
-            eprintln!(
-                "SKIPPED reference_embeddings: set LORE_MODEL_DIR to a model directory to run it"
-            );
+        Err(e) => {
+            eprintln!("SKIPPED reference_embeddings: no embedding model ({e})");
             None
         }
     }

@@ -22,23 +22,20 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(300);
 /// The variables that point lore at an LLM: children see them only where a test sets them.
 pub const LLM_VARS: [&str; 3] = ["LORE_LLM_URL", "LORE_LLM_MODEL", "LORE_LLM_API_KEY"];
 
-/// The embedding model dir (`$LORE_MODEL_DIR`), or `None` when tests that need it must skip.
-/// Under CI a missing model is an error, not a skip.
+/// The embedding model dir: `$LORE_MODEL_DIR`, else the shared one `lore model fetch` uses,
+/// fetched once (under a lock) when missing; `None`, after saying why, when tests that need
+/// it must skip. Under CI a missing model is an error, not a skip.
 pub fn model_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("LORE_MODEL_DIR")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from);
-    match dir {
-        Some(d) if d.join("model.safetensors").is_file() => Some(d),
-        other => {
+    match lore_embed::shared_model_dir() {
+        Ok(d) => Some(d),
+        Err(e) => {
             if std::env::var_os("CI").is_some() {
                 panic!(
-                    "CI is set but LORE_MODEL_DIR ({other:?}) does not hold model.safetensors; \
-                     point LORE_MODEL_DIR at a directory with config.json, tokenizer.json and \
-                     model.safetensors (see `lore model fetch`)"
+                    "CI is set but the embedding model cannot be had: {e}; point LORE_MODEL_DIR \
+                     at a directory with config.json, tokenizer.json and model.safetensors"
                 );
             }
-            eprintln!("skipping: no model");
+            eprintln!("skipping: no embedding model ({e})");
             None
         }
     }
