@@ -531,17 +531,23 @@ mod tests {
     /// note is found by a hybrid query within the second it was written.
     #[test]
     fn write_then_hybrid_query_within_a_second() {
-        let model = std::env::var_os("LORE_MODEL_DIR").map(PathBuf::from);
-        if !model.is_some_and(|m| m.join("model.safetensors").is_file()) {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI is set but LORE_MODEL_DIR holds no model"
-            );
-            eprintln!("skipping: no model");
-            return;
-        }
+        let model = match lore_embed::shared_model_dir() {
+            Ok(m) => m,
+            Err(e) => {
+                assert!(
+                    std::env::var_os("CI").is_none(),
+                    "CI is set but the embedding model cannot be had: {e}"
+                );
+                eprintln!("skipping: no embedding model ({e})");
+                return;
+            }
+        };
         let dir = tempfile::tempdir().unwrap();
-        let mut e = Engine::open(DataDir::new(dir.path().join("data"))).unwrap();
+        let data = DataDir::new(dir.path().join("data"));
+        // Where the engine looks when LORE_MODEL_DIR is not set.
+        std::fs::create_dir_all(data.models()).unwrap();
+        std::os::unix::fs::symlink(&model, data.models().join(lore_embed::MODEL_NAME)).unwrap();
+        let mut e = Engine::open(data).unwrap();
         e.embedder(false, &NoProgress).unwrap();
         let started = Instant::now();
         let w = e
