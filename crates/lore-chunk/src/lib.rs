@@ -16,11 +16,13 @@
 //! chunk byte ranges never overlap except for the deliberate overlap of text windows.
 
 mod code;
+mod code_only;
 mod facts;
 mod lang;
 mod markdown;
 mod text;
 
+pub use code_only::code_only;
 use lore_core::{Chunk, FileFacts, Language};
 use std::path::Path;
 

@@ -55,6 +55,10 @@ pub struct SymbolInfo {
     pub is_async: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub is_test: bool,
+    /// Definitions only: how often it is called (resolved and by name only) and what it
+    /// calls, from the same edges as `lore graph … callers`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::related::Usage>,
 }
 
 /// One edge next to the asked symbol: who calls it, or what it calls.
@@ -84,7 +88,15 @@ pub struct GraphAnswer {
     /// Callees only: calls that reach no symbol of the store (std, packages, dynamic).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unresolved: Vec<GraphLink>,
+    /// Callers only: calls of the name the graph left unresolved whose receiver could
+    /// be the definition. Name matches, not resolved callers; their confidence is the
+    /// name-match one (at most [`MAX_CANDIDATES`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<GraphLink>,
 }
+
+/// Name-only candidates listed per `lore graph … callers` answer.
+pub const MAX_CANDIDATES: usize = 50;
 
 /// The first sentence (or line) of a doc comment.
 pub(crate) fn first_sentence(doc: &str) -> Option<String> {
@@ -119,6 +131,7 @@ pub(crate) fn symbol_info(s: &SymbolRow, store: &str) -> SymbolInfo {
         exported: s.exported,
         is_async: s.is_async,
         is_test: s.is_test,
+        usage: None,
     }
 }
 
@@ -230,12 +243,26 @@ impl Engine {
         let store_of = |id: i64| names.get(&id).cloned().unwrap_or_default();
         let mut links = Vec::new();
         let mut unresolved = Vec::new();
+        let mut candidates = Vec::new();
+        let mut candidate_refs = std::collections::HashSet::new();
         for d in &defs {
             match q.direction {
                 Direction::Definition => {}
                 Direction::Callers => {
                     for e in self.catalog.edges_to(d.id)? {
                         links.push(link(&e, e.from.as_ref(), &store_of(d.store_id)));
+                    }
+                    let (found, confidence) = crate::related::name_candidates(&self.catalog, d)?;
+                    for e in found {
+                        if candidates.len() >= MAX_CANDIDATES {
+                            break;
+                        }
+                        if !candidate_refs.insert(e.reference.id) {
+                            continue;
+                        }
+                        let mut l = link(&e, e.from.as_ref(), &store_of(d.store_id));
+                        l.confidence = Some(confidence);
+                        candidates.push(l);
                     }
                 }
                 Direction::Callees => {
@@ -258,10 +285,16 @@ impl Engine {
             direction: q.direction,
             definitions: defs
                 .iter()
-                .map(|d| symbol_info(d, &store_of(d.store_id)))
-                .collect(),
+                .map(|d| {
+                    let mut info = symbol_info(d, &store_of(d.store_id));
+                    info.usage =
+                        Some(crate::related::Neighbourhood::load(&self.catalog, d)?.usage());
+                    Ok(info)
+                })
+                .collect::<Result<_, EngineError>>()?,
             links,
             unresolved,
+            candidates,
         })
     }
 }

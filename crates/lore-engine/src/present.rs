@@ -263,7 +263,9 @@ impl Presenter<'_> {
         symbol: Option<&SymbolRow>,
         hood: Option<&Neighbourhood>,
     ) -> Result<ContextLayer, EngineError> {
-        let words = identifiers(&sc.chunk.content);
+        // Names of the code, not words of its comments, docstrings and strings.
+        let code = lore_chunk::code_only(sc.chunk.language, &sc.chunk.content);
+        let words = identifiers(&code);
         let mut layer = ContextLayer::default();
         // Imports the unit uses, grouped by module.
         let imports = self.catalog.file_imports(sc.store_id, &sc.path)?;

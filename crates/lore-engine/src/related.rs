@@ -1,28 +1,65 @@
 //! A unit's neighbourhood in the code graph, read once per result: who calls it, what it
 //! calls, what it extends and what extends it, which tests reach it. Its counts and its
 //! lists come from the same edges, so they cannot disagree.
+//!
+//! Besides the resolved edges it keeps the name-only candidates: calls of the unit's name
+//! that the graph left unresolved but whose receiver could be the unit (`x.get()` with
+//! `x` of unknown type for a method `get`; `get()` or `mod.get()` for a function). They
+//! are counted apart (`called_by_name`, never in `called_by`) and listed after the
+//! resolved units, marked `(name match)` with a low confidence.
 
 use crate::EngineError;
 use crate::graph::first_sentence;
-use lore_core::RefKind;
+use lore_core::{ChunkKind, Language, Receiver, RefKind, is_test_path};
 use lore_index::{Catalog, Edge, SymbolRow};
 use serde::Serialize;
 use std::collections::BTreeSet;
+use std::fmt;
+use std::path::Path;
 
 /// Related units listed per relationship at `full`.
 const MAX_RELATED: usize = 8;
 
+/// The confidence of a name-only candidate when one definition of the store has the
+/// name; when several do, it is shared among them.
+pub(crate) const NAME_MATCH_CONFIDENCE: f32 = 0.3;
+
 /// How often the unit is used and how much it uses: resolved references, counted from the
-/// same edges the full layer lists.
+/// same edges the full layer lists; name-only candidates apart.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct Usage {
     /// Resolved call sites of the unit (tests included).
     pub called_by: u64,
+    /// Of `called_by`, the call sites in tests.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tested_by: u64,
+    /// Unresolved calls of the unit's name whose receiver could be the unit: a name
+    /// match only, not counted in `called_by`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub called_by_name: u64,
     /// Resolved calls the unit (or code nested in it) makes to other units.
     pub calls: u64,
     /// Units that extend or implement it.
     #[serde(skip_serializing_if = "is_zero")]
     pub extended_by: u64,
+}
+
+/// "used by 2 call sites (1 in tests) and 41 more by name only, calls 5".
+impl fmt::Display for Usage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "used by {} call sites", self.called_by)?;
+        if self.tested_by > 0 {
+            write!(f, " ({} in tests)", self.tested_by)?;
+        }
+        if self.called_by_name > 0 {
+            write!(f, " and {} more by name only", self.called_by_name)?;
+        }
+        write!(f, ", calls {}", self.calls)?;
+        if self.extended_by > 0 {
+            write!(f, ", extended by {}", self.extended_by)?;
+        }
+        Ok(())
+    }
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -35,9 +72,12 @@ pub struct RelatedUnit {
     pub name: String,
     /// `path:line`.
     pub at: String,
-    /// calls, called-by, extends, extended-by, implements, implemented-by, tested-by.
+    /// calls, called-by, extends, extended-by, implements, implemented-by, tested-by;
+    /// `called-by (name match)` and `tested-by (name match)` for name-only candidates.
     pub relationship: &'static str,
-    /// How sure the graph is of the edge (0–1), when it was resolved.
+    /// How sure the graph is of the edge (0–1): from its resolution, or
+    /// [`NAME_MATCH_CONFIDENCE`] shared among the definitions of the name for a
+    /// name-only candidate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -62,11 +102,50 @@ pub struct Related {
     pub subtypes: Vec<RelatedUnit>,
 }
 
-/// The edges into and out of one symbol.
+/// The edges into and out of one symbol, and the unresolved calls that may be to it.
 pub(crate) struct Neighbourhood {
     symbol_id: i64,
     incoming: Vec<Edge>,
     outgoing: Vec<Edge>,
+    /// Unresolved calls of the symbol's name whose receiver could be the symbol.
+    candidates: Vec<Edge>,
+    /// The confidence of each candidate.
+    candidate_confidence: f32,
+}
+
+fn family(path: &str) -> Language {
+    match Language::from_path(Path::new(path)) {
+        Language::Cpp => Language::C,
+        Language::Tsx | Language::JavaScript => Language::TypeScript,
+        l => l,
+    }
+}
+
+/// Whether an unresolved call could reach `symbol`, as far as its receiver tells: a bare
+/// or module-qualified call for a function or class; a call on some value for a method
+/// (of the symbol's own type, when the value's type is known). Same language family.
+pub(crate) fn could_call(symbol: &SymbolRow, call: &Edge) -> bool {
+    let r = &call.reference;
+    if r.reference.kind != RefKind::Calls
+        || r.target.is_some()
+        || family(&r.path) != family(&symbol.path)
+    {
+        return false;
+    }
+    let implicit_this = matches!(family(&symbol.path), Language::Java | Language::C);
+    match (&symbol.container, &r.reference.receiver) {
+        (None, receiver) => matches!(receiver, Receiver::None | Receiver::Path(_)),
+        (Some(_), Receiver::None) => implicit_this,
+        (Some(c), Receiver::Type(t)) => t == c,
+        (Some(_), _) => true,
+    }
+}
+
+fn callable(kind: ChunkKind) -> bool {
+    matches!(
+        kind,
+        ChunkKind::Function | ChunkKind::Method | ChunkKind::Class | ChunkKind::Struct
+    )
 }
 
 fn unit(s: &SymbolRow, relationship: &'static str, confidence: Option<f32>) -> RelatedUnit {
@@ -91,10 +170,13 @@ fn push(list: &mut Vec<RelatedUnit>, u: RelatedUnit) {
 
 impl Neighbourhood {
     pub fn load(catalog: &Catalog, symbol: &SymbolRow) -> Result<Neighbourhood, EngineError> {
+        let (candidates, candidate_confidence) = name_candidates(catalog, symbol)?;
         Ok(Neighbourhood {
             symbol_id: symbol.id,
             incoming: catalog.edges_to(symbol.id)?,
             outgoing: catalog.edges_from(symbol)?,
+            candidates,
+            candidate_confidence,
         })
     }
 
@@ -114,6 +196,12 @@ impl Neighbourhood {
                 .iter()
                 .filter(|e| kind(e) == RefKind::Calls)
                 .count() as u64,
+            tested_by: self
+                .incoming
+                .iter()
+                .filter(|e| kind(e) == RefKind::Calls && from_test(e))
+                .count() as u64,
+            called_by_name: self.candidates.len() as u64,
             calls: self.calls_out().count() as u64,
             extended_by: self
                 .incoming
@@ -159,6 +247,33 @@ impl Neighbourhood {
                 None => {}
             }
         }
+        // Name-only candidates after the resolved callers.
+        let conf = Some(self.candidate_confidence);
+        for e in &self.candidates {
+            match &e.from {
+                Some(from) if !seen.insert(from.id) => {}
+                Some(from) if from.is_test => {
+                    push(&mut r.tests, unit(from, "tested-by (name match)", conf))
+                }
+                Some(from) => push(&mut r.callers, unit(from, "called-by (name match)", conf)),
+                None if is_test_path(&e.reference.path) => {
+                    let name = e.reference.path.clone();
+                    if !r.tests.iter().any(|t| t.name == name) {
+                        push(
+                            &mut r.tests,
+                            RelatedUnit {
+                                at: format!("{}:{}", name, e.reference.reference.line),
+                                name,
+                                relationship: "tested-by (name match)",
+                                confidence: conf,
+                                summary: None,
+                            },
+                        );
+                    }
+                }
+                None => {}
+            }
+        }
         let mut seen = BTreeSet::new();
         for (e, to) in self.calls_out() {
             if seen.insert(to.id) {
@@ -179,4 +294,40 @@ impl Neighbourhood {
         }
         r
     }
+}
+
+/// Whether an edge is made from test code (a test unit, or module-level code of a test
+/// file).
+fn from_test(e: &Edge) -> bool {
+    match &e.from {
+        Some(from) => from.is_test,
+        None => is_test_path(&e.reference.path),
+    }
+}
+
+/// The unresolved calls that may be to `symbol`, and the confidence each gets.
+pub(crate) fn name_candidates(
+    catalog: &Catalog,
+    symbol: &SymbolRow,
+) -> Result<(Vec<Edge>, f32), EngineError> {
+    if !callable(symbol.kind) {
+        return Ok((Vec::new(), 0.0));
+    }
+    let candidates: Vec<Edge> = catalog
+        .unresolved_calls_named(symbol.store_id, &symbol.name)?
+        .into_iter()
+        .filter(|e| could_call(symbol, e))
+        .collect();
+    if candidates.is_empty() {
+        return Ok((candidates, 0.0));
+    }
+    let namesakes = catalog
+        .symbols_named(&[symbol.store_id], &symbol.name)?
+        .iter()
+        .filter(|s| {
+            s.name == symbol.name && callable(s.kind) && family(&s.path) == family(&symbol.path)
+        })
+        .count()
+        .max(1);
+    Ok((candidates, NAME_MATCH_CONFIDENCE / namesakes as f32))
 }

@@ -2,7 +2,8 @@
 
 use crate::modules::{FileSet, dir_of};
 use lore_core::{
-    Binding, ChunkKind, Import, Language, Receiver, RefKind, Reference, fixture_name, type_name,
+    Binding, ChunkKind, Import, Language, Receiver, RefKind, Reference, fixture_name, is_test_path,
+    type_name,
 };
 use serde::Serialize;
 use std::cell::RefCell;
@@ -46,6 +47,9 @@ pub enum How {
     /// A method of a pytest fixture's value: the caller asks for the fixture by naming
     /// a parameter after it, and the fixture's return says what it is.
     Fixture,
+    /// A method of a fixture's value reached by convention: a helper of a test file
+    /// whose parameter is named like a fixture the file sees.
+    Convention,
     /// The only symbol of that name in the store.
     Unique,
 }
@@ -60,6 +64,7 @@ impl How {
             How::Typed => "typed",
             How::Wildcard => "wildcard",
             How::Fixture => "fixture",
+            How::Convention => "convention",
             How::Unique => "unique",
         }
     }
@@ -70,6 +75,7 @@ impl How {
             How::Import => 0.95,
             How::Package | How::Typed => 0.9,
             How::Wildcard | How::Fixture => 0.8,
+            How::Convention => 0.6,
             How::Unique => 0.5,
         }
     }
@@ -115,6 +121,9 @@ pub struct Index {
 }
 
 const MAX_HOPS: usize = 4;
+/// Deepest chain of steps typing one value (a fixture's return, through an imported
+/// module variable, to a constructor, …); a guard against cycles.
+const MAX_VALUE_DEPTH: usize = 10;
 
 fn lang_of(path: &str) -> Language {
     Language::from_path(Path::new(path))
@@ -565,7 +574,7 @@ impl Index {
         caller: Option<&str>,
         depth: usize,
     ) -> Option<(String, How)> {
-        if depth > MAX_HOPS {
+        if depth > MAX_VALUE_DEPTH {
             return None;
         }
         let split = expr.rsplit_once("::").or_else(|| expr.rsplit_once('.'));
@@ -606,9 +615,13 @@ impl Index {
             (Some(r), _) => r,
             (None, Some(Receiver::Type(t))) => t.clone(),
             (None, Some(Receiver::SelfType)) => return Some((s.container.clone()?, How::Local)),
-            // A fixture that passes on the fixture it asks for.
+            // A fixture that passes on the fixture it asks for, or a module-level or
+            // imported name.
             (None, Some(Receiver::Path(p))) => {
-                return self.param_type(&s.path, Some(&s.qualified), p, depth + 1);
+                if self.param_scope(&s.path, Some(&s.qualified), p).is_some() {
+                    return self.param_type(&s.path, Some(&s.qualified), p, depth + 1);
+                }
+                return self.global_type(&s.path, lang_of(&s.path), p, depth + 1);
             }
             (None, Some(Receiver::ReturnOf(e))) => {
                 return self.type_of_call(
@@ -697,21 +710,27 @@ impl Index {
         p: &str,
         depth: usize,
     ) -> Option<(String, How)> {
-        if depth > MAX_HOPS {
+        if depth > MAX_VALUE_DEPTH {
             return None;
         }
         let s = &self.symbols[self.param_scope(path, caller, p)?];
-        // pytest passes fixtures to tests (`test*`) and to other fixtures only.
-        let asks = s.name.starts_with("test")
+        // pytest passes fixtures to tests (`test*`) and to other fixtures; a helper of a
+        // test file that takes a parameter named like a fixture is, by convention, handed
+        // that fixture by the tests that call it.
+        let how = if s.name.starts_with("test")
             || s.decorators
                 .iter()
-                .any(|d| fixture_name(d, &s.name).is_some());
-        if !asks {
+                .any(|d| fixture_name(d, &s.name).is_some())
+        {
+            How::Fixture
+        } else if is_test_path(path) {
+            How::Convention
+        } else {
             return None;
-        }
+        };
         let f = self.fixture(path, &s.qualified, p)?;
-        let (ty, how) = self.returned_type(f, depth + 1)?;
-        Some((ty, weakest(How::Fixture, how)))
+        let (ty, then) = self.returned_type(f, depth + 1)?;
+        Some((ty, weakest(how, then)))
     }
 
     /// The type of a value as a receiver describes it, as seen from `caller` in `path`.
@@ -723,7 +742,7 @@ impl Index {
         caller: Option<&str>,
         depth: usize,
     ) -> Option<(String, How)> {
-        if depth > MAX_HOPS {
+        if depth > MAX_VALUE_DEPTH {
             return None;
         }
         match r {
@@ -750,7 +769,7 @@ impl Index {
     /// The type of field `field` of type `ty` (or of a base of it), from where the field
     /// is set.
     fn field_type(&self, path: &str, ty: &str, field: &str, depth: usize) -> Option<(String, How)> {
-        if depth > 2 * MAX_HOPS {
+        if depth > MAX_VALUE_DEPTH {
             return None;
         }
         if let Some(sets) = self.fields.get(&(ty.to_string(), field.to_string())) {
@@ -788,7 +807,7 @@ impl Index {
         caller: Option<&str>,
         depth: usize,
     ) -> Option<(String, How)> {
-        if depth > MAX_HOPS {
+        if depth > MAX_VALUE_DEPTH {
             return None;
         }
         let segs: Vec<&str> = p.split('.').collect();
@@ -837,7 +856,7 @@ impl Index {
         name: &str,
         depth: usize,
     ) -> Option<(String, How)> {
-        if depth > MAX_HOPS {
+        if depth > MAX_VALUE_DEPTH {
             return None;
         }
         if let Some(v) = self.globals.get(&(path.to_string(), name.to_string())) {

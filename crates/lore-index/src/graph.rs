@@ -562,6 +562,19 @@ impl Catalog {
         self.edges("refs.target = ?1", [symbol_id])
     }
 
+    /// Calls of `name` in a store that resolved to nothing: the name-only candidates
+    /// for a symbol of that name.
+    pub fn unresolved_calls_named(
+        &self,
+        store_id: i64,
+        name: &str,
+    ) -> Result<Vec<Edge>, IndexError> {
+        self.edges(
+            "refs.store_id = ?1 AND refs.name = ?2 AND refs.kind = 'calls' AND refs.target IS NULL",
+            params![store_id, name],
+        )
+    }
+
     /// References made inside a symbol (resolved or not).
     pub fn edges_from(&self, symbol: &SymbolRow) -> Result<Vec<Edge>, IndexError> {
         self.edges(

@@ -382,11 +382,7 @@ fn print_context_layer(c: &ContextLayer, indent: &str) {
         out!("{indent}types: {}", c.types.join("; "));
     }
     if let Some(u) = &c.usage {
-        out!(
-            "{indent}used by {} call sites, calls {}",
-            u.called_by,
-            u.calls
-        );
+        out!("{indent}{u}");
     }
     if !c.related.is_empty() {
         out!("{indent}related: {}", c.related.join(", "));

@@ -177,8 +177,12 @@ impl<'a> Extractor<'_, 'a> {
                 .value_type(iter, stack)
                 .filter(|r| !matches!(r, Receiver::Path(_))),
         };
-        if let Some(t) = ty {
-            self.set_local(self.text(var).to_string(), t, stack);
+        match ty {
+            Some(t) => self.set_local(self.text(var).to_string(), t, stack),
+            None if self.lang == Language::Python => {
+                self.set_local(self.text(var).to_string(), Receiver::Unknown, stack)
+            }
+            None => {}
         }
     }
 
@@ -258,7 +262,15 @@ impl<'a> Extractor<'_, 'a> {
                 None => return,
             }
         }
-        let ty = self.value_type(value, stack);
+        let mut ty = self.value_type(value, stack);
+        // `return app` with `app` bound nowhere in the function: a module-level or
+        // imported name the resolver may know.
+        if ty.is_none() && self.lang == Language::Python && value.kind() == "identifier" {
+            let name = self.text(value);
+            if self.lookup(name, stack).is_none() {
+                ty = Some(Receiver::Path(name.to_string()));
+            }
+        }
         self.out.symbols[i].returns = ty;
     }
 
@@ -328,8 +340,13 @@ impl<'a> Extractor<'_, 'a> {
                 .and_then(|t| type_name(self.text(t).trim_start_matches(':')))
                 .map(Receiver::Type)
                 .or_else(|| value.and_then(|v| self.value_type(v, stack)));
-            if let Some(r) = known {
-                self.set_local(var, r, stack);
+            match known {
+                Some(r) => self.set_local(var, r, stack),
+                // A Python name bound to something unknown hides outer and module names.
+                None if self.lang == Language::Python => {
+                    self.set_local(var, Receiver::Unknown, stack)
+                }
+                None => {}
             }
         }
     }

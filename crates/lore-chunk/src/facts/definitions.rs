@@ -10,7 +10,38 @@ use lore_core::{
 use std::collections::HashMap;
 use tree_sitter::Node;
 
+/// Longest doc kept per symbol, in characters; a longer one is cut and says so.
 const MAX_DOC_CHARS: usize = 2000;
+
+/// Cuts a doc longer than `max` characters at the last word boundary before the limit
+/// and says how much was left out: `… (1,234 more characters)`.
+fn truncate_doc(doc: &mut String, max: usize) {
+    let Some((limit, _)) = doc.char_indices().nth(max) else {
+        return;
+    };
+    // The last whitespace before the limit, unless that would drop most of the text.
+    let cut = doc[..limit]
+        .rfind(char::is_whitespace)
+        .filter(|&i| i > limit / 2)
+        .unwrap_or(limit);
+    let kept = doc[..cut].trim_end().len();
+    let left_out = doc[kept..].trim().chars().count();
+    doc.truncate(kept);
+    doc.push_str(&format!(" … ({} more characters)", thousands(left_out)));
+}
+
+/// `1234` → `1,234`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
 
 impl<'a> Extractor<'_, 'a> {
     /// A Rust `impl [Trait for] Type` block: members are `Type::member`; the block
@@ -235,7 +266,7 @@ impl<'a> Extractor<'_, 'a> {
             let d = parts.join("\n").trim().to_string();
             (!d.is_empty()).then_some(d)
         })?;
-        lang::truncate_chars(&mut doc, MAX_DOC_CHARS);
+        truncate_doc(&mut doc, MAX_DOC_CHARS);
         Some(doc)
     }
 
@@ -263,5 +294,27 @@ impl<'a> Extractor<'_, 'a> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cut_doc_ends_at_a_word_and_says_how_much_is_left_out() {
+        let mut doc = "word ".repeat(500);
+        truncate_doc(&mut doc, 2000);
+        assert!(doc.ends_with("word … (499 more characters)"), "{doc}");
+        assert!(doc.chars().count() < 2000 + 40);
+        let mut short = "short doc".to_string();
+        truncate_doc(&mut short, 2000);
+        assert_eq!(short, "short doc");
+        // One long word: cut at the limit itself.
+        let mut long = "x".repeat(2500);
+        truncate_doc(&mut long, 2000);
+        assert!(long.ends_with("x … (500 more characters)"), "{long}");
+        assert_eq!(thousands(1234567), "1,234,567");
+        assert_eq!(thousands(999), "999");
     }
 }

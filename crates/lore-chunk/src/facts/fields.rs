@@ -89,6 +89,27 @@ impl<'a> Extractor<'_, 'a> {
                 Some((name.to_string(), self.annotation(node)?))
             }
             // Python `self.x = Cart()` / `self.x: Cart = …`, JS `this.x = new Cart()`.
+            // Python class attributes: `application: Flask`, `session_interface:
+            // SessionInterface = SecureCookieSessionInterface()`.
+            "assignment"
+                if self.lang == Language::Python
+                    && node
+                        .child_by_field_name("left")
+                        .is_some_and(|l| l.kind() == "identifier")
+                    && node
+                        .parent()
+                        .and_then(|p| p.parent())
+                        .and_then(|b| b.parent())
+                        .is_some_and(|c| c.kind() == "class_definition") =>
+            {
+                let name = self.field(node, "left")?;
+                let ty = self
+                    .field(node, "type")
+                    .and_then(type_name)
+                    .map(Receiver::Type)
+                    .or_else(|| self.value_type(node.child_by_field_name("right")?, &[]))?;
+                Some((name.to_string(), ty))
+            }
             "assignment" | "assignment_expression" => {
                 let left = node.child_by_field_name("left")?;
                 let (obj, attr) = match left.kind() {

@@ -77,6 +77,13 @@ impl<'a> Extractor<'_, 'a> {
                     _ => None,
                 }
             }
+            // `app = self.application`: a field's type.
+            "attribute" | "member_expression" | "field_expression" | "selector_expression" => {
+                match self.receiver(v, stack) {
+                    Receiver::Unknown | Receiver::Path(_) => None,
+                    r => Some(r),
+                }
+            }
             "identifier" => {
                 let t = self.text(v);
                 self.lookup(t, stack).or_else(|| {
