@@ -5,10 +5,14 @@
 //!
 //! The sdist is not vendored: `LORE_FLASK_SDIST` names the directory it was unpacked to
 //! (`.ci/run` downloads it with pip and checks its sha256). Without it the test skips,
-//! unless `CI` is set.
+//! unless `CI` is set. A small project written here checks the same resolution steps
+//! (re-exports, fixtures, fields, module-level names, name-only candidates) everywhere.
 
 use lore_core::{DataDir, RefKind};
-use lore_engine::{AddStore, Direction, Engine, EngineConfig, GraphQuery, NoProgress, Usage};
+use lore_engine::{
+    AddStore, Detail, Direction, Engine, EngineConfig, GraphQuery, Mode, NoProgress, SearchRequest,
+    Usage,
+};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -162,4 +166,162 @@ fn callers_of_54_flask_symbols_reach_80_percent_recall_at_95_percent_precision()
         eprintln!("{name} ({path}): {u}");
         assert!(u.called_by > 0 && u.tested_by > 0, "{name}: {u:?}");
     }
+
+    // Imports a unit uses come from its code: `json.loads` is its default argument,
+    // "types" only a word of its docstring.
+    let resp = engine
+        .search(&SearchRequest {
+            mode: Mode::Fts,
+            detail: Detail::Contextual,
+            limit: 10,
+            ..SearchRequest::new("from_prefixed_env")
+        })
+        .unwrap();
+    let hit = resp
+        .results
+        .iter()
+        .find(|h| h.unit.symbol.as_deref() == Some("from_prefixed_env"))
+        .expect("from_prefixed_env found");
+    let imports = &hit.context.as_ref().unwrap().imports;
+    eprintln!("from_prefixed_env imports: {imports:?}");
+    assert!(imports.iter().any(|i| i == "json"), "{imports:?}");
+    assert!(!imports.iter().any(|i| i == "types"), "{imports:?}");
+}
+
+/// A Flask-shaped package and its pytest tests, written into `dir`.
+fn write_small_project(dir: &Path) {
+    let files = [
+        (
+            "pkg/__init__.py",
+            "from .helpers import build as build\nfrom .app import App as App\n\
+             from .globals import current as current\n",
+        ),
+        (
+            "pkg/helpers.py",
+            "def build(x):\n    return x\n\n\ndef unused_name():\n    pass\n",
+        ),
+        (
+            "pkg/config.py",
+            "class Config(dict):\n    def load(self, path):\n        return path\n",
+        ),
+        (
+            "pkg/app.py",
+            "from .config import Config\n\n\nclass App:\n    def __init__(self):\n        \
+             self.config = self.make_config()\n\n    def make_config(self) -> Config:\n        \
+             return Config()\n\n    def client(self) -> \"Client\":\n        \
+             return Client(self)\n\n\nclass Client:\n    def fetch(self, url):\n        \
+             return url\n",
+        ),
+        (
+            "pkg/globals.py",
+            "from .app import App\n\ncurrent: App = None\n",
+        ),
+        (
+            "tests/conftest.py",
+            "import pytest\nfrom pkg import App\n\n\n@pytest.fixture\ndef app():\n    \
+             app = App()\n    yield app\n\n\n@pytest.fixture(name=\"client\")\n\
+             def make_client(app):\n    return app.client()\n",
+        ),
+        (
+            "tests/test_things.py",
+            "import pkg\n\n\ndef test_build():\n    assert pkg.build(1) == 1\n\n\n\
+             def test_config(app):\n    app.config.load(\"x\")\n\n\n\
+             def test_client(client):\n    client.fetch(\"/\")\n\n\n\
+             def check(app):\n    app.make_config()\n\n\n\
+             def test_current():\n    pkg.current.make_config()\n\n\n\
+             def test_unknown(thing):\n    thing.load(\"y\")\n    unused_name()\n",
+        ),
+    ];
+    for (path, text) in files {
+        let p = dir.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+#[test]
+fn fixtures_reexports_fields_and_module_names_resolve_and_name_matches_stay_apart() {
+    let src = tempfile::tempdir().unwrap();
+    write_small_project(src.path());
+    let (_data, engine) = flask_engine(src.path());
+    let edges: BTreeMap<(String, String), f32> = engine
+        .graph_edges("flask", RefKind::Calls)
+        .unwrap()
+        .into_iter()
+        .map(|e| {
+            (
+                (
+                    format!("{}::{}", e.from_path, e.from),
+                    format!("{}::{}", e.to_path, e.to),
+                ),
+                e.confidence,
+            )
+        })
+        .collect();
+    for (from, to, confidence) in [
+        // `import pkg` → `pkg.build` → `pkg/__init__.py` re-exports `helpers.build`.
+        ("test_build", "pkg/helpers.py::build", 0.95),
+        // The `app` fixture yields an App, whose `config` field is a Config.
+        ("test_config", "pkg/config.py::Config.load", 0.8),
+        // `client` is the fixture named so, returning what `App.client` returns.
+        ("test_client", "pkg/app.py::Client.fetch", 0.8),
+        // A helper of a test file whose parameter is named like a fixture.
+        ("check", "pkg/app.py::App.make_config", 0.6),
+        // A module-level name with a declared type, re-exported by the package.
+        ("test_current", "pkg/app.py::App.make_config", 0.9),
+    ] {
+        let key = (format!("tests/test_things.py::{from}"), to.to_string());
+        let got = edges.get(&key);
+        assert_eq!(got, Some(&confidence), "{key:?} in {edges:#?}");
+    }
+    // `thing` is no fixture: its call stays unresolved, a name-only candidate.
+    assert!(
+        !edges
+            .keys()
+            .any(|(from, _)| from == "tests/test_things.py::test_unknown"),
+        "{edges:#?}"
+    );
+    let load = usage(&engine, "load", "pkg/config.py");
+    assert_eq!((load.called_by, load.called_by_name), (1, 1), "{load:?}");
+    assert_eq!(
+        load.to_string(),
+        "used by 1 call sites (1 in tests) and 1 more by name only, calls 0"
+    );
+    let unused = usage(&engine, "unused_name", "pkg/helpers.py");
+    assert_eq!(
+        (unused.called_by, unused.called_by_name),
+        (0, 1),
+        "{unused:?}"
+    );
+    let callers = engine
+        .graph(&GraphQuery {
+            symbol: "unused_name".into(),
+            direction: Direction::Callers,
+            stores: Vec::new(),
+        })
+        .unwrap();
+    assert!(callers.links.is_empty());
+    assert_eq!(callers.candidates.len(), 1);
+    assert_eq!(callers.candidates[0].path, "tests/test_things.py");
+    // The full layer lists the candidate after the resolved units, marked.
+    let resp = engine
+        .search(&SearchRequest {
+            mode: Mode::Fts,
+            detail: Detail::Full,
+            limit: 10,
+            ..SearchRequest::new("unused_name")
+        })
+        .unwrap();
+    let hit = resp
+        .results
+        .iter()
+        .find(|h| h.unit.symbol.as_deref() == Some("unused_name"))
+        .expect("unused_name found");
+    let usage = hit.context.as_ref().and_then(|c| c.usage).unwrap();
+    assert_eq!(usage.called_by_name, 1);
+    let tests = &hit.full.as_ref().unwrap().related.tests;
+    assert_eq!(tests.len(), 1, "{tests:?}");
+    assert_eq!(tests[0].name, "test_unknown");
+    assert_eq!(tests[0].relationship, "tested-by (name match)");
+    assert!(tests[0].confidence.is_some_and(|c| c < 0.5));
 }
