@@ -107,8 +107,8 @@ pub struct Index {
     by_name: HashMap<String, Vec<usize>>,
     methods: HashMap<(String, String), Vec<usize>>,
     imports: HashMap<String, Vec<Import>>,
-    /// Base types (extends/implements) by type name.
-    bases: HashMap<String, Vec<String>>,
+    /// Base types (extends/implements) by type name: (file that declares it, base).
+    bases: HashMap<String, Vec<(String, String)>>,
     /// pytest fixtures by name.
     fixtures: HashMap<String, Vec<usize>>,
     /// Field values by (owner type, field): the file that sets it and what it is.
@@ -183,14 +183,14 @@ fn return_type(sig: &str, lang: Language, name: &str) -> Option<String> {
 }
 
 impl Index {
-    /// `files` are every path of the store; `heritage` is (type name, base name) pairs
+    /// `files` are every path of the store; `heritage` is (file, type name, base name)
     /// from its extends/implements references; `bindings` its fields and module-level
     /// names, by file.
     pub fn new(
         files: impl IntoIterator<Item = String>,
         symbols: Vec<SymbolEntry>,
         imports: impl IntoIterator<Item = (String, Import)>,
-        heritage: impl IntoIterator<Item = (String, String)>,
+        heritage: impl IntoIterator<Item = (String, String, String)>,
         bindings: impl IntoIterator<Item = (String, Binding)>,
     ) -> Index {
         let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
@@ -219,9 +219,9 @@ impl Index {
         for (p, i) in imports {
             by_file.entry(p).or_default().push(i);
         }
-        let mut bases: HashMap<String, Vec<String>> = HashMap::new();
-        for (t, b) in heritage {
-            bases.entry(t).or_default().push(b);
+        let mut bases: HashMap<String, Vec<(String, String)>> = HashMap::new();
+        for (path, t, b) in heritage {
+            bases.entry(t).or_default().push((path, b));
         }
         let mut fields: HashMap<(String, String), Vec<(String, Receiver)>> = HashMap::new();
         let mut globals = HashMap::new();
@@ -543,10 +543,30 @@ impl Index {
         if depth >= MAX_HOPS {
             return None;
         }
-        self.bases
-            .get(ty)?
+        self.bases_of(path, ty)
+            .into_iter()
+            .find_map(|(file, b)| self.method(&file, &b, name, depth + 1))
+    }
+
+    /// The bases of type `ty` as seen from `path`: those declared in the file that
+    /// defines the `ty` that `path` sees (other types may share the name), or all of them
+    /// when that file is unknown. Each base by its own name (not an alias it was imported
+    /// as) and the file that defines it, from which its own bases are looked up in turn.
+    fn bases_of(&self, path: &str, ty: &str) -> Vec<(String, String)> {
+        let entries = self.bases.get(ty).map(Vec::as_slice).unwrap_or(&[]);
+        let def = (!entries.is_empty())
+            .then(|| self.type_file(path, ty))
+            .flatten();
+        entries
             .iter()
-            .find_map(|b| self.method(path, b, name, depth + 1))
+            .filter(|(f, _)| def.as_ref().is_none_or(|d| d == f))
+            .map(
+                |(f, b)| match self.bare(f, lang_of(f), b, None, RefKind::Extends, 0) {
+                    Some((i, _)) => (self.symbols[i].path.clone(), self.symbols[i].name.clone()),
+                    None => (f.clone(), b.clone()),
+                },
+            )
+            .collect()
     }
 
     /// `x.m()` where the file says `x` is a `T` (which may be an imported alias).
@@ -784,10 +804,9 @@ impl Index {
             }
             return None;
         }
-        self.bases
-            .get(ty)?
-            .iter()
-            .find_map(|b| self.field_type(path, b, field, depth + 1))
+        self.bases_of(path, ty)
+            .into_iter()
+            .find_map(|(file, b)| self.field_type(&file, &b, field, depth + 1))
     }
 
     /// The file that defines type `ty` as seen from `path`.

@@ -471,19 +471,19 @@ impl Catalog {
             .collect())
     }
 
-    /// (type, base) name pairs of every extends/implements reference of a store.
-    pub fn heritage(&self, store_id: i64) -> Result<Vec<(String, String)>, IndexError> {
+    /// (file, type, base) names of every extends/implements reference of a store.
+    pub fn heritage(&self, store_id: i64) -> Result<Vec<(String, String, String)>, IndexError> {
         self.rows(
-            "SELECT caller, name FROM refs WHERE store_id = ?1 AND kind != 'calls' AND caller IS NOT NULL",
+            "SELECT path, caller, name FROM refs WHERE store_id = ?1 AND kind != 'calls' AND caller IS NOT NULL",
             [store_id],
             |r| {
-                let caller: String = r.get(0)?;
+                let caller: String = r.get(1)?;
                 let ty = caller
                     .rsplit(['.', ':'])
                     .next()
                     .unwrap_or(&caller)
                     .to_string();
-                Ok((ty, r.get(1)?))
+                Ok((r.get(0)?, ty, r.get(2)?))
             },
         )
     }
