@@ -4,6 +4,7 @@
 
 use crate::error::AppError;
 use crate::params::{self, JsonObject, SourcePolicy};
+use crate::policy::Policy;
 use crate::pool::Pool;
 use crate::writer::{Cmd, Writer};
 use lore_core::DataDir;
@@ -33,6 +34,8 @@ pub(crate) struct App {
     pub(crate) local_base: Option<PathBuf>,
     /// The writer holds the lock for life (serve); otherwise each write takes it (stdio).
     pub(crate) holds_lock: bool,
+    /// What clients may have read and fetched, and how long a query may be.
+    policy: Arc<Policy>,
 }
 
 impl App {
@@ -42,6 +45,7 @@ impl App {
         data: DataDir,
         local_base: Option<PathBuf>,
         holds_lock: bool,
+        policy: Policy,
     ) -> App {
         App {
             pool,
@@ -49,7 +53,12 @@ impl App {
             data,
             local_base,
             holds_lock,
+            policy: Arc::new(policy),
         }
+    }
+
+    fn max_query(&self) -> usize {
+        self.policy.max_query_bytes
     }
 
     pub fn shutdown(&self, wait: Duration) {
@@ -57,12 +66,12 @@ impl App {
     }
 
     pub async fn search(&self, args: &JsonObject) -> Result<SearchResponse, AppError> {
-        let req = params::search_request(args).map_err(AppError::BadRequest)?;
+        let req = params::search_request(args, self.max_query()).map_err(AppError::BadRequest)?;
         self.pool.run(move |e| e.search(&req)).await
     }
 
     pub async fn graph(&self, args: &JsonObject) -> Result<lore_engine::GraphAnswer, AppError> {
-        let q = params::graph_query(args).map_err(AppError::BadRequest)?;
+        let q = params::graph_query(args, self.max_query()).map_err(AppError::BadRequest)?;
         self.pool.run(move |e| e.graph(&q)).await
     }
 
@@ -112,7 +121,16 @@ impl App {
             base: self.local_base.as_deref(),
             data_dir: self.data.root(),
         };
-        let spec = params::add_spec(args, &policy).map_err(AppError::BadRequest)?;
+        let mut spec = params::add_spec(args, &policy).map_err(AppError::BadRequest)?;
+        // Where it would read or fetch from, before a job exists (name lookups block).
+        if let JobSpec::Add(add) = &mut spec {
+            let (rules, mut checked) = (self.policy.clone(), add.clone());
+            *add = tokio::task::spawn_blocking(move || {
+                rules.check_add(&mut checked).map(|()| checked)
+            })
+            .await
+            .map_err(|e| AppError::Internal(format!("a worker failed: {e}")))??;
+        }
         self.submit(spec).await
     }
 
@@ -186,7 +204,7 @@ impl App {
     }
 
     pub async fn brain_query(&self, args: &JsonObject) -> Result<BrainAnswer, AppError> {
-        let q = params::brain_query(args).map_err(AppError::BadRequest)?;
+        let q = params::brain_query(args, self.max_query()).map_err(AppError::BadRequest)?;
         self.pool.run(move |e| e.brain_query(&q)).await
     }
 
@@ -210,7 +228,7 @@ impl App {
         args: &JsonObject,
         path_only: bool,
     ) -> Result<BrainIngested, AppError> {
-        let req = params::ingest_request(args, self.local_base.as_deref())
+        let mut req = params::ingest_request(args, self.local_base.as_deref())
             .map_err(AppError::BadRequest)?;
         if path_only && (req.path.is_none() || req.content.is_some()) {
             return Err(AppError::BadRequest(
@@ -219,6 +237,14 @@ impl App {
             ));
         }
         req.check().map_err(|e| AppError::Engine(e.into()))?;
+        if let Some(path) = req.path.take() {
+            // The file's real path, where this server may read; named as it was given.
+            let real = self.policy.reads.check(&path, "file")?;
+            if req.source.as_deref().is_none_or(|s| s.trim().is_empty()) && real != path {
+                req.source = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+            }
+            req.path = Some(real);
+        }
         let llm = brain::llm_from_env().map_err(|e| AppError::Engine(e.into()))?;
         if !req.dry_run && !self.holds_lock {
             // Another process may be the writer: say so before the LLM works for nothing.

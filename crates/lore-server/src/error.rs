@@ -7,6 +7,10 @@ pub enum AppError {
     /// Bad arguments: what was wrong and what to send instead.
     #[error("{0}")]
     BadRequest(String),
+    /// Allowed to nobody through this server (a file outside `--allow-path`, a private
+    /// address): what was refused and what the operator can change.
+    #[error("{0}")]
+    Forbidden(String),
     #[error(transparent)]
     Engine(#[from] EngineError),
     #[error("{0}")]
@@ -17,6 +21,7 @@ pub enum AppError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Failure {
     BadRequest,
+    Forbidden,
     NotFound,
     Conflict,
     Internal,
@@ -27,6 +32,7 @@ impl AppError {
         use lore_index::IndexError;
         match self {
             AppError::BadRequest(_) => Failure::BadRequest,
+            AppError::Forbidden(_) => Failure::Forbidden,
             AppError::Internal(_) => Failure::Internal,
             // A store that already exists; a data dir written by another process.
             AppError::Engine(EngineError::Index(

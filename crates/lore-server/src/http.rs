@@ -19,7 +19,7 @@ use axum::routing::{any, get, post};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::Serialize;
-use serde_json::json;
+use serde_json::{Value, json};
 use std::sync::Arc;
 
 /// Largest request body accepted (REST and MCP).
@@ -94,6 +94,7 @@ impl From<AppError> for ApiError {
     fn from(e: AppError) -> ApiError {
         let status = match e.failure() {
             Failure::BadRequest => StatusCode::BAD_REQUEST,
+            Failure::Forbidden => StatusCode::FORBIDDEN,
             Failure::NotFound => StatusCode::NOT_FOUND,
             Failure::Conflict => StatusCode::CONFLICT,
             Failure::Internal => {
@@ -124,15 +125,7 @@ fn body_object(headers: &HeaderMap, body: &Bytes, optional: bool) -> Result<Json
     if body.is_empty() && optional {
         return Ok(JsonObject::new());
     }
-    let is_json = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|v| {
-            let v = v.trim();
-            v.eq_ignore_ascii_case("application/json") || v.ends_with("+json")
-        });
-    if !is_json {
+    if !is_json(headers) {
         return Err(ApiError(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "send the body as JSON with Content-Type: application/json".into(),
@@ -266,8 +259,10 @@ async fn session_log(State(app): AppState, Body(args): Body) -> Rest {
 /// Streamable HTTP asks a client to accept both JSON and an event stream; plain JSON-RPC
 /// clients (curl, Go's `http.Post`) say `*/*`, `application/json` or nothing. A POST from a
 /// client that takes JSON gets one JSON answer; one that asks for `text/event-stream` alone
-/// gets a stream.
-async fn mcp_request(State(mcp): State<Mcp>, mut req: Request) -> Response {
+/// gets a stream. A body that is not one JSON-RPC message gets a JSON-RPC error object:
+/// -32700 when it is not JSON, -32600 for a batch, a non-object or an object that is no
+/// message.
+async fn mcp_request(State(mcp): State<Mcp>, req: Request) -> Response {
     if req.method() != Method::POST {
         return mcp.json.handle(req).await.into_response();
     }
@@ -279,12 +274,95 @@ async fn mcp_request(State(mcp): State<Mcp>, mut req: Request) -> Response {
         )
         .into_response();
     }
-    req.headers_mut().insert(
+    // What rmcp would answer in plain text (a body that is not one JSON-RPC message) is
+    // answered here as JSON-RPC says.
+    let (mut parts, body) = req.into_parts();
+    if media_type(&parts.headers).as_deref() != Some("application/json") {
+        return rpc_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Value::Null,
+            INVALID_REQUEST,
+            "send the JSON-RPC message with Content-Type: application/json",
+        );
+    }
+    let bytes = match axum::body::to_bytes(body, MAX_BODY).await {
+        Ok(b) => b,
+        Err(_) => {
+            return rpc_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                Value::Null,
+                INVALID_REQUEST,
+                &format!("the request body is larger than {MAX_BODY} bytes"),
+            );
+        }
+    };
+    if let Err((code, id, message)) = check_message(&bytes) {
+        return rpc_error(StatusCode::BAD_REQUEST, id, code, &message);
+    }
+    parts.headers.insert(
         header::ACCEPT,
         HeaderValue::from_static("application/json, text/event-stream"),
     );
+    let req = Request::from_parts(parts, axum::body::Body::from(bytes));
     let service = if json { &mcp.json } else { &mcp.sse };
     service.handle(req).await.into_response()
+}
+
+/// JSON-RPC 2.0's codes for a body that is not JSON and for JSON that is no request.
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+
+/// The Content-Type without its parameters, lowercased.
+fn media_type(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|v| v.trim().to_ascii_lowercase())
+}
+
+/// Whether the Content-Type is JSON (`application/json` or `…+json`).
+fn is_json(headers: &HeaderMap) -> bool {
+    media_type(headers).is_some_and(|v| v == "application/json" || v.ends_with("+json"))
+}
+
+/// Checks that `body` is one JSON-RPC message as the MCP SDK reads them; otherwise the
+/// error's code, the request's id when it has a usable one, and what was wrong.
+fn check_message(body: &[u8]) -> Result<(), (i64, Value, String)> {
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|e| (PARSE_ERROR, Value::Null, format!("parse error: {e}")))?;
+    let id = match &value {
+        Value::Array(_) => {
+            return Err((
+                INVALID_REQUEST,
+                Value::Null,
+                "batches are not supported: send one JSON-RPC message per request".into(),
+            ));
+        }
+        Value::Object(o) => match o.get("id") {
+            Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+            _ => Value::Null,
+        },
+        _ => {
+            return Err((
+                INVALID_REQUEST,
+                Value::Null,
+                "invalid request: a JSON-RPC message is an object".into(),
+            ));
+        }
+    };
+    serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(value)
+        .map(|_| ())
+        .map_err(|e| {
+            let why = crate::params::shown(e);
+            (INVALID_REQUEST, id, format!("invalid request: {why}"))
+        })
+}
+
+/// A JSON-RPC error object as the whole answer.
+fn rpc_error(status: StatusCode, id: Value, code: i64, message: &str) -> Response {
+    let body = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+    (status, axum::Json(body)).into_response()
 }
 
 /// Whether the Accept headers take JSON and an event stream; none at all takes anything.

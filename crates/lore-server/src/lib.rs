@@ -11,6 +11,7 @@ mod error;
 mod http;
 mod mcp;
 mod params;
+mod policy;
 mod pool;
 mod watch;
 mod writer;
@@ -18,14 +19,17 @@ mod writer;
 pub use error::AppError;
 pub use http::MAX_BODY;
 pub use mcp::LoreMcp;
+pub use policy::DEFAULT_MAX_QUERY_BYTES;
 
 use app::App;
 use lore_core::DataDir;
 use lore_engine::{Engine, EngineError};
+use policy::{Policy, Reads};
 use pool::Pool;
 use rmcp::ServiceExt;
 use rmcp::transport::IntoTransport;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use watch::Watcher;
@@ -68,6 +72,13 @@ pub struct ServeOptions {
     pub token: Option<String>,
     /// Watch folder stores and the brain and re-index what changes.
     pub watch: bool,
+    /// Folders whose files clients may have read (folder stores, local repositories,
+    /// ingested files); none when empty. Stores already in the data dir are the operator's.
+    pub allow_paths: Vec<PathBuf>,
+    /// Let web and git stores fetch from loopback, private and link-local addresses.
+    pub allow_private_fetch: bool,
+    /// Longest query (and code-graph symbol) accepted, in bytes.
+    pub max_query_bytes: usize,
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, ServerError> {
@@ -112,7 +123,19 @@ pub fn serve(data: DataDir, opts: ServeOptions) -> Result<(), ServerError> {
             opts.addr
         )));
     }
+    if opts.max_query_bytes == 0 {
+        return Err(ServerError::Options(
+            "--max-query-bytes must be above 0".into(),
+        ));
+    }
+    let policy = Policy {
+        reads: Reads::within(&opts.allow_paths).map_err(ServerError::Options)?,
+        fetch: lore_source::FetchPolicy::server(opts.allow_private_fetch),
+        max_query_bytes: opts.max_query_bytes,
+    };
     let mut engine = Engine::open(data.clone())?;
+    // Every engine of this process (writer, readers) fetches as the policy says.
+    engine.config_mut().fetch = policy.fetch;
     engine.hold_writer_lock()?;
     let rt = runtime()?;
     let app = rt.block_on(async move {
@@ -143,6 +166,7 @@ pub fn serve(data: DataDir, opts: ServeOptions) -> Result<(), ServerError> {
             data,
             None,
             true,
+            policy,
         ));
         let cleaner = app.clone();
         tokio::spawn(async move {
@@ -172,6 +196,7 @@ pub fn serve(data: DataDir, opts: ServeOptions) -> Result<(), ServerError> {
 /// `lore mcp`: MCP over stdin/stdout until the client closes it. Writes (store add/index)
 /// take the writer lock one at a time, so a running `lore serve` is reported, not raced.
 /// The brain is brought up to date at start and watched, so notes edited by hand are found.
+/// Its one client is the agent its user started: it reads and fetches like the CLI.
 pub fn mcp_stdio(data: DataDir) -> Result<(), ServerError> {
     let engine = Engine::open(data.clone())?;
     let cwd = std::env::current_dir().ok();
@@ -186,7 +211,14 @@ pub fn mcp_stdio(data: DataDir) -> Result<(), ServerError> {
         let watcher = Watcher::spawn(watcher_engine, writer.handle(), brain)
             .inspect_err(|e| tracing::warn!("cannot watch the brain: {e}"))
             .ok();
-        let app = Arc::new(App::new(Pool::new(seed, 2), writer, data, cwd, false));
+        let app = Arc::new(App::new(
+            Pool::new(seed, 2),
+            writer,
+            data,
+            cwd,
+            false,
+            Policy::local(),
+        ));
         let stdio =
             IntoTransport::<rmcp::RoleServer, _, _>::into_transport(rmcp::transport::stdio());
         let running = LoreMcp::new(app.clone())

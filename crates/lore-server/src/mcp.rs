@@ -258,7 +258,8 @@ impl LoreMcp {
             }
             "cancel" => to_text(&self.app.cancel(&need_job()?).await?),
             other => Err(bad(format!(
-                "unknown action {other:?}: use list, status, add, index, remove or cancel"
+                "unknown action {}: use list, status, add, index, remove or cancel",
+                crate::params::shown(format!("{other:?}"))
             ))),
         }
     }
@@ -363,7 +364,7 @@ impl ServerHandler for LoreMcp {
         if request.method != "initialize" {
             return Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
-                request.method,
+                crate::params::shown(request.method),
                 None,
             ));
         }
@@ -387,8 +388,8 @@ impl ServerHandler for LoreMcp {
         if !TOOLS.iter().any(|t| t.name == request.name) {
             return Err(ErrorData::invalid_params(
                 format!(
-                    "unknown tool {:?}: use search, get_full_context, code_graph, stores or a brain_ tool",
-                    request.name
+                    "unknown tool {}: use search, get_full_context, code_graph, stores or a brain_ tool",
+                    crate::params::shown(format!("{:?}", request.name))
                 ),
                 None,
             ));

@@ -19,6 +19,31 @@ pub(crate) const MAX_LIMIT: u64 = 100;
 pub(crate) const DIRECTIONS: [&str; 3] = ["callers", "callees", "definition"];
 pub(crate) const STORE_TYPES: [&str; 3] = ["folder", "repo", "web"];
 
+/// Most characters of a client's value an error message repeats.
+const SHOWN_CHARS: usize = 80;
+
+/// A client's value as an error shows it: cut to `SHOWN_CHARS` characters, so no error
+/// echoes a long argument whole.
+pub(crate) fn shown(v: impl std::fmt::Display) -> String {
+    let s = v.to_string();
+    match s.char_indices().nth(SHOWN_CHARS) {
+        None => s,
+        Some((cut, _)) => format!("{}… ({} bytes)", &s[..cut], s.len()),
+    }
+}
+
+/// `text` (the `key` argument) when it is at most `max` bytes long.
+fn capped(key: &str, text: String, max: usize) -> Result<String, String> {
+    if text.len() > max {
+        return Err(format!(
+            "`{key}` is {} bytes; this server takes at most {max} (lore serve \
+             --max-query-bytes sets it)",
+            text.len()
+        ));
+    }
+    Ok(text)
+}
+
 pub(crate) struct Args<'a>(pub &'a JsonObject);
 
 impl<'a> Args<'a> {
@@ -36,7 +61,7 @@ impl<'a> Args<'a> {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
             Some(Value::Number(n)) => Ok(Some(n.to_string())),
-            Some(other) => Err(format!("`{key}` must be a string, got {other}")),
+            Some(other) => Err(format!("`{key}` must be a string, got {}", shown(other))),
         }
     }
 
@@ -48,7 +73,7 @@ impl<'a> Args<'a> {
     }
 
     pub fn uint(&self, key: &str) -> Result<Option<u64>, String> {
-        let bad = |v: &Value| format!("`{key}` must be a whole number, got {v}");
+        let bad = |v: &Value| format!("`{key}` must be a whole number, got {}", shown(v));
         match self.get(key) {
             None => Ok(None),
             Some(v @ Value::Number(n)) => match (n.as_u64(), n.as_f64()) {
@@ -62,7 +87,7 @@ impl<'a> Args<'a> {
     }
 
     pub fn float(&self, key: &str) -> Result<Option<f32>, String> {
-        let bad = |v: &Value| format!("`{key}` must be a number, got {v}");
+        let bad = |v: &Value| format!("`{key}` must be a number, got {}", shown(v));
         match self.get(key) {
             None => Ok(None),
             Some(v @ Value::Number(n)) => n.as_f64().map(|f| Some(f as f32)).ok_or_else(|| bad(v)),
@@ -81,7 +106,10 @@ impl<'a> Args<'a> {
             Some(Value::String(s)) if s == "true" || s == "1" => Ok(true),
             Some(Value::String(s)) if s == "false" || s == "0" || s.is_empty() => Ok(false),
             Some(Value::Number(n)) => Ok(n.as_f64().is_some_and(|f| f != 0.0)),
-            Some(other) => Err(format!("`{key}` must be true or false, got {other}")),
+            Some(other) => Err(format!(
+                "`{key}` must be true or false, got {}",
+                shown(other)
+            )),
         }
     }
 
@@ -104,14 +132,18 @@ impl<'a> Args<'a> {
                         Value::String(s) => out.extend(split(s)),
                         other => {
                             return Err(format!(
-                                "`{key}` must be a list of strings, got an item {other}"
+                                "`{key}` must be a list of strings, got an item {}",
+                                shown(other)
                             ));
                         }
                     }
                 }
                 Ok(out)
             }
-            Some(other) => Err(format!("`{key}` must be a list of strings, got {other}")),
+            Some(other) => Err(format!(
+                "`{key}` must be a list of strings, got {}",
+                shown(other)
+            )),
         }
     }
 
@@ -125,9 +157,13 @@ impl<'a> Args<'a> {
         match self.string(key)? {
             None => Ok(None),
             Some(s) if s.trim().is_empty() => Ok(None),
-            Some(s) => parse(s.trim())
-                .map(Some)
-                .ok_or_else(|| format!("`{key}` must be one of {}, got {s:?}", words.join(", "))),
+            Some(s) => parse(s.trim()).map(Some).ok_or_else(|| {
+                format!(
+                    "`{key}` must be one of {}, got {}",
+                    words.join(", "),
+                    shown(format!("{s:?}"))
+                )
+            }),
         }
     }
 }
@@ -145,10 +181,20 @@ fn to_snake(key: &str) -> String {
     out
 }
 
-/// A search request: {query, intent?, detail?, limit?, stores?, mode?, threshold?, perFile?}.
-pub(crate) fn search_request(obj: &JsonObject) -> Result<SearchRequest, String> {
+/// Store names from a request's `key` list, each checked before any lookup.
+fn store_names(a: &Args, key: &str) -> Result<Vec<String>, String> {
+    let names = a.list(key)?;
+    for n in &names {
+        store_name(n)?;
+    }
+    Ok(names)
+}
+
+/// A search request: {query, intent?, detail?, limit?, stores?, mode?, threshold?, perFile?};
+/// a query longer than `max_query` bytes is refused.
+pub(crate) fn search_request(obj: &JsonObject, max_query: usize) -> Result<SearchRequest, String> {
     let a = Args(obj);
-    let mut req = SearchRequest::new(a.required("query")?);
+    let mut req = SearchRequest::new(capped("query", a.required("query")?, max_query)?);
     req.intent = a.choice("intent", Intent::parse, &Intent::ALL.map(Intent::as_str))?;
     if let Some(d) = a.choice("detail", Detail::parse, &Detail::ALL.map(Detail::as_str))? {
         req.detail = d;
@@ -166,20 +212,20 @@ pub(crate) fn search_request(obj: &JsonObject) -> Result<SearchRequest, String> 
         req.per_file = per_file.clamp(1, MAX_LIMIT) as usize;
     }
     req.threshold = a.float("threshold")?;
-    req.stores = a.list("stores")?;
+    req.stores = store_names(&a, "stores")?;
     req.freshness = true;
     Ok(req)
 }
 
 /// A code-graph question: {symbol, direction: callers|callees|definition, store?}.
-pub(crate) fn graph_query(obj: &JsonObject) -> Result<GraphQuery, String> {
+pub(crate) fn graph_query(obj: &JsonObject, max_query: usize) -> Result<GraphQuery, String> {
     let a = Args(obj);
-    let symbol = a.required("symbol")?;
+    let symbol = capped("symbol", a.required("symbol")?, max_query)?;
     let direction = a
         .choice("direction", Direction::parse, &DIRECTIONS)?
         .ok_or("`direction` is required: callers, callees or definition")?;
-    let mut stores = a.list("store")?;
-    stores.extend(a.list("stores")?);
+    let mut stores = store_names(&a, "store")?;
+    stores.extend(store_names(&a, "stores")?);
     Ok(GraphQuery {
         symbol,
         direction,
@@ -201,6 +247,7 @@ pub(crate) struct SourcePolicy<'a> {
 pub(crate) fn add_spec(obj: &JsonObject, policy: &SourcePolicy) -> Result<JobSpec, String> {
     let a = Args(obj);
     let name = a.required("name")?;
+    store_name(&name)?;
     let source = a.required("source")?;
     let kind = a.choice("type", StoreKind::parse, &STORE_TYPES)?;
     // Local paths (folders, local repos, file:// URLs) obey the path rules; network URLs
@@ -229,16 +276,17 @@ pub(crate) fn add_spec(obj: &JsonObject, policy: &SourcePolicy) -> Result<JobSpe
 /// relative to `base` (the stdio client's folder); never with `..`.
 fn local_path(key: &str, value: &str, what: &str, base: Option<&Path>) -> Result<PathBuf, String> {
     let p = Path::new(value.trim());
+    let value = shown(format!("{value:?}"));
     if p.components().any(|c| matches!(c, Component::ParentDir)) {
         return Err(format!(
-            "{key} {value:?} contains `..`; give the {what}'s absolute path"
+            "{key} {value} contains `..`; give the {what}'s absolute path"
         ));
     }
     match base {
         _ if p.is_absolute() => Ok(p.to_path_buf()),
         Some(base) => Ok(base.join(p)),
         None => Err(format!(
-            "{key} {value:?} is relative; give the {what}'s absolute path"
+            "{key} {value} is relative; give the {what}'s absolute path"
         )),
     }
 }
@@ -251,7 +299,8 @@ fn local_source(source: &str, policy: &SourcePolicy) -> Result<String, String> {
         && real.starts_with(&data)
     {
         return Err(format!(
-            "source {source:?} is inside lore's data dir; pick a folder of your own"
+            "source {} is inside lore's data dir; pick a folder of your own",
+            shown(format!("{source:?}"))
         ));
     }
     Ok(path.to_string_lossy().into_owned())
@@ -271,16 +320,28 @@ pub(crate) fn index_spec(store: &str, obj: &JsonObject) -> Result<JobSpec, Strin
     }
 }
 
-/// A store name from a request path or argument, checked before any lookup.
+/// A store name from a request path or argument, checked before any lookup (and never
+/// repeated whole in the error).
 pub(crate) fn store_name(name: &str) -> Result<&str, String> {
-    lore_core::validate_store_name(name)?;
+    lore_core::validate_store_name(name).map_err(|e| {
+        if name.len() > SHOWN_CHARS {
+            format!(
+                "invalid store name {}: use 1-64 letters, digits, '.', '_' or '-', starting \
+                 with a letter or digit",
+                shown(format!("{name:?}"))
+            )
+        } else {
+            e
+        }
+    })?;
     Ok(name)
 }
 
-/// A brain query: {query, limit?, mode?}; a limit of 0 is the default.
-pub(crate) fn brain_query(obj: &JsonObject) -> Result<BrainQuery, String> {
+/// A brain query: {query, limit?, mode?}; a limit of 0 is the default; a query longer than
+/// `max_query` bytes is refused.
+pub(crate) fn brain_query(obj: &JsonObject, max_query: usize) -> Result<BrainQuery, String> {
     let a = Args(obj);
-    let mut q = BrainQuery::new(a.required("query")?);
+    let mut q = BrainQuery::new(capped("query", a.required("query")?, max_query)?);
     match a.uint("limit")? {
         None | Some(0) => {}
         Some(limit) if limit > MAX_BRAIN_LIMIT as u64 => {
@@ -396,9 +457,51 @@ mod tests {
         v.as_object().unwrap().clone()
     }
 
+    const MAX: usize = crate::policy::DEFAULT_MAX_QUERY_BYTES;
+
+    fn search_request_t(o: &JsonObject) -> Result<SearchRequest, String> {
+        search_request(o, MAX)
+    }
+    fn graph_query_t(o: &JsonObject) -> Result<GraphQuery, String> {
+        graph_query(o, MAX)
+    }
+    fn brain_query_t(o: &JsonObject) -> Result<BrainQuery, String> {
+        brain_query(o, MAX)
+    }
+
+    #[test]
+    fn long_values_are_capped_and_never_echoed_whole() {
+        let long = "q".repeat(MAX + 1);
+        for err in [
+            search_request_t(&obj(json!({"query": long}))).unwrap_err(),
+            brain_query_t(&obj(json!({"query": long}))).unwrap_err(),
+            graph_query_t(&obj(json!({"symbol": long, "direction": "callers"}))).unwrap_err(),
+        ] {
+            assert!(err.contains("8193 bytes") && err.contains("8192"), "{err}");
+        }
+        assert!(search_request_t(&obj(json!({"query": "q".repeat(MAX)}))).is_ok());
+        assert!(search_request(&obj(json!({"query": "q".repeat(11)})), 10).is_err());
+        let huge = "m".repeat(100_000);
+        for args in [
+            json!({"query": "x", "mode": huge}),
+            json!({"query": "x", "limit": huge}),
+            json!({"query": "x", "stores": [huge]}),
+            json!({"query": "x", "threshold": [huge]}),
+        ] {
+            let err = search_request_t(&obj(args)).unwrap_err();
+            assert!(err.len() < 300, "an error of {} bytes", err.len());
+            assert!(err.contains("… (1000"), "{err}");
+        }
+        assert_eq!(shown("short"), "short");
+        assert_eq!(
+            shown("é".repeat(81)),
+            format!("{}… (162 bytes)", "é".repeat(80))
+        );
+    }
+
     #[test]
     fn numbers_and_lists_are_read_leniently() {
-        let req = search_request(&obj(json!({
+        let req = search_request_t(&obj(json!({
             "query": "retry backoff", "limit": "5", "threshold": "0.25",
             "stores": "a, b", "mode": "fts", "detail": "full", "intent": "find-usage",
             "per_file": 2
@@ -411,7 +514,7 @@ mod tests {
         assert_eq!(req.detail, Detail::Full);
         assert_eq!(req.intent, Some(Intent::FindUsage));
         assert_eq!(req.per_file, 2);
-        let req = search_request(&obj(
+        let req = search_request_t(&obj(
             json!({"query": "x", "limit": 3.0, "stores": ["a,b", "c"], "intent": null}),
         ))
         .unwrap();
@@ -437,7 +540,7 @@ mod tests {
             (json!({"query": "x", "stores": 7}), "list of strings"),
             (json!({"query": ["x"]}), "must be a string"),
         ] {
-            let err = search_request(&obj(args.clone())).unwrap_err();
+            let err = search_request_t(&obj(args.clone())).unwrap_err();
             assert!(err.contains(needle), "{args}: {err}");
         }
     }
@@ -471,7 +574,7 @@ mod tests {
         };
         assert_eq!(Path::new(&spec.source), dir.path().join("src"));
         assert!(store_name("../x").is_err());
-        let q = graph_query(&obj(
+        let q = graph_query_t(&obj(
             json!({"symbol": "parse", "direction": "callers", "store": "a"}),
         ))
         .unwrap();
@@ -480,7 +583,7 @@ mod tests {
             (Direction::Callers, vec!["a".to_string()])
         );
         assert!(
-            graph_query(&obj(json!({"symbol": "parse"})))
+            graph_query_t(&obj(json!({"symbol": "parse"})))
                 .unwrap_err()
                 .contains("direction")
         );
@@ -489,13 +592,13 @@ mod tests {
 
     #[test]
     fn brain_arguments_are_read_leniently() {
-        let q = brain_query(&obj(json!({"query": "retry", "limit": "3"}))).unwrap();
+        let q = brain_query_t(&obj(json!({"query": "retry", "limit": "3"}))).unwrap();
         assert_eq!((q.limit, q.mode), (3, None));
-        let q = brain_query(&obj(json!({"query": "x", "limit": 0, "mode": "fts"}))).unwrap();
+        let q = brain_query_t(&obj(json!({"query": "x", "limit": 0, "mode": "fts"}))).unwrap();
         assert_eq!((q.limit, q.mode), (5, Some(Mode::Fts)));
-        assert!(brain_query(&obj(json!({"query": "x", "limit": 101}))).is_err());
+        assert!(brain_query_t(&obj(json!({"query": "x", "limit": 101}))).is_err());
         assert!(
-            brain_query(&obj(json!({"limit": 2})))
+            brain_query_t(&obj(json!({"limit": 2})))
                 .unwrap_err()
                 .contains("`query`")
         );

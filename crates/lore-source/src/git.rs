@@ -64,6 +64,12 @@ fn transport(source: &str) -> Transport<'_> {
     }
 }
 
+/// True when git reads `source` as a folder on this machine (a path, not a URL, not
+/// `host:path`, not `helper::address`).
+pub fn is_local(source: &str) -> bool {
+    transport(source) == Transport::Path
+}
+
 /// Checks that git may fetch `source` under `policy`. Returns the `-c` settings that hold
 /// git to what was checked: only the transport in use, and for http(s) no redirect and the
 /// host's lookups pinned to the checked addresses.

@@ -5,7 +5,65 @@ use lore_engine::{
     StoreRecord, StoreSummary, UnitContext,
 };
 use serde::Serialize;
+use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::path::Path;
+
+/// Characters text output never prints raw: control characters, which would break its line
+/// layout or drive the terminal (a newline in a file name, an escape sequence), and the
+/// bidirectional overrides, which reorder what is shown.
+fn unprintable(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+fn escape_into(out: &mut String, c: char) {
+    match c {
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        c => {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+    }
+}
+
+/// `s` for one line of text output: control characters escaped (`\n`, `\t`, `\u{1b}`).
+/// JSON output carries names as they are.
+pub fn esc(s: &str) -> Cow<'_, str> {
+    escape_where(s, unprintable)
+}
+
+/// A line of a unit's content: tabs kept (they indent code), other control characters
+/// escaped.
+fn esc_code(s: &str) -> Cow<'_, str> {
+    escape_where(s, |c| c != '\t' && unprintable(c))
+}
+
+/// Lines of a unit's content as one text: newlines and tabs kept, other control characters
+/// escaped.
+fn esc_block(s: &str) -> Cow<'_, str> {
+    escape_where(s, |c| c != '\t' && c != '\n' && unprintable(c))
+}
+
+fn escape_where(s: &str, bad: impl Fn(char) -> bool) -> Cow<'_, str> {
+    if !s.chars().any(&bad) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if bad(c) {
+            escape_into(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A path for one line of text output.
+fn esc_path(p: &Path) -> String {
+    esc(&p.to_string_lossy()).into_owned()
+}
 
 /// Output could not be written: a closed pipe is the reader's choice, anything else an error.
 pub fn stdout_failed(e: std::io::Error) -> ! {
@@ -50,7 +108,7 @@ fn report_line(r: &IndexReport) -> String {
     };
     format!(
         "{}: {} files ({} added, {} changed{reanalyzed}, {} deleted, {} unchanged), {} chunks written ({} embedded), {} skipped, {:.1}s",
-        r.store,
+        esc(&r.store),
         r.files_seen,
         r.added,
         r.changed,
@@ -69,9 +127,9 @@ pub fn store_added(json: bool, store: &StoreRecord, report: &IndexReport) -> any
     }
     out!(
         "added store {} ({}, {})",
-        store.name,
+        esc(&store.name),
         store.kind.as_str(),
-        store.source
+        esc(&store.source)
     );
     print_report(report);
     Ok(())
@@ -97,15 +155,15 @@ fn print_report(r: &IndexReport) {
         };
         out!(
             "{}: crawled {}: {} pages kept of {} fetched{unchanged}, {} not kept{unvisited}, {:.1}s",
-            r.store,
-            c.scope,
+            esc(&r.store),
+            esc(&c.scope),
             c.pages,
             c.fetched,
             c.skipped.len(),
             c.elapsed_ms as f64 / 1000.0
         );
         for s in c.skipped.iter().take(5) {
-            out!("  not kept {} ({})", s.url, s.reason);
+            out!("  not kept {} ({})", esc(&s.url), esc(&s.reason));
         }
         if c.skipped.len() > 5 {
             out!("  … and {} more not kept", c.skipped.len() - 5);
@@ -113,7 +171,7 @@ fn print_report(r: &IndexReport) {
     }
     out!("{}", report_line(r));
     for s in r.skipped.iter().take(5) {
-        out!("  skipped {} ({})", s.path, s.reason);
+        out!("  skipped {} ({})", esc(&s.path), esc(&s.reason));
     }
     if r.skipped.len() > 5 {
         out!("  … and {} more skipped", r.skipped.len() - 5);
@@ -123,7 +181,7 @@ fn print_report(r: &IndexReport) {
 
 fn warn(warnings: &[String]) {
     for w in warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", esc(w));
     }
 }
 
@@ -142,7 +200,7 @@ pub fn store_list(json: bool, stores: &[StoreSummary]) -> anyhow::Result<()> {
             s.stats.files,
             s.stats.chunks,
             when(s.store.indexed_at),
-            s.store.source
+            esc(&s.store.source)
         );
     }
     Ok(())
@@ -155,10 +213,10 @@ pub fn store_info(json: bool, s: &StoreSummary) -> anyhow::Result<()> {
     let st = &s.store;
     out!("name:        {}", st.name);
     out!("type:        {}", st.kind.as_str());
-    out!("source:      {}", st.source);
-    out!("root:        {}", st.root.display());
+    out!("source:      {}", esc(&st.source));
+    out!("root:        {}", esc_path(&st.root));
     if let Some(b) = &st.branch {
-        out!("branch:      {b}");
+        out!("branch:      {}", esc(b));
     }
     if let Some(w) = &st.web {
         out!(
@@ -167,18 +225,18 @@ pub fn store_info(json: bool, s: &StoreSummary) -> anyhow::Result<()> {
             w.max_depth,
             w.site
                 .as_ref()
-                .map(|s| format!(", from {s}"))
+                .map(|s| format!(", from {}", esc(s)))
                 .unwrap_or_default()
         );
     }
     if let Some(d) = &st.description {
-        out!("description: {d}");
+        out!("description: {}", esc(d));
     }
     if !st.includes.is_empty() {
-        out!("include:     {}", st.includes.join(", "));
+        out!("include:     {}", esc(&st.includes.join(", ")));
     }
     if !st.excludes.is_empty() {
-        out!("exclude:     {}", st.excludes.join(", "));
+        out!("exclude:     {}", esc(&st.excludes.join(", ")));
     }
     out!("files:       {}", s.stats.files);
     out!(
@@ -230,19 +288,19 @@ pub fn search(json: bool, r: &SearchResponse) -> anyhow::Result<()> {
             i + 1,
             hit.score,
             h.store,
-            h.path,
+            esc(&h.path),
             h.start_line,
             h.end_line,
             matched(h.match_lines),
             h.kind,
-            name
+            esc(&name)
         );
         if let Some(summary) = &hit.summary {
-            out!("      {summary}");
+            out!("      {}", esc(summary));
         }
         if let Some(snippet) = &hit.snippet {
             for line in snippet.lines() {
-                out!("      │ {line}");
+                out!("      │ {}", esc_code(line));
             }
         }
         if let Some(ctx) = &hit.context {
@@ -250,11 +308,11 @@ pub fn search(json: bool, r: &SearchResponse) -> anyhow::Result<()> {
         }
         if let Some(full) = &hit.full {
             for line in full.content.lines() {
-                out!("      │ {line}");
+                out!("      │ {}", esc_code(line));
             }
             print_all_related(&full.related, "      ");
         }
-        out!("      why: {}   id {}", hit.reason, h.id);
+        out!("      why: {}   id {}", esc(&hit.reason), h.id);
     }
     let stale: Vec<String> = r
         .stores
@@ -284,7 +342,7 @@ pub fn model_fetched(json: bool, dir: &Path) -> anyhow::Result<()> {
     if json {
         return print_json(&serde_json::json!({ "model_dir": dir }));
     }
-    out!("model ready in {}", dir.display());
+    out!("model ready in {}", esc_path(dir));
     Ok(())
 }
 
@@ -297,7 +355,7 @@ pub fn model_info(json: bool, dir: &Path) -> anyhow::Result<()> {
     }
     out!(
         "model dir: {} ({})",
-        dir.display(),
+        esc_path(dir),
         if present {
             "present"
         } else {
@@ -320,24 +378,24 @@ pub fn context(json: bool, ctx: &UnitContext) -> anyhow::Result<()> {
     out!(
         "{}:{}:{}-{}{} [{}] {}",
         c.store,
-        c.path,
+        esc(&c.path),
         c.start_line,
         c.end_line,
         matched(c.match_lines),
         c.kind,
-        name
+        esc(name)
     );
     if let Some(parent) = &ctx.parent {
-        out!("in {parent}");
+        out!("in {}", esc(parent));
     }
     if let Some(summary) = &ctx.summary {
-        out!("{summary}");
+        out!("{}", esc(summary));
     }
     if let Some(header) = &ctx.header {
-        out!("{header}");
+        out!("{}", esc_block(header));
         out!("    …");
     }
-    out!("{}", ctx.full.content);
+    out!("{}", esc_block(&ctx.full.content));
     if let Some(t) = &ctx.full.truncated {
         out!(
             "(lines {}-{} shown; {} lines of this unit left out)",
@@ -362,7 +420,7 @@ pub fn context(json: bool, ctx: &UnitContext) -> anyhow::Result<()> {
                 o.end_line,
                 o.kind,
                 "  ".repeat(o.depth as usize),
-                o.symbol.as_deref().unwrap_or("")
+                esc(o.symbol.as_deref().unwrap_or(""))
             );
         }
     }
@@ -376,16 +434,16 @@ fn matched(lines: Option<lore_engine::Lines>) -> String {
 
 fn print_context_layer(c: &ContextLayer, indent: &str) {
     if !c.imports.is_empty() {
-        out!("{indent}imports: {}", c.imports.join("; "));
+        out!("{indent}imports: {}", esc(&c.imports.join("; ")));
     }
     if !c.types.is_empty() {
-        out!("{indent}types: {}", c.types.join("; "));
+        out!("{indent}types: {}", esc(&c.types.join("; ")));
     }
     if let Some(u) = &c.usage {
         out!("{indent}{u}");
     }
     if !c.related.is_empty() {
-        out!("{indent}related: {}", c.related.join(", "));
+        out!("{indent}related: {}", esc(&c.related.join(", ")));
     }
 }
 
@@ -403,9 +461,10 @@ fn print_related(label: &str, units: &[RelatedUnit], indent: &str) {
     }
     out!("{indent}{label}:");
     for u in units {
+        let (name, at) = (esc(&u.name), esc(&u.at));
         match &u.summary {
-            Some(s) => out!("{indent}  {} ({}) — {s}", u.name, u.at),
-            None => out!("{indent}  {} ({})", u.name, u.at),
+            Some(s) => out!("{indent}  {name} ({at}) — {}", esc(s)),
+            None => out!("{indent}  {name} ({at})"),
         }
     }
 }
@@ -419,14 +478,14 @@ pub fn graph(json: bool, g: &GraphAnswer) -> anyhow::Result<()> {
         out!(
             "{}:{}:{}-{} [{}] {}",
             d.store,
-            d.path,
+            esc(&d.path),
             d.start_line,
             d.end_line,
             d.kind,
-            sig
+            esc(sig)
         );
         if let Some(s) = &d.summary {
-            out!("    {s}");
+            out!("    {}", esc(s));
         }
     }
     let label = match g.direction {
@@ -439,11 +498,19 @@ pub fn graph(json: bool, g: &GraphAnswer) -> anyhow::Result<()> {
         let other = l
             .symbol
             .as_ref()
-            .map(|s| format!("{} ({}:{})", s.qualified, s.path, s.start_line))
+            .map(|s| format!("{} ({}:{})", esc(&s.qualified), esc(&s.path), s.start_line))
             .unwrap_or_else(|| "<module>".into());
         let conf = l.confidence.map(|c| format!("{c:.2}")).unwrap_or_default();
         match g.direction {
-            Direction::Callers => out!("  {}:{}  {}  {} {conf}", l.path, l.line, other, l.kind),
+            Direction::Callers => {
+                out!(
+                    "  {}:{}  {}  {} {conf}",
+                    esc(&l.path),
+                    l.line,
+                    other,
+                    l.kind
+                )
+            }
             _ => out!("  line {:<5} {}  {conf}", l.line, other),
         }
     }
@@ -451,7 +518,7 @@ pub fn graph(json: bool, g: &GraphAnswer) -> anyhow::Result<()> {
         let names: Vec<String> = g
             .unresolved
             .iter()
-            .map(|l| format!("{}@{}", l.name, l.line))
+            .map(|l| format!("{}@{}", esc(&l.name), l.line))
             .collect();
         out!(
             "unresolved (outside the store or dynamic): {}",
@@ -459,4 +526,21 @@ pub fn graph(json: bool, g: &GraphAnswer) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(esc("plain/path.rs"), "plain/path.rs");
+        assert!(matches!(esc("plain"), Cow::Borrowed(_)));
+        assert_eq!(
+            esc("a\nb\r\tc\u{1b}[31m\u{7f}\u{85}\u{202e}d"),
+            "a\\nb\\r\\tc\\u{1b}[31m\\u{7f}\\u{85}\\u{202e}d"
+        );
+        assert_eq!(esc_code("\tx = 1;\u{1b}"), "\tx = 1;\\u{1b}");
+        assert_eq!(esc_block("a\n\tb\r\n"), "a\n\tb\\r\n");
+    }
 }

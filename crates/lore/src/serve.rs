@@ -2,7 +2,7 @@
 //! background jobs they run. The servers live in `lore-server`; this wires options to them.
 
 use crate::cli::{JobsCommand, ServeArgs};
-use crate::output::{age, print_json};
+use crate::output::{age, esc, print_json};
 use lore_core::DataDir;
 use lore_engine::{Engine, EngineError, JobRecord};
 
@@ -94,7 +94,7 @@ fn print_jobs(json: bool, jobs: &[JobRecord]) -> anyhow::Result<()> {
             j.kind,
             j.status.as_str(),
             age(j.created_at),
-            target(j),
+            esc(&target(j)),
             progress(j)
         );
     }
@@ -106,7 +106,7 @@ fn print_job(json: bool, j: &JobRecord) -> anyhow::Result<()> {
         return print_json(j);
     }
     out!("id:        {}", j.id);
-    out!("kind:      {} ({})", j.kind, target(j));
+    out!("kind:      {} ({})", j.kind, esc(&target(j)));
     out!(
         "status:    {}{}",
         j.status.as_str(),
@@ -122,10 +122,10 @@ fn print_job(json: bool, j: &JobRecord) -> anyhow::Result<()> {
         out!("pid:       {pid}");
     }
     if let Some(m) = &j.message {
-        out!("message:   {m}");
+        out!("message:   {}", esc(m));
     }
     if let Some(e) = &j.error {
-        out!("error:     {e}");
+        out!("error:     {}", esc(e));
     }
     if let Some(r) = &j.result {
         out!("result:    {r}");

@@ -510,8 +510,11 @@ fn rest_routes_and_the_single_writer() {
     let brain = brain_dir(&lore);
     let llm = fake_llm();
     let llm_url = llm.url();
-    let server = Server::no_watch(
+    // The file ingested by path is in the test's root, which the server may read.
+    let root = lore.root().display().to_string();
+    let server = Server::start_with(
         &lore,
+        &["--addr", "127.0.0.1:0", "--no-watch", "--allow-path", &root],
         &[("LORE_LLM_URL", &llm_url), ("LORE_LLM_MODEL", "fake")],
     );
     let a = agent();

@@ -98,8 +98,11 @@ fn fake_llm() -> FakeLlm {
 fn plain_json_rpc_clients_get_json_answers() {
     let lore = Lore::without_model();
     let llm = fake_llm();
-    let server = Server::no_watch(
+    // The file brain_ingest reads is in the test's root, which the server may read.
+    let root = lore.root().display().to_string();
+    let server = Server::start_with(
         &lore,
+        &["--addr", "127.0.0.1:0", "--no-watch", "--allow-path", &root],
         &[("LORE_LLM_URL", &llm.url()), ("LORE_LLM_MODEL", "fake")],
     );
     let mcp = server.api("/mcp");

@@ -88,7 +88,12 @@ fn mcp_over_http_with_the_python_sdk() {
     let Some((lore, add)) = mcp_world() else {
         return;
     };
-    let server = Server::no_watch(&lore, &[]);
+    // The folder the client adds is in the test's root, which the server may read.
+    let root = lore.root().display().to_string();
+    let server = Server::start(
+        &lore,
+        &["--addr", "127.0.0.1:0", "--no-watch", "--allow-path", &root],
+    );
     let mcp = server.api("/mcp");
     let m = mcp_client(&lore, "client.py", &["http", &mcp, "--add", &add], &[]);
     eprintln!("http (initialize): {m}");
@@ -407,7 +412,19 @@ fn jobs_run_report_progress_cancel_and_keep_one_writer() {
     let Some((lore, root)) = Lore::with_project_or_skip() else {
         return;
     };
-    let server = Server::no_watch(&lore, &[]);
+    // Folders in the test's root and a site on loopback: the server is allowed both.
+    let allowed = lore.root().display().to_string();
+    let server = Server::start(
+        &lore,
+        &[
+            "--addr",
+            "127.0.0.1:0",
+            "--no-watch",
+            "--allow-path",
+            &allowed,
+            "--allow-private-fetch",
+        ],
+    );
 
     // Add through REST: a job, polled to done, then searchable.
     let (status, job) = post(

@@ -2,6 +2,7 @@
 
 use clap::{Args, Subcommand};
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
@@ -15,6 +16,18 @@ pub struct ServeArgs {
     /// Do not watch folder stores and the brain for changes.
     #[arg(long)]
     pub no_watch: bool,
+    /// A folder clients may have read: folder stores, local repositories and files to
+    /// ingest must be under one (repeatable; symlinks are resolved first). Without it the
+    /// server reads no file a client names.
+    #[arg(long = "allow-path", value_name = "DIR")]
+    pub allow_paths: Vec<PathBuf>,
+    /// Let web and git stores fetch loopback, private and link-local addresses (refused by
+    /// default, after name resolution and on every redirect).
+    #[arg(long)]
+    pub allow_private_fetch: bool,
+    /// Longest query (and code-graph symbol) a client may send, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = lore_server::DEFAULT_MAX_QUERY_BYTES)]
+    pub max_query_bytes: usize,
 }
 
 impl ServeArgs {
@@ -23,6 +36,9 @@ impl ServeArgs {
             addr: self.addr,
             token: self.token,
             watch: !self.no_watch,
+            allow_paths: self.allow_paths,
+            allow_private_fetch: self.allow_private_fetch,
+            max_query_bytes: self.max_query_bytes,
         }
     }
 }

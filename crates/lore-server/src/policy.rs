@@ -1,0 +1,232 @@
+//! What a server may read and fetch for its clients, and how long a query may be.
+//!
+//! `lore serve` answers anyone who can reach its port (on loopback, any local user, without
+//! a token): it reads only under the folders its operator allowed (`--allow-path`), checked
+//! on the real path (symlinks resolved) before anything is read, and fetches only public
+//! addresses unless told otherwise (`--allow-private-fetch`). `lore mcp` on stdio is started
+//! by the user's own agent and answers nobody else: it reads and fetches like the CLI.
+
+use crate::error::AppError;
+use lore_core::StoreKind;
+use lore_engine::AddStore;
+use lore_source::FetchPolicy;
+use std::path::{Path, PathBuf};
+
+/// Default cap on a query's length (`--max-query-bytes`).
+pub const DEFAULT_MAX_QUERY_BYTES: usize = 8 * 1024;
+
+/// Where a server may read local files (folder stores, local repositories, ingested files).
+#[derive(Debug, Clone)]
+pub enum Reads {
+    /// Anything the process can read (stdio: the user's own agent).
+    Anywhere,
+    /// Only under these folders (real paths); none at all when empty.
+    Within(Vec<PathBuf>),
+}
+
+impl Reads {
+    /// The operator's `--allow-path` folders, each resolved to its real path.
+    pub fn within(dirs: &[PathBuf]) -> Result<Reads, String> {
+        let mut real = Vec::with_capacity(dirs.len());
+        for d in dirs {
+            let r = std::fs::canonicalize(d)
+                .map_err(|e| format!("--allow-path {}: {e}", d.display()))?;
+            if !r.is_dir() {
+                return Err(format!("--allow-path {}: not a folder", d.display()));
+            }
+            real.push(r);
+        }
+        Ok(Reads::Within(real))
+    }
+
+    /// `path` (absolute) as the real path to read, when this server may read it: checked
+    /// before anything is read. A path that does not resolve is refused like one outside,
+    /// unless it is under an allowed folder, so a refusal says nothing of what exists.
+    pub fn check(&self, path: &Path, what: &str) -> Result<PathBuf, AppError> {
+        let dirs = match self {
+            Reads::Anywhere => return Ok(path.to_path_buf()),
+            Reads::Within(dirs) => dirs,
+        };
+        let shown = crate::params::shown(path.display());
+        if dirs.is_empty() {
+            return Err(AppError::Forbidden(format!(
+                "this server reads no local files, so not {what} {shown}; its operator lets it \
+                 read a folder with `lore serve --allow-path DIR`"
+            )));
+        }
+        let under = |p: &Path| dirs.iter().any(|d| p.starts_with(d));
+        match std::fs::canonicalize(path) {
+            Ok(real) if under(&real) => Ok(real),
+            Err(e) if under(path) => Err(AppError::BadRequest(format!(
+                "{what} {shown} cannot be opened: {e}"
+            ))),
+            _ => {
+                let allowed: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+                Err(AppError::Forbidden(format!(
+                    "{what} {shown} is outside the folders this server may read ({}; symlinks \
+                     are followed before checking); its operator allows more with `lore serve \
+                     --allow-path DIR`",
+                    allowed.join(", ")
+                )))
+            }
+        }
+    }
+}
+
+/// What one server lets its clients do.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub reads: Reads,
+    pub fetch: FetchPolicy,
+    pub max_query_bytes: usize,
+}
+
+impl Policy {
+    /// The CLI's rules (stdio): read and fetch anything; queries still capped.
+    pub fn local() -> Policy {
+        Policy {
+            reads: Reads::Anywhere,
+            fetch: FetchPolicy::default(),
+            max_query_bytes: DEFAULT_MAX_QUERY_BYTES,
+        }
+    }
+
+    /// Checks where a new store would read or fetch from, before a job exists; a local
+    /// source becomes its real path (and its kind is fixed, as the engine would infer it).
+    /// Name lookups run here: call it off the async threads.
+    pub fn check_add(&self, add: &mut AddStore) -> Result<(), AppError> {
+        let looks_remote = lore_source::git::looks_like_url(&add.source);
+        let kind = add.kind.unwrap_or(if looks_remote {
+            StoreKind::Repo
+        } else {
+            StoreKind::Folder
+        });
+        let refused = |e: lore_source::SourceError| match e {
+            lore_source::SourceError::Refused { .. } => AppError::Forbidden(e.to_string()),
+            other => AppError::BadRequest(other.to_string()),
+        };
+        if self.fetch == FetchPolicy::default() && matches!(self.reads, Reads::Anywhere) {
+            return Ok(());
+        }
+        let local = match kind {
+            StoreKind::Web => {
+                lore_source::web::check_start(&add.source, self.fetch).map_err(refused)?;
+                false
+            }
+            StoreKind::Repo if !lore_source::git::is_local(&add.source) => {
+                lore_source::git::check_source(&add.source, self.fetch).map_err(refused)?;
+                false
+            }
+            StoreKind::Repo | StoreKind::Folder => true,
+            // The engine refuses it with its own message.
+            StoreKind::Brain => false,
+        };
+        if local {
+            let what = match kind {
+                StoreKind::Repo => "repository",
+                _ => "folder",
+            };
+            let real = self.reads.check(Path::new(&add.source), what)?;
+            add.source = real.to_string_lossy().into_owned();
+            add.kind = Some(kind);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_only_under_allowed_folders_by_their_real_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let allowed = dir.path().join("allowed");
+        let secret = dir.path().join("secret");
+        std::fs::create_dir_all(allowed.join("sub")).unwrap();
+        std::fs::create_dir_all(&secret).unwrap();
+        std::fs::write(allowed.join("sub/doc.md"), "doc").unwrap();
+        std::fs::write(secret.join("key"), "key").unwrap();
+        std::os::unix::fs::symlink(secret.join("key"), allowed.join("key.md")).unwrap();
+        std::os::unix::fs::symlink(&secret, allowed.join("out")).unwrap();
+        std::os::unix::fs::symlink(allowed.join("sub/doc.md"), allowed.join("alias.md")).unwrap();
+
+        let reads = Reads::within(std::slice::from_ref(&allowed)).unwrap();
+        let real = std::fs::canonicalize(&allowed).unwrap();
+        assert_eq!(
+            reads.check(&allowed.join("sub/doc.md"), "file").unwrap(),
+            real.join("sub/doc.md")
+        );
+        // A symlink inside to a file inside is its target.
+        assert_eq!(
+            reads.check(&allowed.join("alias.md"), "file").unwrap(),
+            real.join("sub/doc.md")
+        );
+        for outside in [
+            secret.join("key"),
+            allowed.join("key.md"),
+            allowed.join("out/key"),
+            allowed.join("out"),
+            secret.join("missing"),
+            PathBuf::from("/"),
+        ] {
+            let err = reads.check(&outside, "file").unwrap_err();
+            assert!(matches!(err, AppError::Forbidden(_)), "{outside:?}: {err}");
+            assert!(err.to_string().contains("--allow-path"), "{err}");
+        }
+        // Missing under an allowed folder: says so (the folder is the client's to know).
+        let err = reads.check(&real.join("sub/none.md"), "file").unwrap_err();
+        assert!(matches!(err, AppError::BadRequest(_)), "{err}");
+
+        let none = Reads::within(&[]).unwrap();
+        let err = none.check(&allowed.join("sub/doc.md"), "file").unwrap_err();
+        assert!(err.to_string().contains("reads no local files"), "{err}");
+        assert!(Reads::within(&[dir.path().join("nope")]).is_err());
+        assert!(Reads::within(&[allowed.join("sub/doc.md")]).is_err());
+        assert_eq!(
+            Reads::Anywhere.check(&secret.join("key"), "file").unwrap(),
+            secret.join("key")
+        );
+    }
+
+    #[test]
+    fn new_stores_are_checked_before_any_job() {
+        let dir = tempfile::tempdir().unwrap();
+        let allowed = dir.path().join("allowed");
+        std::fs::create_dir_all(allowed.join("repo.git")).unwrap();
+        let server = Policy {
+            reads: Reads::within(std::slice::from_ref(&allowed)).unwrap(),
+            fetch: FetchPolicy::server(false),
+            max_query_bytes: DEFAULT_MAX_QUERY_BYTES,
+        };
+        let add = |source: &str, kind: Option<StoreKind>| AddStore {
+            name: "s".into(),
+            source: source.into(),
+            kind,
+            ..AddStore::default()
+        };
+        let mut a = add(&allowed.join("repo.git").display().to_string(), None);
+        server.check_add(&mut a).unwrap();
+        assert_eq!(a.kind, Some(StoreKind::Repo));
+        for (source, kind) in [
+            ("/etc", None),
+            ("http://127.0.0.1:9/docs/", Some(StoreKind::Web)),
+            ("https://localhost/r.git", None),
+            ("git@10.0.0.1:r.git", None),
+            ("file:///etc/r.git", None),
+        ] {
+            let err = server.check_add(&mut add(source, kind)).unwrap_err();
+            assert!(matches!(err, AppError::Forbidden(_)), "{source}: {err}");
+        }
+        let err = server
+            .check_add(&mut add("docs", Some(StoreKind::Web)))
+            .unwrap_err();
+        assert!(matches!(err, AppError::BadRequest(_)), "{err}");
+        // The CLI's rules: nothing is checked or changed.
+        let mut a = add("http://127.0.0.1:9/docs/", Some(StoreKind::Web));
+        Policy::local().check_add(&mut a).unwrap();
+        let mut a = add("/etc", None);
+        Policy::local().check_add(&mut a).unwrap();
+        assert_eq!((a.source.as_str(), a.kind), ("/etc", None));
+    }
+}

@@ -1,0 +1,518 @@
+//! Hardening (issue 13), through the binary and a plain HTTP client: what a server may read
+//! (`--allow-path`) and fetch (`--allow-private-fetch`), JSON-RPC errors for what `/mcp`
+//! cannot parse, control characters in text output, and the query cap. The CLI and
+//! `lore mcp` on stdio, which act for the user, keep reading and fetching anything.
+
+mod common;
+
+use common::serve::{Server, agent, get, post};
+use common::site::Site;
+use common::{Lore, Spawned, write};
+use lore_llm::fake_server::{FakeLlm, Reply};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
+/// Answers every page request with one concept page.
+fn fake_llm() -> FakeLlm {
+    FakeLlm::start(|_, _| {
+        Reply::Content(
+            json!({"pages": [{"title": "Numbat notes", "type": "concept",
+                              "content": "Numbats eat termites."}]})
+            .to_string(),
+        )
+    })
+    .expect("fake LLM")
+}
+
+/// `lore serve` on a free loopback port, no watcher, with `extra` flags and `env`.
+fn serve(lore: &Lore, extra: &[&str], env: &[(&str, &str)]) -> Server {
+    let mut args = vec!["--addr", "127.0.0.1:0", "--no-watch"];
+    args.extend_from_slice(extra);
+    Server::start_with(lore, &args, env)
+}
+
+/// A POST with a raw body: status, content type and the body parsed as JSON (`Null` when it
+/// is not JSON).
+fn raw_post(url: &str, content_type: &str, body: &str) -> (u16, String, Value) {
+    let mut resp = agent()
+        .post(url)
+        .header("Content-Type", content_type)
+        .send(body)
+        .expect("HTTP request");
+    let status = resp.status().as_u16();
+    let ctype = resp
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    let text = resp.body_mut().read_to_string().unwrap_or_default();
+    (
+        status,
+        ctype,
+        serde_json::from_str(&text).unwrap_or(Value::Null),
+    )
+}
+
+/// A `tools/call` over HTTP MCP: the tool's text, and whether it is a tool error.
+fn mcp_tool(server: &Server, tool: &str, arguments: Value) -> (String, bool) {
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": tool, "arguments": arguments}});
+    let (status, answer) = post(&server.api("/mcp"), &call);
+    assert_eq!(status, 200, "{answer}");
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("not a tool result: {answer}"))
+        .to_string();
+    (text, answer["result"]["isError"] == json!(true))
+}
+
+/// The error text of a 4xx REST answer.
+#[track_caller]
+fn refused(answer: (u16, Value), status: u16, what: &str) -> String {
+    let (got, body) = answer;
+    assert_eq!(got, status, "{what}: {body}");
+    body["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{what}: no error in {body}"))
+        .to_string()
+}
+
+/// `lore mcp` on stdio, with the LLM variables `env` set: one `tools/call`, its answer.
+fn stdio_tool(lore: &Lore, env: &[(&str, &str)], tool: &str, arguments: Value) -> Value {
+    let mut cmd = lore.command(&["mcp"]);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = Spawned(
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn lore mcp"),
+    );
+    let mut stdin = child.0.stdin.take().expect("stdin");
+    let stdout = BufReader::new(child.0.stdout.take().expect("stdout"));
+    for msg in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": tool, "arguments": arguments}}),
+    ] {
+        writeln!(stdin, "{msg}").expect("write to lore mcp");
+    }
+    for line in stdout.lines().map_while(Result::ok) {
+        let msg: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line}: {e}"));
+        if msg["id"] == json!(2) {
+            return msg;
+        }
+    }
+    panic!("lore mcp closed without answering {tool}");
+}
+
+/// Issue 13, item 1: a server reads files only under the folders its operator allowed
+/// (`--allow-path`), symlinks resolved first; nothing is read (and no LLM asked) for a path
+/// it refuses. `lore mcp` on stdio reads like the CLI.
+#[test]
+fn server_reads_only_under_allow_path() {
+    let lore = Lore::without_model();
+    let llm = fake_llm();
+    let url = llm.url();
+    let env = [("LORE_LLM_URL", url.as_str()), ("LORE_LLM_MODEL", "fake")];
+    let allowed = lore.path("allowed");
+    write(&allowed, "doc.md", "# Numbats\n\nNumbats eat termites.\n");
+    let secret = lore.path("secret");
+    write(&secret, "hostname", "secret-host-name\n");
+    std::os::unix::fs::symlink(secret.join("hostname"), allowed.join("link.md")).unwrap();
+    std::os::unix::fs::symlink(&secret, allowed.join("out")).unwrap();
+
+    let server = serve(&lore, &["--allow-path", s(&allowed)], &env);
+    let ingest = server.api("/api/brain/ingest-path");
+    for path in [
+        secret.join("hostname"),
+        allowed.join("link.md"),
+        allowed.join("out/hostname"),
+        secret.join("missing.md"),
+        PathBuf::from("/etc/hostname"),
+    ] {
+        let what = format!("ingest-path {}", path.display());
+        let err = refused(
+            post(&ingest, &json!({"path": path, "dryRun": true})),
+            403,
+            &what,
+        );
+        assert!(err.contains("--allow-path"), "{what}: {err}");
+        assert!(!err.contains("secret-host-name"), "{what}: {err}");
+    }
+    let (text, is_error) = mcp_tool(
+        &server,
+        "brain_ingest",
+        json!({"path": secret.join("hostname"), "dry_run": true}),
+    );
+    assert!(is_error && text.contains("--allow-path"), "{text}");
+    assert!(
+        llm.requests().is_empty(),
+        "the LLM was asked about a refused file: {:?}",
+        llm.requests()
+    );
+    // Under an allowed folder: read.
+    let (status, body) = post(
+        &ingest,
+        &json!({"path": allowed.join("doc.md"), "dryRun": true}),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(llm.requests().len(), 1);
+
+    // Folder stores (and local repositories) only under an allowed folder.
+    let stores = server.api("/api/stores");
+    for (source, kind) in [
+        (secret.clone(), "folder"),
+        (allowed.join("out"), "folder"),
+        (PathBuf::from("/etc"), "folder"),
+        (secret.clone(), "repo"),
+    ] {
+        let what = format!("add {kind} {}", source.display());
+        let err = refused(
+            post(
+                &stores,
+                &json!({"name": "s", "source": source, "type": kind, "include": "passwd"}),
+            ),
+            403,
+            &what,
+        );
+        assert!(err.contains("--allow-path"), "{what}: {err}");
+    }
+    let (text, is_error) = mcp_tool(
+        &server,
+        "stores",
+        json!({"action": "add", "name": "etc", "source": "/etc"}),
+    );
+    assert!(is_error && text.contains("--allow-path"), "{text}");
+    assert_eq!(
+        get(&server.api("/api/jobs")).1,
+        json!([]),
+        "a job was queued"
+    );
+    // An allowed folder is accepted (the job then fails here for want of the model).
+    let (status, job) = post(
+        &stores,
+        &json!({"name": "doc", "source": allowed.display().to_string()}),
+    );
+    assert_eq!(status, 202, "{job}");
+    drop(server);
+
+    // Without --allow-path a server reads no file at all.
+    let server = serve(&lore, &[], &env);
+    let err = refused(
+        post(
+            &server.api("/api/brain/ingest-path"),
+            &json!({"path": allowed.join("doc.md"), "dryRun": true}),
+        ),
+        403,
+        "ingest-path without --allow-path",
+    );
+    assert!(err.contains("--allow-path"), "{err}");
+    let err = refused(
+        post(
+            &server.api("/api/stores"),
+            &json!({"name": "doc2", "source": allowed.display().to_string()}),
+        ),
+        403,
+        "add without --allow-path",
+    );
+    assert!(err.contains("--allow-path"), "{err}");
+    drop(server);
+    assert_eq!(llm.requests().len(), 1);
+
+    // `lore mcp` on stdio is the user's own agent: it reads what the user can, like the CLI.
+    let answer = stdio_tool(
+        &lore,
+        &env,
+        "brain_ingest",
+        json!({"path": secret.join("hostname"), "dry_run": true}),
+    );
+    assert_ne!(answer["result"]["isError"], json!(true), "{answer}");
+    assert_eq!(llm.requests().len(), 2);
+}
+
+/// Issue 13, item 3: a server fetches only public addresses — checked after DNS, for web
+/// and git stores, before anything is fetched — and runs git only over http(s) and ssh.
+#[test]
+fn server_fetches_only_public_addresses() {
+    let lore = Lore::without_model();
+    let site = Site::start(&[
+        ("/robots.txt", ""),
+        (
+            "/docs/",
+            "<html><body><main><p>Feeder</p></main></body></html>",
+        ),
+    ]);
+    let server = serve(&lore, &[], &[]);
+    let stores = server.api("/api/stores");
+    let private = [
+        (site.url("/docs/"), "web"),
+        ("http://localhost:9/docs/".into(), "web"),
+        ("http://169.254.169.254/latest/meta-data/".into(), "web"),
+        ("http://10.1.2.3/docs/".into(), "web"),
+        ("http://[::1]:9/docs/".into(), "web"),
+        ("http://[::ffff:127.0.0.1]:9/docs/".into(), "web"),
+        // What the system resolver reads as 127.0.0.1.
+        ("http://2130706433:9/docs/".into(), "web"),
+        ("http://0x7f000001:9/docs/".into(), "web"),
+        (site.url("/repo.git"), "repo"),
+        ("https://127.0.0.1:9/r.git".into(), "repo"),
+        ("ssh://git@192.168.0.1/r.git".into(), "repo"),
+        ("git@127.0.0.1:r.git".into(), "repo"),
+    ];
+    for (source, kind) in &private {
+        let what = format!("add {kind} {source}");
+        let (status, body) = post(
+            &stores,
+            &json!({"name": "s", "source": source, "type": kind}),
+        );
+        assert!((400..500).contains(&status), "{what}: {status} {body}");
+        let err = body["error"].as_str().unwrap_or_default();
+        assert!(err.contains("--allow-private-fetch"), "{what}: {err}");
+    }
+    // Schemes that would make git read files or run commands.
+    for source in [
+        "file:///etc/r.git",
+        "ext::sh -c touch% /tmp/lore-pwned",
+        "git://127.0.0.1/r.git",
+        "fd::17/r.git",
+    ] {
+        let (status, body) = post(
+            &stores,
+            &json!({"name": "s", "source": source, "type": "repo"}),
+        );
+        assert!((400..500).contains(&status), "{source}: {status} {body}");
+    }
+    let (text, is_error) = mcp_tool(
+        &server,
+        "stores",
+        json!({"action": "add", "name": "s", "source": site.url("/docs/"), "type": "web"}),
+    );
+    assert!(is_error && text.contains("--allow-private-fetch"), "{text}");
+    assert_eq!(
+        get(&server.api("/api/jobs")).1,
+        json!([]),
+        "a job was queued"
+    );
+    assert!(
+        site.requests().is_empty(),
+        "the site was fetched: {:?}",
+        site.requests()
+    );
+}
+
+/// Issue 13, item 3: with `--allow-private-fetch` the server crawls a loopback site, and
+/// the CLI always may.
+#[test]
+fn private_fetches_with_the_flag_and_from_the_cli() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let page = "<html><head><title>Feeder</title></head><body><main><h1>Feeder</h1><p>The \
+                quoll feeder dispenses pellets at dawn and at dusk, every day of the year. \
+                Refill the hopper weekly.</p></main></body></html>";
+    let site = Site::start(&[("/robots.txt", ""), ("/docs/", page)]);
+    let added = lore.json(&["store", "add", "cli", &site.url("/docs/"), "--type", "web"]);
+    assert_eq!(added["report"]["crawl"]["pages"], 1, "{added}");
+
+    let server = serve(&lore, &["--allow-private-fetch"], &[]);
+    let (status, job) = post(
+        &server.api("/api/stores"),
+        &json!({"name": "site", "source": site.url("/docs/"), "type": "web"}),
+    );
+    assert_eq!(status, 202, "{job}");
+    let id = job["id"].as_str().expect("job id").to_string();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let job = loop {
+        let (_, job) = get(&server.api(&format!("/api/jobs/{id}")));
+        if ["done", "failed", "cancelled"].contains(&job["status"].as_str().unwrap_or("")) {
+            break job;
+        }
+        assert!(Instant::now() < deadline, "job too slow: {job}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(job["status"], "done", "{job}");
+    assert_eq!(job["result"]["report"]["crawl"]["pages"], 1, "{job}");
+}
+
+/// Issue 13, item 4: what `/mcp` cannot parse is answered with a JSON-RPC error object
+/// (-32700 parse error, -32600 invalid request), not plain text.
+#[test]
+fn mcp_parse_errors_are_json_rpc_errors() {
+    let lore = Lore::without_model();
+    let server = serve(&lore, &[], &[]);
+    let mcp = server.api("/mcp");
+    let ping = r#"{"jsonrpc": "2.0", "id": 1, "method": "ping"}"#;
+    for (body, code, id) in [
+        ("{bad", -32700, Value::Null),
+        ("", -32700, Value::Null),
+        ("[]", -32600, Value::Null),
+        (&*format!("[{ping}, {ping}]"), -32600, Value::Null),
+        ("\"tools/list\"", -32600, Value::Null),
+        ("42", -32600, Value::Null),
+        ("null", -32600, Value::Null),
+        (
+            r#"{"jsonrpc": "2.0", "id": 7, "method": 5}"#,
+            -32600,
+            json!(7),
+        ),
+        (r#"{"id": "a", "method": "ping"}"#, -32600, json!("a")),
+    ] {
+        let (status, ctype, answer) = raw_post(&mcp, "application/json", body);
+        assert_eq!(status, 400, "{body:?}: {answer}");
+        assert!(ctype.starts_with("application/json"), "{body:?}: {ctype}");
+        assert_eq!(answer["jsonrpc"], "2.0", "{body:?}: {answer}");
+        assert_eq!(answer["id"], id, "{body:?}: {answer}");
+        assert_eq!(answer["error"]["code"], code, "{body:?}: {answer}");
+        assert!(answer["error"]["message"].is_string(), "{answer}");
+    }
+    // Not JSON at all: still a JSON-RPC error, with the status that says so.
+    let (status, ctype, answer) = raw_post(&mcp, "text/plain", ping);
+    assert_eq!(status, 415, "{answer}");
+    assert!(ctype.starts_with("application/json"), "{ctype}");
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    // A well-formed request is answered as before.
+    let (status, _, answer) = raw_post(&mcp, "application/json", ping);
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert_eq!(answer["result"], json!({}), "{answer}");
+}
+
+/// Issue 13, item 5: text output escapes control characters of file names, sources and
+/// content, so each record stays on its line (JSON keeps them as they are).
+#[test]
+fn text_output_escapes_control_characters() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let dir = lore.path("odd\nfolder");
+    write(
+        &dir,
+        "evil\nname\x1b[31m.md",
+        "# Wombat burrows\n\nWombats dig long burrows\x1b]0;pwned\x07 with their claws.\n",
+    );
+    write(&dir, "bin\rary\n.dat", [0u8, 1, 2, 0, 255, 0]);
+    let out = lore.ok(&["store", "add", "odd", s(&dir)]);
+    let raw_controls = |text: &str| {
+        text.chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t')
+    };
+    assert!(!raw_controls(&out), "{out:?}");
+    assert!(out.contains("odd\\nfolder"), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.contains("skipped bin\\rary\\n.dat (")),
+        "{out}"
+    );
+    for args in [
+        &["store", "list"][..],
+        &["store", "info", "odd"],
+        &[
+            "search",
+            "wombat burrows claws",
+            "--mode",
+            "fts",
+            "--detail",
+            "full",
+        ],
+    ] {
+        let out = lore.ok(args);
+        assert!(!raw_controls(&out), "{args:?}: {out:?}");
+        assert!(!out.contains("odd\nfolder"), "{args:?}: {out}");
+    }
+    let out = lore.ok(&["search", "wombat burrows claws", "--mode", "fts"]);
+    let first = out.lines().next().unwrap_or_default();
+    assert!(first.starts_with(" 1. "), "{out}");
+    assert!(first.contains("evil\\nname\\u{1b}[31m.md:"), "{out}");
+    let json = lore.search("wombat burrows claws", "fts", &[]);
+    assert_eq!(
+        json["results"][0]["path"], "evil\nname\x1b[31m.md",
+        "{json}"
+    );
+}
+
+/// Issue 13, item 6: queries are capped (8 KiB unless `--max-query-bytes` says otherwise)
+/// with an error that does not echo them; no error echoes a long argument whole.
+#[test]
+fn queries_are_capped_and_never_echoed_whole() {
+    let lore = Lore::without_model();
+    let server = serve(&lore, &[], &[]);
+    let long = "wombat ".repeat(2000);
+    for (route, body) in [
+        ("/api/search", json!({"query": long})),
+        ("/api/brain/query", json!({"query": long})),
+    ] {
+        let err = refused(post(&server.api(route), &body), 400, route);
+        assert!(
+            err.contains("8192") && err.contains("--max-query-bytes"),
+            "{route}: {err}"
+        );
+        assert!(err.len() < 300, "{route}: an error of {} bytes", err.len());
+    }
+    let symbol = "w".repeat(10_000);
+    let err = refused(
+        get(&server.api(&format!("/api/graph?symbol={symbol}&direction=callers"))),
+        400,
+        "graph",
+    );
+    assert!(err.len() < 300 && err.contains("8192"), "{err}");
+    let (text, is_error) = mcp_tool(&server, "search", json!({"query": long}));
+    assert!(
+        is_error && text.contains("8192") && text.len() < 300,
+        "{text}"
+    );
+    // Just at the cap, the query passes it (and fails for want of stores instead).
+    let err = refused(
+        post(
+            &server.api("/api/search"),
+            &json!({"query": "w".repeat(8192)}),
+        ),
+        400,
+        "query at the cap",
+    );
+    assert!(err.contains("no stores"), "{err}");
+    // A long value where a word is expected is shown cut.
+    let err = refused(
+        post(
+            &server.api("/api/search"),
+            &json!({"query": "x", "mode": "m".repeat(100_000)}),
+        ),
+        400,
+        "long mode",
+    );
+    assert!(err.contains("`mode`") && err.len() < 400, "{err}");
+    drop(server);
+
+    // The cap is the operator's to set.
+    let lore = Lore::without_model();
+    let server = serve(&lore, &["--max-query-bytes", "64"], &[]);
+    let err = refused(
+        post(
+            &server.api("/api/search"),
+            &json!({"query": "q".repeat(65)}),
+        ),
+        400,
+        "over a cap of 64",
+    );
+    assert!(err.contains("64"), "{err}");
+    let err = refused(
+        post(
+            &server.api("/api/search"),
+            &json!({"query": "q".repeat(64)}),
+        ),
+        400,
+        "at a cap of 64",
+    );
+    assert!(err.contains("no stores"), "{err}");
+}
