@@ -133,8 +133,16 @@ pub(crate) fn could_call(symbol: &SymbolRow, call: &Edge) -> bool {
         return false;
     }
     let implicit_this = matches!(family(&symbol.path), Language::Java | Language::C);
+    // `x.f()` with `x` a parameter of the caller: a call on a value, not on a module.
+    let on_param = |p: &str| {
+        let head = p.split(['.', ':']).next().unwrap_or(p);
+        call.from
+            .as_ref()
+            .is_some_and(|f| f.params.iter().any(|x| x == head))
+    };
     match (&symbol.container, &r.reference.receiver) {
-        (None, receiver) => matches!(receiver, Receiver::None | Receiver::Path(_)),
+        (None, Receiver::Path(p)) => !on_param(p),
+        (None, receiver) => matches!(receiver, Receiver::None),
         (Some(_), Receiver::None) => implicit_this,
         (Some(c), Receiver::Type(t)) => t == c,
         (Some(_), _) => true,

@@ -163,6 +163,7 @@ impl<'a> Extractor<'_, 'a> {
             return;
         };
         if var.kind() != "identifier" {
+            self.hide_names(var, stack);
             return;
         }
         let ty = match iter.kind() {
@@ -333,6 +334,7 @@ impl<'a> Extractor<'_, 'a> {
         };
         for (name, ty, value) in pairs {
             if !matches!(name.kind(), "identifier") {
+                self.hide_names(name, stack);
                 continue;
             }
             let var = self.text(name).to_string();
@@ -347,6 +349,25 @@ impl<'a> Extractor<'_, 'a> {
                     self.set_local(var, Receiver::Unknown, stack)
                 }
                 None => {}
+            }
+        }
+    }
+
+    /// `a, b = …` / `for a, b in …` (Python): the names bound are of unknown type, and
+    /// hide outer and module-level names.
+    fn hide_names(&mut self, pattern: Node, stack: &mut [Frame]) {
+        if self.lang != Language::Python
+            || !matches!(
+                pattern.kind(),
+                "pattern_list" | "tuple_pattern" | "list_pattern" | "expression_list" | "tuple"
+            )
+        {
+            return;
+        }
+        for c in named_children(pattern) {
+            match c.kind() {
+                "identifier" => self.set_local(self.text(c).to_string(), Receiver::Unknown, stack),
+                _ => self.hide_names(c, stack),
             }
         }
     }
