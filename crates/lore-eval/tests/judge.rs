@@ -206,7 +206,7 @@ fn generated_queries_are_judged_and_recorded_field_by_field() {
     assert!(judge_prompt.contains("Query: \"retry backoff\""));
     assert!(judge_prompt.contains("Intent: find-implementation"));
     assert!(judge_prompt.contains("Expected content: function"));
-    assert!(judge_prompt.contains("Search: mode fts, limit 2, 2 results"));
+    assert!(judge_prompt.contains("Search: mode fts, detail minimal, limit 2, 2 results"));
     assert!(
         judge_prompt.contains("\n{\"rank\":1,\"score\":"),
         "results as JSON lines: {judge_prompt}"
@@ -626,6 +626,162 @@ fn bad_inputs_are_clear_errors() {
     );
 }
 
+/// An answer in the seed's evaluation schema: `analysis` holds relevance, ranking, coverage
+/// and snippetQuality only; `scores.overall` only when `overall` is given.
+fn seed_answer(scores: [f64; 4], overall: Option<f64>, n: u32) -> String {
+    let mut a = json!({
+        "scores": {"relevance": scores[0], "ranking": scores[1], "coverage": scores[2],
+                   "snippetQuality": scores[3]},
+        "analysis": {"relevance": "on topic", "ranking": "fine", "coverage": "partial",
+                     "snippetQuality": "thin"},
+        "suggestions": ["Show code at minimal detail"],
+        "resultAssessments": (1..=n)
+            .map(|r| json!({"rank": r, "source": format!("code:{r}"), "relevant": true}))
+            .collect::<Vec<_>>(),
+    });
+    if let Some(o) = overall {
+        a["scores"]["overall"] = json!(o);
+    }
+    a.to_string()
+}
+
+#[test]
+fn answers_in_the_seed_schema_are_accepted_and_a_missing_overall_is_computed() {
+    let world = World::new();
+    let server = FakeLlm::start(|req, _| {
+        Reply::Content(if asks_about(req, "retry backoff") {
+            // Exactly the seed's schema: no analysis.overall.
+            seed_answer([0.9, 0.8, 0.6, 0.7], Some(0.8), 2)
+        } else {
+            // No overall at all.
+            seed_answer([0.5, 0.4, 0.2, 0.3], None, 2)
+        })
+    })
+    .unwrap();
+    let qf = world.queries_file(&["retry backoff", "retry policy"]);
+    let report = run(&world, &world.options(endpoint(&server), Some(qf))).unwrap();
+
+    assert_eq!(
+        server.requests().len(),
+        2,
+        "each accepted at the first answer"
+    );
+    let ls = lines(&report.out);
+    assert_eq!(ls.len(), 3);
+    let (given, computed, s) = (&ls[0], &ls[1], &ls[2]);
+    for l in [given, computed] {
+        assert_eq!(l["status"], "ok", "{l}");
+        assert_eq!(l["attempts"], 1);
+        assert!(l.get("error").is_none());
+        assert!(l["analysis"].get("overall").is_none());
+        assert_eq!(l["analysis"]["snippetQuality"], "thin");
+    }
+    assert_eq!(
+        given["scores"],
+        json!({"relevance": 0.9, "ranking": 0.8, "coverage": 0.6, "snippetQuality": 0.7, "overall": 0.8})
+    );
+    assert!(given.get("overallComputed").is_none());
+    // Left out: the mean of the four, and the line says so.
+    assert_eq!(
+        computed["scores"],
+        json!({"relevance": 0.5, "ranking": 0.4, "coverage": 0.2, "snippetQuality": 0.3, "overall": 0.35})
+    );
+    assert_eq!(computed["overallComputed"], true);
+
+    assert_eq!(s["judgedQueries"], 2);
+    assert_eq!(s["failedQueries"], 0);
+    assert_eq!(s["overallComputed"], 1);
+    assert_eq!(
+        s["averageScores"],
+        json!({"relevance": 0.7, "ranking": 0.6, "coverage": 0.4, "snippetQuality": 0.5, "overall": 0.575})
+    );
+    assert_eq!(s["recommendedFocus"], "coverage");
+    // `lore eval compare` reads the same averages back from the query lines.
+    let cmp = lore_eval::compare::compare(
+        &lore_eval::compare::read_run(&report.out).unwrap(),
+        &lore_eval::compare::read_run(&report.out).unwrap(),
+    );
+    assert_eq!(cmp.a.average_scores, report.summary.average_scores);
+}
+
+/// The judge's prompt line of the result whose source holds `path`.
+fn prompt_result(prompt: &str, path: &str) -> Value {
+    prompt
+        .lines()
+        .filter(|l| l.starts_with("{\"rank\":"))
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|r| r["source"].as_str().unwrap().contains(path))
+        .unwrap_or_else(|| panic!("no result from {path} in:\n{prompt}"))
+}
+
+#[test]
+fn the_judge_sees_each_results_code_at_minimal_detail() {
+    let mut world = World::new();
+    // No doc comments: at minimal detail these results carry no preview of their own.
+    let bare = world.tmp.path().join("bare");
+    std::fs::create_dir_all(&bare).unwrap();
+    std::fs::write(
+        bare.join("jitter.rs"),
+        "pub fn jitter_delay(base: u64, seed: u64) -> u64 {\n    \
+         base + seed.wrapping_mul(6364136223846793005) % 97\n}\n",
+    )
+    .unwrap();
+    let steps: String = (1..=60)
+        .map(|i| format!("    t.push(step_{i:02}(seed));\n"))
+        .collect();
+    std::fs::write(
+        bare.join("table.rs"),
+        format!("pub fn jitter_table(seed: u64) -> Vec<u64> {{\n    let mut t = Vec::new();\n{steps}    t\n}}\n"),
+    )
+    .unwrap();
+    world
+        .engine
+        .add_store(
+            &AddStore {
+                name: "bare".into(),
+                source: bare.to_string_lossy().into_owned(),
+                kind: Some(StoreKind::Folder),
+                ..Default::default()
+            },
+            &NoProgress,
+        )
+        .unwrap();
+    let server = FakeLlm::start(|_, _| Reply::Content(answer([0.5; 5], &[], 2))).unwrap();
+    let qf = world.queries_file(&["jitter delay table"]);
+    let mut opts = world.options(endpoint(&server), Some(qf));
+    opts.settings.stores = vec!["bare".into()];
+    let report = run(&world, &opts).unwrap();
+    assert_eq!(report.summary.detail, "minimal");
+    assert_eq!(report.summary.judged_queries, 1);
+
+    let reqs = server.requests();
+    let prompt = &reqs[0].contents()[1];
+    assert!(prompt.contains("Search: mode fts, detail minimal, limit 2, 2 results"));
+    // The short unit whole, though lore showed no preview for it.
+    let short = prompt_result(prompt, "bare:jitter.rs:");
+    assert_eq!(short["preview"], "", "minimal detail, no doc comment");
+    assert_eq!(
+        short["code"],
+        "pub fn jitter_delay(base: u64, seed: u64) -> u64 {\n    \
+         base + seed.wrapping_mul(6364136223846793005) % 97\n}"
+    );
+    // The long one bounded: its first 40 lines, then how many were cut.
+    let long = prompt_result(prompt, "bare:table.rs:");
+    let code = long["code"].as_str().unwrap();
+    assert!(code.starts_with("pub fn jitter_table(seed: u64) -> Vec<u64> {\n"));
+    assert!(
+        code.contains("    t.push(step_38(seed));\n… (cut: 24 more lines)"),
+        "{code}"
+    );
+    assert!(!code.contains("step_39"), "{code}");
+    assert_eq!(code.lines().count(), judge::CODE_MAX_LINES + 1);
+    // The run file keeps the preview as lore showed it, not the code (the id leads to it).
+    let ls = lines(&report.out);
+    for r in ls[0]["results"].as_array().unwrap() {
+        assert!(r.get("code").is_none(), "{r}");
+    }
+}
+
 #[test]
 fn committed_schemas_match_the_types() {
     // Regenerate with: LORE_UPDATE_SCHEMAS=1 cargo test -p lore-eval --test judge committed_schemas
@@ -662,6 +818,15 @@ fn committed_schemas_match_the_types() {
     let rel = &schema["properties"]["scores"]["properties"]["relevance"];
     assert_eq!(
         (rel["minimum"].as_f64(), rel["maximum"].as_f64()),
+        (Some(0.0), Some(1.0))
+    );
+    // The seed's schema is accepted: `overall` is asked for but never required.
+    let four = json!(["relevance", "ranking", "coverage", "snippetQuality"]);
+    assert_eq!(schema["properties"]["scores"]["required"], four);
+    assert_eq!(schema["properties"]["analysis"]["required"], four);
+    let overall = &schema["properties"]["scores"]["properties"]["overall"];
+    assert_eq!(
+        (overall["minimum"].as_f64(), overall["maximum"].as_f64()),
         (Some(0.0), Some(1.0))
     );
 }

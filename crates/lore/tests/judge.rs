@@ -5,6 +5,7 @@
 mod common;
 
 use common::{Lore, one_error_line, run_command, write};
+use lore_llm::fake_server::{FakeLlm, Reply};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -184,5 +185,78 @@ fn judge_with_a_command_then_compare_two_runs() {
     assert!(
         text.contains("relevance          0.750   0.750  +0.000"),
         "{text}"
+    );
+}
+
+#[test]
+fn judge_accepts_the_seed_schema_and_sees_the_code_at_minimal_detail() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let src = lore.path("proj");
+    // No doc comments: at minimal detail these results have no preview of their own.
+    write(
+        &src,
+        "jitter.rs",
+        "pub fn jitter_delay(base: u64, seed: u64) -> u64 {\n    base + seed % 97\n}\n",
+    );
+    write(
+        &src,
+        "table.rs",
+        "pub fn jitter_table(seed: u64) -> Vec<u64> {\n    vec![seed, seed * 2]\n}\n",
+    );
+    lore.ok(&["store", "add", "proj", src.to_str().unwrap()]);
+    // The seed's evaluation schema: analysis without overall; scores without it too.
+    let seed_answer = json!({
+        "scores": {"relevance": 0.75, "ranking": 0.5, "coverage": 0.25, "snippetQuality": 0.5},
+        "analysis": {"relevance": "a", "ranking": "b", "coverage": "c", "snippetQuality": "d"},
+        "suggestions": [],
+        "resultAssessments": [
+            {"rank": 1, "source": "x", "relevant": true},
+            {"rank": 2, "source": "y", "relevant": true}
+        ]
+    })
+    .to_string();
+    let server = FakeLlm::start(move |_, _| Reply::Content(seed_answer.clone())).unwrap();
+    write(
+        lore.root(),
+        "queries.json",
+        json!({"queries": [{"query": "jitter delay", "intent": "find-definition"}]}).to_string(),
+    );
+    let runs = lore.path("runs");
+    let mut c = lore.command(&[
+        "--json",
+        "eval",
+        "judge",
+        "--queries-file",
+        "queries.json",
+        "--limit",
+        "2",
+        "--mode",
+        "fts",
+        "--out-dir",
+        runs.to_str().unwrap(),
+    ]);
+    c.env("LORE_LLM_URL", server.url())
+        .env("LORE_LLM_MODEL", "fake-judge");
+    let out = run_command(&mut c, Duration::from_secs(300));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let summary = out.json();
+    assert_eq!(summary["judgedQueries"], 1, "{summary}");
+    assert_eq!(summary["failedQueries"], 0);
+    assert_eq!(summary["overallComputed"], 1);
+    assert_eq!(summary["detail"], "minimal");
+    assert_eq!(
+        summary["averageScores"]["overall"], 0.5,
+        "the mean of the four"
+    );
+
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 1, "accepted at the first answer");
+    let prompt = &reqs[0].contents()[1];
+    assert!(prompt.contains("detail minimal"), "{prompt}");
+    assert!(
+        prompt.contains(r#""code":"pub fn jitter_delay(base: u64, seed: u64) -> u64 {\n    base + seed % 97\n}""#),
+        "{prompt}"
     );
 }

@@ -2,6 +2,7 @@
 //! generated queries ([`GeneratedQueries`]), their JSON Schemas (derived with `schemars`,
 //! committed under `schemas/`) and the checks serde cannot make.
 
+use crate::metrics::round4;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -21,24 +22,16 @@ pub const DIMENSIONS: [&str; 5] = [
     "overall",
 ];
 
-/// Scores of one query's result list, each from 0 (worst) to 1 (best).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// Scores of one query's result list, each from 0 (worst) to 1 (best), as recorded and
+/// averaged: `overall` is always there (the judge's, else computed, see
+/// [`JudgeScores::resolved`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Scores {
-    /// How many results, and how strongly, match the query and its intent.
-    #[schemars(range(min = 0.0, max = 1.0))]
     pub relevance: f64,
-    /// Whether the most useful results come first.
-    #[schemars(range(min = 0.0, max = 1.0))]
     pub ranking: f64,
-    /// Whether the results together hold what the searcher needs.
-    #[schemars(range(min = 0.0, max = 1.0))]
     pub coverage: f64,
-    /// Whether each preview shows why its result matches, without opening the file.
-    #[schemars(range(min = 0.0, max = 1.0))]
     pub snippet_quality: f64,
-    /// The overall judgement of this result list for this query.
-    #[schemars(range(min = 0.0, max = 1.0))]
     pub overall: f64,
 }
 
@@ -65,6 +58,63 @@ impl Scores {
     }
 }
 
+// `overall` is optional: the seed's evaluation schema does not require it in `analysis`,
+// and an answer that omits it is still worth its four scores.
+/// Scores of one query's result list, each from 0 (worst) to 1 (best).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct JudgeScores {
+    /// How many results, and how strongly, match the query and its intent.
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub relevance: f64,
+    /// Whether the most useful results come first.
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub ranking: f64,
+    /// Whether the results together hold what the searcher needs.
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub coverage: f64,
+    /// Whether each preview shows why its result matches, without opening the file.
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub snippet_quality: f64,
+    /// The overall judgement of this result list (if left out: the mean of the other four).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub overall: Option<f64>,
+}
+
+impl JudgeScores {
+    /// The four scores the judge must give, in the order of [`DIMENSIONS`].
+    fn four(&self) -> [f64; 4] {
+        [
+            self.relevance,
+            self.ranking,
+            self.coverage,
+            self.snippet_quality,
+        ]
+    }
+
+    /// Whether `overall` was left out, so [`resolved`](Self::resolved) computes it.
+    pub fn overall_computed(&self) -> bool {
+        self.overall.is_none()
+    }
+
+    /// The scores as recorded: `overall` is the judge's own, or when left out the mean of
+    /// relevance, ranking, coverage and snippetQuality, rounded to 4 decimals.
+    pub fn resolved(&self) -> Scores {
+        let [relevance, ranking, coverage, snippet_quality] = self.four();
+        let overall = self
+            .overall
+            .unwrap_or_else(|| round4(self.four().iter().sum::<f64>() / 4.0));
+        Scores {
+            relevance,
+            ranking,
+            coverage,
+            snippet_quality,
+            overall,
+        }
+    }
+}
+
 /// One or two sentences per dimension explaining its score.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -73,7 +123,8 @@ pub struct Analysis {
     pub ranking: String,
     pub coverage: String,
     pub snippet_quality: String,
-    pub overall: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overall: Option<String>,
 }
 
 /// The judge's verdict on one result.
@@ -96,7 +147,7 @@ pub struct ResultAssessment {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct JudgeAnswer {
-    pub scores: Scores,
+    pub scores: JudgeScores,
     pub analysis: Analysis,
     /// Short, concrete changes to the search engine that would improve these results.
     pub suggestions: Vec<String>,
@@ -149,7 +200,10 @@ pub fn generated_queries_schema() -> String {
 
 /// Checks what serde cannot: scores in [0, 1], and one assessment per result rank.
 pub fn validate_answer(a: &JudgeAnswer, result_count: usize) -> Result<(), String> {
-    for (name, v) in DIMENSIONS.iter().zip(a.scores.values()) {
+    let s = &a.scores;
+    let given = s.four().into_iter().map(Some).chain([s.overall]);
+    for (name, v) in DIMENSIONS.iter().zip(given) {
+        let Some(v) = v else { continue };
         if !(0.0..=1.0).contains(&v) {
             return Err(format!(
                 "scores.{name} is {v}; every score must be within [0, 1]"
@@ -197,14 +251,21 @@ pub(super) mod tests {
         suggestions: &[&str],
         ranks: &[u32],
     ) -> JudgeAnswer {
+        let s = Scores::from_values(scores);
         JudgeAnswer {
-            scores: Scores::from_values(scores),
+            scores: JudgeScores {
+                relevance: s.relevance,
+                ranking: s.ranking,
+                coverage: s.coverage,
+                snippet_quality: s.snippet_quality,
+                overall: Some(s.overall),
+            },
             analysis: Analysis {
                 relevance: "r".into(),
                 ranking: "k".into(),
                 coverage: "c".into(),
                 snippet_quality: "s".into(),
-                overall: "o".into(),
+                overall: Some("o".into()),
             },
             suggestions: suggestions.iter().map(|s| s.to_string()).collect(),
             result_assessments: ranks
@@ -241,7 +302,48 @@ pub(super) mod tests {
         assert!(e.contains("must be empty"), "{e}");
         assert!(validate_answer(&answer([0.5; 5], &[], &[]), 0).is_ok());
         let mut nan = answer([0.5; 5], &[], &[]);
-        nan.scores.overall = f64::NAN;
+        nan.scores.overall = Some(f64::NAN);
         assert!(validate_answer(&nan, 0).is_err());
+        // Without overall the four are checked all the same.
+        let mut no_overall = answer([0.5, 0.5, -0.1, 0.5, 0.5], &[], &[]);
+        no_overall.scores.overall = None;
+        let e = validate_answer(&no_overall, 0).unwrap_err();
+        assert!(e.starts_with("scores.coverage is -0.1"), "{e}");
+        no_overall.scores.coverage = 0.5;
+        assert!(validate_answer(&no_overall, 0).is_ok());
+    }
+
+    #[test]
+    fn the_seed_schema_without_overall_parses_and_overall_is_the_mean_of_the_four() {
+        // The seed's answer: analysis without overall; here scores without it too.
+        let seed = r#"{
+            "scores": {"relevance": 0.9, "ranking": 0.6, "coverage": 0.5, "snippetQuality": 0.2},
+            "analysis": {"relevance": "a", "ranking": "b", "coverage": "c", "snippetQuality": "d"},
+            "suggestions": [],
+            "resultAssessments": []
+        }"#;
+        let a: JudgeAnswer = serde_json::from_str(seed).unwrap();
+        assert_eq!(a.analysis.overall, None);
+        assert!(a.scores.overall_computed());
+        assert_eq!(
+            a.scores.resolved(),
+            Scores::from_values([0.9, 0.6, 0.5, 0.2, 0.55])
+        );
+        // Thirds round to 4 decimals like every average.
+        let mut thirds = a.scores;
+        (
+            thirds.relevance,
+            thirds.ranking,
+            thirds.coverage,
+            thirds.snippet_quality,
+        ) = (1.0, 0.0, 0.0, 1.0 / 3.0);
+        assert_eq!(thirds.resolved().overall, 0.3333);
+        // A given overall is kept as is, and the answer written back keeps its shape.
+        let given = answer([0.9, 0.6, 0.5, 0.2, 0.8], &[], &[]);
+        assert!(!given.scores.overall_computed());
+        assert_eq!(given.scores.resolved().overall, 0.8);
+        let back = serde_json::to_value(&a).unwrap();
+        assert!(back["scores"].get("overall").is_none());
+        assert!(back["analysis"].get("overall").is_none());
     }
 }

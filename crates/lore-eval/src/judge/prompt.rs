@@ -3,7 +3,7 @@
 
 use super::answer::{GENERATED_QUERIES_SCHEMA, GeneratedQuery, JUDGE_ANSWER_SCHEMA};
 use super::record::ResultView;
-use lore_engine::Mode;
+use lore_engine::{Detail, Mode};
 use serde::Serialize;
 
 pub(super) const GENERATE_SYSTEM: &str = "You write search queries for evaluating lore, a search engine \
@@ -80,12 +80,63 @@ struct PromptResult<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     symbol: Option<&'a str>,
     preview: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    code: Option<&'a str>,
+}
+
+/// How much of a result's unit the judge sees: enough to tell what it is and does, while
+/// ten results keep the prompt to a few thousand tokens.
+pub const CODE_MAX_LINES: usize = 40;
+pub const CODE_MAX_CHARS: usize = 2_000;
+
+/// The start of a unit's text for the judge: at most [`CODE_MAX_LINES`] lines and
+/// [`CODE_MAX_CHARS`] characters; when cut, a last line says how many lines are left out.
+/// `left_out` counts lines of the unit already missing from `text` (a unit longer than the
+/// engine returns whole).
+pub fn bounded_code(text: &str, left_out: usize) -> String {
+    let text = text.trim_end();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = String::new();
+    let mut chars = 0;
+    let mut shown = 0;
+    let mut mid_line = false;
+    for line in lines.iter().take(CODE_MAX_LINES) {
+        let n = line.chars().count() + 1;
+        if chars + n > CODE_MAX_CHARS {
+            if shown == 0 {
+                // One very long line (minified code): its start.
+                out.extend(line.chars().take(CODE_MAX_CHARS));
+                out.push('\n');
+                mid_line = true;
+            }
+            break;
+        }
+        out.push_str(line);
+        out.push('\n');
+        chars += n;
+        shown += 1;
+    }
+    let more = lines.len() - shown - usize::from(mid_line) + left_out;
+    let more_lines = match more {
+        1 => "1 more line".to_string(),
+        n => format!("{n} more lines"),
+    };
+    match (mid_line, more) {
+        (false, 0) => {
+            out.pop();
+        }
+        (false, _) => out.push_str(&format!("… (cut: {more_lines})")),
+        (true, 0) => out.push_str("… (cut mid-line)"),
+        (true, _) => out.push_str(&format!("… (cut mid-line, then {more_lines})")),
+    }
+    out
 }
 
 /// The prompt asking the judge to grade one result list.
 pub fn judge_prompt(
     q: &GeneratedQuery,
     mode: Mode,
+    detail: Detail,
     limit: usize,
     results: &[ResultView],
 ) -> String {
@@ -106,8 +157,9 @@ Query: {}\nIntent: {}\n",
         ));
     }
     p.push_str(&format!(
-        "Search: mode {}, limit {limit}, {} results\n\n",
+        "Search: mode {}, detail {}, limit {limit}, {} results\n\n",
         mode.as_str(),
+        detail.as_str(),
         results.len()
     ));
     if results.is_empty() {
@@ -115,7 +167,8 @@ Query: {}\nIntent: {}\n",
     } else {
         p.push_str(
             "Results, best first, one JSON object per line (score: lore's fused score 0-1; \
-source: store:path:lines; preview: the snippet lore showed):\n",
+source: store:path:lines; preview: what lore showed, maybe empty at minimal detail; \
+code: the start of the result's unit, for you to judge it by):\n",
         );
         for r in results {
             let line = PromptResult {
@@ -125,6 +178,7 @@ source: store:path:lines; preview: the snippet lore showed):\n",
                 kind: &r.kind,
                 symbol: r.symbol.as_deref(),
                 preview: &r.preview,
+                code: r.code.as_deref(),
             };
             p.push_str(&serde_json::to_string(&line).unwrap_or_default());
             p.push('\n');
@@ -133,10 +187,10 @@ source: store:path:lines; preview: the snippet lore showed):\n",
     }
     p.push_str(
         "Score each dimension from 0 (worst) to 1 (best):\n\
-- relevance: how many results, and how strongly, match the query and its intent;\n\
+- relevance: how many results, and how strongly, match the query and its intent, judged by their code;\n\
 - ranking: whether the most useful results come first;\n\
 - coverage: whether the results together hold what the searcher needs, nothing important missing;\n\
-- snippetQuality: whether each preview shows why its result matches, without opening the file;\n\
+- snippetQuality: whether each preview (not the code) shows why its result matches, without opening the file;\n\
 - overall: your overall judgement of this result list for this query.\n\
 Explain each score in one or two sentences in \"analysis\". In \"suggestions\", give concrete, \
 short changes to the search engine that would improve these results (ranking, chunking, \
@@ -146,4 +200,46 @@ Answer with one JSON object matching this JSON Schema:\n",
     );
     p.push_str(JUDGE_ANSWER_SCHEMA);
     p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn numbered(n: usize) -> String {
+        (1..=n).map(|i| format!("line {i}\n")).collect()
+    }
+
+    #[test]
+    fn code_is_bounded_by_lines_and_characters_with_a_marker_when_cut() {
+        // Short: whole, no marker, no trailing newline.
+        assert_eq!(bounded_code("fn a() {}\n", 0), "fn a() {}");
+        assert_eq!(bounded_code("", 0), "");
+        // Exactly the line budget: whole.
+        let forty = bounded_code(&numbered(CODE_MAX_LINES), 0);
+        assert!(forty.ends_with("line 40"), "{forty}");
+        // Longer: the first 40 lines, then how many are left out (with those the engine
+        // already left out of a very long unit).
+        let long = bounded_code(&numbered(100), 0);
+        assert!(long.contains("line 40\n… (cut: 60 more lines)"), "{long}");
+        assert!(!long.contains("line 41"));
+        assert!(bounded_code(&numbered(3), 7).ends_with("line 3\n… (cut: 7 more lines)"));
+        // Long lines: whole lines up to the character budget.
+        let wide: String = (0..30).map(|i| format!("{i:>99}\n")).collect();
+        let cut = bounded_code(&wide, 0);
+        assert_eq!(
+            cut.lines().count(),
+            21,
+            "20 lines of 100 characters and the marker"
+        );
+        assert!(cut.ends_with("… (cut: 10 more lines)"), "{cut}");
+        // One line longer than the budget (minified): its start, on a character boundary.
+        let minified = "é".repeat(5_000);
+        let cut = bounded_code(&minified, 0);
+        assert!(cut.starts_with(&"é".repeat(CODE_MAX_CHARS)));
+        assert!(cut.ends_with("é\n… (cut mid-line)"));
+        assert!(cut.chars().count() < CODE_MAX_CHARS + 20);
+        let then = bounded_code(&format!("{minified}\nnext\n"), 0);
+        assert!(then.ends_with("é\n… (cut mid-line, then 1 more line)"));
+    }
 }

@@ -23,6 +23,10 @@ pub struct ResultView {
     pub preview: String,
     /// The result id (see `lore context`).
     pub id: String,
+    /// The start of the result's unit, as the judge was shown it whatever the search's
+    /// detail (see `prompt::bounded_code`); not recorded: `id` leads to it.
+    #[serde(skip)]
+    pub code: Option<String>,
 }
 
 /// One query's line: the judged answer, or why it failed.
@@ -54,7 +58,10 @@ pub(super) struct LineRecord<'a> {
     mode: &'static str,
     result_count: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
-    scores: Option<&'a Scores>,
+    scores: Option<Scores>,
+    /// The judge left `overall` out; `scores.overall` is the mean of the other four.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    overall_computed: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     analysis: Option<&'a Analysis>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -81,7 +88,8 @@ impl Line {
             expected_content_types: &self.query.expected_content_types,
             mode: self.mode.as_str(),
             result_count: self.results.len(),
-            scores: a.map(|a| &a.scores),
+            scores: a.map(|a| a.scores.resolved()),
+            overall_computed: a.is_some_and(|a| a.scores.overall_computed()),
             analysis: a.map(|a| &a.analysis),
             suggestions: a.map(|a| a.suggestions.as_slice()),
             result_assessments: a.map(|a| a.result_assessments.as_slice()),

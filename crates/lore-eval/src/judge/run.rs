@@ -2,7 +2,7 @@
 //! one line in the run file; last the summary.
 
 use super::answer::{GeneratedQueries, GeneratedQuery, JudgeAnswer, validate_answer};
-use super::prompt::{JUDGE_SYSTEM, judge_prompt};
+use super::prompt::{JUDGE_SYSTEM, bounded_code, judge_prompt};
 use super::queries::{generate_queries, read_queries_file};
 use super::record::{Line, ResultView, append_line, create_run_file, write_atomic};
 use super::summary::{Summary, summarize};
@@ -116,6 +116,7 @@ pub fn run(
             judged_queries: 0,
             failed_queries: 0,
             average_scores: None,
+            overall_computed: 0,
             top_issues: Vec::new(),
             recommended_focus: None,
             mode: s.mode.as_str().into(),
@@ -191,9 +192,10 @@ fn judge_one(
                 .or_else(|| h.summary.clone())
                 .unwrap_or_default(),
             id: h.unit.id.clone(),
+            code: unit_code(engine, &h.unit.id),
         })
         .collect();
-    let prompt = judge_prompt(q, s.mode, s.search_limit, &results);
+    let prompt = judge_prompt(q, s.mode, s.detail, s.search_limit, &results);
     let n = results.len();
     let t = Instant::now();
     let asked = ask_json::<JudgeAnswer>(llm, JUDGE_SYSTEM, &prompt, s.max_retries, |a| {
@@ -216,4 +218,18 @@ fn judge_one(
         attempts,
         judge_ms,
     })
+}
+
+/// The start of a result's unit for the judge, read through the engine whatever detail the
+/// search used (at minimal detail a result without a doc comment has an empty preview, and
+/// the judge would grade nothing). `None` when the unit cannot be read (the index changed
+/// since the search): the judge then sees the preview only.
+fn unit_code(engine: &Engine, id: &str) -> Option<String> {
+    let unit = engine.context(id).ok()?;
+    let left_out = unit
+        .full
+        .truncated
+        .as_ref()
+        .map_or(0, |t| t.lines_left_out as usize);
+    Some(bounded_code(&unit.full.content, left_out))
 }

@@ -30,6 +30,10 @@ pub struct Summary {
     /// Means over judged queries (failed ones excluded), rounded to 4 decimals; `null`
     /// when none was judged.
     pub average_scores: Option<Scores>,
+    /// Judged queries whose `overall` the judge left out: theirs is the mean of the other
+    /// four scores, and it counts in the `overall` average like a given one.
+    #[serde(default)]
+    pub overall_computed: usize,
     /// The most frequent suggestions (case and spacing ignored), most frequent first.
     pub top_issues: Vec<Issue>,
     /// The weakest of relevance, ranking, coverage and snippetQuality.
@@ -46,7 +50,7 @@ pub struct Summary {
 
 /// Fills the counts, averages, top issues and focus of `base` from the judged answers.
 pub(super) fn summarize(judged: &[JudgeAnswer], failed: usize, base: Summary) -> Summary {
-    let average_scores = average(judged.iter().map(|a| a.scores));
+    let average_scores = average(judged.iter().map(|a| a.scores.resolved()));
     let recommended_focus = average_scores.map(|avg| {
         let v = avg.values();
         // The weakest of the four specific dimensions (overall is their consequence).
@@ -62,6 +66,10 @@ pub(super) fn summarize(judged: &[JudgeAnswer], failed: usize, base: Summary) ->
         judged_queries: judged.len(),
         failed_queries: failed,
         average_scores,
+        overall_computed: judged
+            .iter()
+            .filter(|a| a.scores.overall_computed())
+            .count(),
         top_issues: top_issues(judged.iter().flat_map(|a| a.suggestions.iter()), TOP_ISSUES),
         recommended_focus,
         ..base
@@ -110,7 +118,7 @@ mod tests {
 
     #[test]
     fn summary_counts_averages_issues_and_focus() {
-        let judged = vec![
+        let mut judged = vec![
             answer(
                 [0.8, 0.6, 0.4, 0.9, 0.7],
                 &["Boost symbol matches", "Show more context"],
@@ -134,6 +142,7 @@ mod tests {
             judged_queries: 0,
             failed_queries: 0,
             average_scores: None,
+            overall_computed: 0,
             top_issues: vec![],
             recommended_focus: None,
             mode: "fts".into(),
@@ -148,6 +157,15 @@ mod tests {
         assert_eq!(
             s.average_scores,
             Some(Scores::from_values([0.7, 0.6, 0.3, 0.8, 0.6]))
+        );
+        assert_eq!(s.overall_computed, 0);
+        // A judge that leaves overall out: the mean of its four (0.525) stands in, counted.
+        judged[2].scores.overall = None;
+        let computed = summarize(&judged, 1, base.clone());
+        assert_eq!(computed.overall_computed, 1);
+        assert_eq!(
+            computed.average_scores,
+            Some(Scores::from_values([0.7, 0.6, 0.3, 0.8, 0.575]))
         );
         assert_eq!(s.recommended_focus.as_deref(), Some("coverage"));
         assert_eq!(
