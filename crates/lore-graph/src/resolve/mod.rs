@@ -1,0 +1,528 @@
+//! Reference resolution over a store's symbols and imports.
+
+mod receivers;
+mod types;
+
+use crate::modules::{FileSet, dir_of};
+use lore_core::{
+    Binding, ChunkKind, Import, Language, Receiver, RefKind, Reference, fixture_name, is_test_path,
+    type_name,
+};
+use serde::Serialize;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// A symbol as the resolver needs it.
+#[derive(Debug, Clone)]
+pub struct SymbolEntry {
+    pub id: i64,
+    pub path: String,
+    pub name: String,
+    pub qualified: String,
+    pub kind: ChunkKind,
+    pub container: Option<String>,
+    pub signature: Option<String>,
+    /// What the body returns when the signature does not say.
+    pub returns: Option<Receiver>,
+    /// Parameters without a declared type (Python).
+    pub params: Vec<String>,
+    /// Decorators without their arguments (Python).
+    pub decorators: Vec<String>,
+}
+
+/// How a reference was resolved; the confidence follows from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum How {
+    /// Defined in the same file (or an enclosing scope).
+    Local,
+    /// A method of `self`/`this`'s type or one of its bases.
+    SelfMethod,
+    /// Through an import of the file.
+    Import,
+    /// Same package/directory (Go, Java).
+    Package,
+    /// A method of a type the file states (annotation, constructor, return type).
+    Typed,
+    /// Through a wildcard import or include.
+    Wildcard,
+    /// A method of a pytest fixture's value: the caller asks for the fixture by naming
+    /// a parameter after it, and the fixture's return says what it is.
+    Fixture,
+    /// A method of a fixture's value reached by convention: a helper of a test file
+    /// whose parameter is named like a fixture the file sees.
+    Convention,
+    /// The only symbol of that name in the store.
+    Unique,
+}
+
+impl How {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            How::Local => "local",
+            How::SelfMethod => "self-method",
+            How::Import => "import",
+            How::Package => "package",
+            How::Typed => "typed",
+            How::Wildcard => "wildcard",
+            How::Fixture => "fixture",
+            How::Convention => "convention",
+            How::Unique => "unique",
+        }
+    }
+
+    pub fn confidence(self) -> f32 {
+        match self {
+            How::Local | How::SelfMethod => 1.0,
+            How::Import => 0.95,
+            How::Package | How::Typed => 0.9,
+            How::Wildcard | How::Fixture => 0.8,
+            How::Convention => 0.6,
+            How::Unique => 0.5,
+        }
+    }
+}
+
+/// The less certain of two steps of one resolution.
+fn weakest(a: How, b: How) -> How {
+    if b.confidence() < a.confidence() {
+        b
+    } else {
+        a
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Resolution {
+    pub target: i64,
+    pub how: How,
+    pub confidence: f32,
+}
+
+/// Everything the resolver knows about a store.
+pub struct Index {
+    files: FileSet,
+    symbols: Vec<SymbolEntry>,
+    by_path: HashMap<String, Vec<usize>>,
+    /// By (file, qualified name): scope lookups are per reference, so they must not scan.
+    by_key: HashMap<(String, String), Vec<usize>>,
+    by_name: HashMap<String, Vec<usize>>,
+    methods: HashMap<(String, String), Vec<usize>>,
+    imports: HashMap<String, Vec<Import>>,
+    /// Base types (extends/implements) by type name: (file that declares it, base).
+    bases: HashMap<String, Vec<(String, String)>>,
+    /// pytest fixtures by name.
+    fixtures: HashMap<String, Vec<usize>>,
+    /// Field values by (owner type, field): the file that sets it and what it is.
+    fields: HashMap<(String, String), Vec<(String, Receiver)>>,
+    /// Module-level names by (file, name).
+    globals: HashMap<(String, String), Receiver>,
+    /// Module resolutions by (file, module): every reference of a file walks the same
+    /// imports.
+    memo: RefCell<HashMap<(String, String), Vec<String>>>,
+}
+
+const MAX_HOPS: usize = 4;
+/// Deepest chain of steps typing one value (a fixture's return, through an imported
+/// module variable, to a constructor, …); a guard against cycles.
+const MAX_VALUE_DEPTH: usize = 10;
+
+fn lang_of(path: &str) -> Language {
+    Language::from_path(Path::new(path))
+}
+
+fn sep(lang: Language) -> &'static str {
+    match lang {
+        Language::Rust | Language::Cpp => "::",
+        _ => ".",
+    }
+}
+
+/// What a reference of this kind may land on.
+fn fits(kind: RefKind, sym: ChunkKind) -> bool {
+    match kind {
+        RefKind::Calls => matches!(
+            sym,
+            ChunkKind::Function | ChunkKind::Method | ChunkKind::Class | ChunkKind::Struct
+        ),
+        RefKind::Extends | RefKind::Implements => sym.is_type(),
+    }
+}
+
+/// The type a function returns, from its signature as written.
+fn return_type(sig: &str, lang: Language, name: &str) -> Option<String> {
+    match lang {
+        Language::Rust | Language::Python => type_name(sig.rsplit_once("->")?.1),
+        Language::JavaScript | Language::TypeScript | Language::Tsx => {
+            let close = sig.rfind(')')?;
+            type_name(sig[close + 1..].trim_start().strip_prefix(':')?)
+        }
+        Language::Go => {
+            // `func [(recv)] Name(params) result`: the result follows the parameters.
+            let at = sig.find(&format!("{name}("))? + name.len();
+            let mut depth = 0;
+            for (i, c) in sig[at..].char_indices() {
+                match c {
+                    '(' => depth += 1,
+                    ')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return type_name(&sig[at + i + 1..]);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            None
+        }
+        // `public static Task create(…)`: the word before the name.
+        Language::Java | Language::C | Language::Cpp => {
+            let before = sig.split(&format!("{name}(")).next()?;
+            type_name(before.split_whitespace().last()?)
+        }
+        Language::Markdown | Language::Text => None,
+    }
+}
+
+impl Index {
+    /// `files` are every path of the store; `heritage` is (file, type name, base name)
+    /// from its extends/implements references; `bindings` its fields and module-level
+    /// names, by file.
+    pub fn new(
+        files: impl IntoIterator<Item = String>,
+        symbols: Vec<SymbolEntry>,
+        imports: impl IntoIterator<Item = (String, Import)>,
+        heritage: impl IntoIterator<Item = (String, String, String)>,
+        bindings: impl IntoIterator<Item = (String, Binding)>,
+    ) -> Index {
+        let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut methods: HashMap<(String, String), Vec<usize>> = HashMap::new();
+        let mut by_key: HashMap<(String, String), Vec<usize>> = HashMap::new();
+        let mut fixtures: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, s) in symbols.iter().enumerate() {
+            if let Some(f) = s.decorators.iter().find_map(|d| fixture_name(d, &s.name)) {
+                fixtures.entry(f.to_string()).or_default().push(i);
+            }
+            by_path.entry(s.path.clone()).or_default().push(i);
+            by_key
+                .entry((s.path.clone(), s.qualified.clone()))
+                .or_default()
+                .push(i);
+            by_name.entry(s.name.clone()).or_default().push(i);
+            if let Some(c) = &s.container {
+                methods
+                    .entry((c.clone(), s.name.clone()))
+                    .or_default()
+                    .push(i);
+            }
+        }
+        let mut by_file: HashMap<String, Vec<Import>> = HashMap::new();
+        for (p, i) in imports {
+            by_file.entry(p).or_default().push(i);
+        }
+        let mut bases: HashMap<String, Vec<(String, String)>> = HashMap::new();
+        for (path, t, b) in heritage {
+            bases.entry(t).or_default().push((path, b));
+        }
+        let mut fields: HashMap<(String, String), Vec<(String, Receiver)>> = HashMap::new();
+        let mut globals = HashMap::new();
+        for (path, b) in bindings {
+            match b.owner {
+                Some(owner) => fields
+                    .entry((owner, b.name))
+                    .or_default()
+                    .push((path, b.value)),
+                None => {
+                    globals.insert((path, b.name), b.value);
+                }
+            }
+        }
+        Index {
+            files: FileSet::new(files),
+            symbols,
+            by_path,
+            by_key,
+            by_name,
+            methods,
+            imports: by_file,
+            bases,
+            fixtures,
+            fields,
+            globals,
+            memo: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// `FileSet::resolve`, remembered per (file, module).
+    fn modules(&self, lang: Language, path: &str, module: &str) -> Vec<String> {
+        let key = (path.to_string(), module.to_string());
+        if let Ok(memo) = self.memo.try_borrow()
+            && let Some(v) = memo.get(&key)
+        {
+            return v.clone();
+        }
+        let v = self.files.resolve(lang, path, module);
+        if let Ok(mut memo) = self.memo.try_borrow_mut() {
+            memo.insert(key, v.clone());
+        }
+        v
+    }
+
+    pub fn symbol(&self, i: usize) -> &SymbolEntry {
+        &self.symbols[i]
+    }
+
+    /// The store files an import points to.
+    pub fn import_targets(&self, path: &str, imp: &Import) -> Vec<String> {
+        let lang = lang_of(path);
+        let mut out = self.modules(lang, path, &imp.module);
+        // `from pkg import submodule`: the submodule's file.
+        if lang == Language::Python {
+            for n in &imp.names {
+                if let Some(f) = self.python_submodule(path, &imp.module, &n.name) {
+                    out.push(f);
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn python_submodule(&self, path: &str, module: &str, name: &str) -> Option<String> {
+        let full = if module.ends_with('.') {
+            format!("{module}{name}")
+        } else {
+            format!("{module}.{name}")
+        };
+        self.files
+            .resolve(Language::Python, path, &full)
+            .into_iter()
+            .next()
+    }
+
+    fn imports_of(&self, path: &str) -> &[Import] {
+        self.imports.get(path).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Symbols of `path` with this qualified name that fit.
+    fn in_file(&self, path: &str, qualified: &str, kind: RefKind) -> Option<usize> {
+        self.by_key
+            .get(&(path.to_string(), qualified.to_string()))?
+            .iter()
+            .copied()
+            .find(|&i| fits(kind, self.symbols[i].kind))
+    }
+
+    /// Symbols of `path` named `qualified`, whatever their kind.
+    fn defined(&self, path: &str, qualified: &str) -> &[usize] {
+        self.by_key
+            .get(&(path.to_string(), qualified.to_string()))
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    fn top_level_in(&self, files: &[String], name: &str, kind: RefKind) -> Option<usize> {
+        let mut found = files.iter().filter_map(|f| self.in_file(f, name, kind));
+        let first = found.next()?;
+        found.next().is_none().then_some(first)
+    }
+
+    /// Resolves a reference made in `path`.
+    pub fn resolve(&self, path: &str, r: &Reference) -> Option<Resolution> {
+        let lang = lang_of(path);
+        let found = match &r.receiver {
+            Receiver::None => self.bare(path, lang, &r.name, r.caller.as_deref(), r.kind, 0),
+            Receiver::SelfType => {
+                let ty = self.self_type(path, lang, r.caller.as_deref()?)?;
+                self.method(path, &ty, &r.name, 0)
+                    .map(|i| (i, How::SelfMethod))
+            }
+            Receiver::Type(t) => self.typed_method(path, lang, t, &r.name),
+            Receiver::ReturnOf(expr) => {
+                let (ty, how) = self.type_of_call(path, lang, expr, r.caller.as_deref(), 0)?;
+                self.method(path, &ty, &r.name, 0)
+                    .map(|i| (i, weakest(How::Typed, how)))
+            }
+            Receiver::Path(p) => {
+                self.qualified_call(path, lang, p, &r.name, r.kind, r.caller.as_deref(), 0)
+            }
+            Receiver::Field(..) => {
+                let (ty, how) = self.value_type(path, lang, &r.receiver, r.caller.as_deref(), 0)?;
+                self.method(path, &ty, &r.name, 0)
+                    .map(|i| (i, weakest(How::Typed, how)))
+            }
+            Receiver::Unknown => None,
+        }?;
+        let (i, how) = found;
+        Some(Resolution {
+            target: self.symbols[i].id,
+            how,
+            confidence: how.confidence(),
+        })
+    }
+
+    /// The type `self` means for code in `caller`.
+    fn self_type(&self, path: &str, lang: Language, caller: &str) -> Option<String> {
+        let sep = sep(lang);
+        let mut q = caller;
+        loop {
+            if let Some(&i) = self.defined(path, q).first() {
+                let s = &self.symbols[i];
+                if s.kind.is_type() {
+                    return Some(s.name.clone());
+                }
+                if let Some(c) = &s.container {
+                    return Some(c.clone());
+                }
+            }
+            q = q.rsplit_once(sep)?.0;
+            // A Rust impl frame (`Store::get` → `Store`) is not a symbol itself.
+            if self.defined(path, q).is_empty() {
+                return Some(q.rsplit(sep).next().unwrap_or(q).to_string());
+            }
+        }
+    }
+
+    /// A bare name: enclosing scopes, the file, imports, the package, wildcards, and
+    /// (Rust, C, C++) a name unique in the store.
+    fn bare(
+        &self,
+        path: &str,
+        lang: Language,
+        name: &str,
+        caller: Option<&str>,
+        kind: RefKind,
+        hops: usize,
+    ) -> Option<(usize, How)> {
+        let sep = sep(lang);
+        let members_in_scope = matches!(lang, Language::Java | Language::Cpp | Language::C);
+        // Enclosing scopes, innermost first: a nested function, then the file's top level.
+        let mut scope = caller;
+        while let Some(s) = scope {
+            if let Some(i) = self.in_file(path, &format!("{s}{sep}{name}"), kind)
+                && (members_in_scope || self.symbols[i].kind != ChunkKind::Method)
+            {
+                return Some((i, How::Local));
+            }
+            if members_in_scope
+                && let Some(ty) = self.self_type(path, lang, s)
+                && let Some(i) = self.method(path, &ty, name, 0)
+            {
+                return Some((i, How::SelfMethod));
+            }
+            scope = s.rsplit_once(sep).map(|(a, _)| a);
+        }
+        if let Some(i) = self.in_file(path, name, kind) {
+            return Some((i, How::Local));
+        }
+        // Imported by name.
+        for imp in self.imports_of(path) {
+            for n in &imp.names {
+                if n.local() != name || n.name == "self" {
+                    continue;
+                }
+                let targets = self.modules(lang, path, &imp.module);
+                let found = if n.name == "default" {
+                    self.default_export(&targets, kind)
+                } else {
+                    self.top_level_in(&targets, &n.name, kind).or_else(|| {
+                        // Re-exported (`index.ts`, `__init__.py`): one more hop.
+                        (hops < MAX_HOPS)
+                            .then(|| {
+                                targets.iter().find_map(|t| {
+                                    self.bare(t, lang, &n.name, None, kind, hops + 1)
+                                        .map(|(i, _)| i)
+                                })
+                            })
+                            .flatten()
+                    })
+                };
+                if let Some(i) = found {
+                    return Some((i, How::Import));
+                }
+            }
+        }
+        // The same package: Go and Java see their directory's top-level names.
+        if matches!(lang, Language::Go | Language::Java) {
+            let siblings: Vec<String> = self
+                .files
+                .in_dir(dir_of(path))
+                .iter()
+                .filter(|f| *f != path && lang_of(f) == lang)
+                .cloned()
+                .collect();
+            if let Some(i) = self.top_level_in(&siblings, name, kind) {
+                return Some((i, How::Package));
+            }
+        }
+        for imp in self.imports_of(path).iter().filter(|i| i.wildcard) {
+            let targets = self.modules(lang, path, &imp.module);
+            if let Some(i) = self.top_level_in(&targets, name, kind) {
+                return Some((i, How::Wildcard));
+            }
+        }
+        if matches!(lang, Language::Rust | Language::C | Language::Cpp) {
+            return self.unique(name, kind, lang).map(|i| (i, How::Unique));
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn return_types_from_signatures() {
+        assert_eq!(
+            return_type("pub fn new() -> Self", Language::Rust, "new").as_deref(),
+            Some("Self")
+        );
+        assert_eq!(
+            return_type(
+                "fn open(p: &Path) -> Result<Store, Error>",
+                Language::Rust,
+                "open"
+            )
+            .as_deref(),
+            Some("Store")
+        );
+        assert_eq!(
+            return_type("def make() -> Cart", Language::Python, "make").as_deref(),
+            Some("Cart")
+        );
+        assert_eq!(
+            return_type(
+                "static create(name: string): Task",
+                Language::TypeScript,
+                "create"
+            )
+            .as_deref(),
+            Some("Task")
+        );
+        assert_eq!(
+            return_type("async load(): Promise<Task>", Language::TypeScript, "load").as_deref(),
+            Some("Task")
+        );
+        assert_eq!(
+            return_type("func New(dir string) *Store", Language::Go, "New").as_deref(),
+            Some("Store")
+        );
+        assert_eq!(
+            return_type("func (s *S) Open() (*Store, error)", Language::Go, "Open").as_deref(),
+            Some("Store")
+        );
+        assert_eq!(
+            return_type(
+                "public static Task create(String n)",
+                Language::Java,
+                "create"
+            )
+            .as_deref(),
+            Some("Task")
+        );
+    }
+}

@@ -1,0 +1,199 @@
+//! Methods and types: the one symbol of a name, a type's methods through its bases, and
+//! what a call or a function returns.
+
+use super::*;
+
+impl Index {
+    /// The one symbol of that name in the store (in a file of the same language family).
+    pub(super) fn unique(&self, name: &str, kind: RefKind, lang: Language) -> Option<usize> {
+        let c_family = |l: Language| matches!(l, Language::C | Language::Cpp);
+        let mut found = self.by_name.get(name)?.iter().copied().filter(|&i| {
+            let s = &self.symbols[i];
+            let l = lang_of(&s.path);
+            fits(kind, s.kind) && (l == lang || (c_family(l) && c_family(lang)))
+        });
+        let first = found.next()?;
+        found.next().is_none().then_some(first)
+    }
+
+    /// The default export of a JS/TS module.
+    pub(super) fn default_export(&self, files: &[String], kind: RefKind) -> Option<usize> {
+        files.iter().find_map(|f| {
+            self.by_path.get(f)?.iter().copied().find(|&i| {
+                let s = &self.symbols[i];
+                fits(kind, s.kind)
+                    && s.signature
+                        .as_deref()
+                        .is_some_and(|sig| sig.starts_with("export default"))
+            })
+        })
+    }
+
+    /// A method of a type, or of its bases; ambiguity between files is settled by the
+    /// file and directory of the caller, else left unresolved.
+    pub(super) fn method(&self, path: &str, ty: &str, name: &str, depth: usize) -> Option<usize> {
+        if let Some(cands) = self.methods.get(&(ty.to_string(), name.to_string())) {
+            let callable: Vec<usize> = cands
+                .iter()
+                .copied()
+                .filter(|&i| fits(RefKind::Calls, self.symbols[i].kind))
+                .collect();
+            match callable.as_slice() {
+                [] => {}
+                [one] => return Some(*one),
+                many => {
+                    let same_file: Vec<usize> = many
+                        .iter()
+                        .copied()
+                        .filter(|&i| self.symbols[i].path == path)
+                        .collect();
+                    if let [one] = same_file.as_slice() {
+                        return Some(*one);
+                    }
+                    let dir = dir_of(path);
+                    let same_dir: Vec<usize> = many
+                        .iter()
+                        .copied()
+                        .filter(|&i| dir_of(&self.symbols[i].path) == dir)
+                        .collect();
+                    if let [one] = same_dir.as_slice() {
+                        return Some(*one);
+                    }
+                    // Where the type itself is defined, as the caller sees it.
+                    let def_dir = self
+                        .bare(path, lang_of(path), ty, None, RefKind::Extends, 0)
+                        .map(|(i, _)| dir_of(&self.symbols[i].path).to_string());
+                    if let Some(d) = def_dir {
+                        let near: Vec<usize> = many
+                            .iter()
+                            .copied()
+                            .filter(|&i| dir_of(&self.symbols[i].path) == d)
+                            .collect();
+                        if let [one] = near.as_slice() {
+                            return Some(*one);
+                        }
+                    }
+                    return None;
+                }
+            }
+        }
+        if depth >= MAX_HOPS {
+            return None;
+        }
+        self.bases_of(path, ty)
+            .into_iter()
+            .find_map(|(file, b)| self.method(&file, &b, name, depth + 1))
+    }
+
+    /// The bases of type `ty` as seen from `path`: those declared in the file that
+    /// defines the `ty` that `path` sees (other types may share the name), or all of them
+    /// when that file is unknown. Each base by its own name (not an alias it was imported
+    /// as) and the file that defines it, from which its own bases are looked up in turn.
+    pub(super) fn bases_of(&self, path: &str, ty: &str) -> Vec<(String, String)> {
+        let entries = self.bases.get(ty).map(Vec::as_slice).unwrap_or(&[]);
+        let def = (!entries.is_empty())
+            .then(|| self.type_file(path, ty))
+            .flatten();
+        entries
+            .iter()
+            .filter(|(f, _)| def.as_ref().is_none_or(|d| d == f))
+            .map(
+                |(f, b)| match self.bare(f, lang_of(f), b, None, RefKind::Extends, 0) {
+                    Some((i, _)) => (self.symbols[i].path.clone(), self.symbols[i].name.clone()),
+                    None => (f.clone(), b.clone()),
+                },
+            )
+            .collect()
+    }
+
+    /// `x.m()` where the file says `x` is a `T` (which may be an imported alias).
+    pub(super) fn typed_method(
+        &self,
+        path: &str,
+        lang: Language,
+        t: &str,
+        name: &str,
+    ) -> Option<(usize, How)> {
+        let real = self
+            .bare(path, lang, t, None, RefKind::Extends, 0)
+            .map(|(i, _)| self.symbols[i].name.clone())
+            .unwrap_or_else(|| t.to_string());
+        self.method(path, &real, name, 0).map(|i| (i, How::Typed))
+    }
+
+    /// The type of the value a call returns: a constructed class, or the callee's
+    /// declared return type; with the least certain step that led there.
+    pub(super) fn type_of_call(
+        &self,
+        path: &str,
+        lang: Language,
+        expr: &str,
+        caller: Option<&str>,
+        depth: usize,
+    ) -> Option<(String, How)> {
+        if depth > MAX_VALUE_DEPTH {
+            return None;
+        }
+        let split = expr.rsplit_once("::").or_else(|| expr.rsplit_once('.'));
+        let (i, how) = match split {
+            // `store.New().Get`: the method of what the inner call returns.
+            _ if expr.contains("().") => {
+                let (inner, name) = expr.rsplit_once("().")?;
+                let (ty, how) = self.type_of_call(path, lang, inner, caller, depth + 1)?;
+                self.method(path, &ty, name, 0)
+                    .map(|i| (i, weakest(How::Typed, how)))
+            }
+            None => self.bare(path, lang, expr, caller, RefKind::Calls, 0),
+            Some(("Self" | "self" | "this", name)) => {
+                let ty = self.self_type(path, lang, caller?)?;
+                self.method(path, &ty, name, 0)
+                    .map(|i| (i, How::SelfMethod))
+            }
+            Some((p, name)) => {
+                self.qualified_call(path, lang, p, name, RefKind::Calls, caller, depth + 1)
+            }
+        }?;
+        let (ty, then) = self.returned_type(i, depth)?;
+        Some((ty, weakest(how, then)))
+    }
+
+    /// The type of what calling symbol `i` gives: the class itself, the declared return
+    /// type, or what its body returns.
+    pub(super) fn returned_type(&self, i: usize, depth: usize) -> Option<(String, How)> {
+        let s = &self.symbols[i];
+        if s.kind.is_type() {
+            return Some((s.name.clone(), How::Local));
+        }
+        let declared = s
+            .signature
+            .as_deref()
+            .and_then(|sig| return_type(sig, lang_of(&s.path), &s.name));
+        let ret = match (declared, &s.returns) {
+            (Some(r), _) => r,
+            (None, Some(Receiver::Type(t))) => t.clone(),
+            (None, Some(Receiver::SelfType)) => return Some((s.container.clone()?, How::Local)),
+            // A fixture that passes on the fixture it asks for, or a module-level or
+            // imported name.
+            (None, Some(Receiver::Path(p))) => {
+                if self.param_scope(&s.path, Some(&s.qualified), p).is_some() {
+                    return self.param_type(&s.path, Some(&s.qualified), p, depth + 1);
+                }
+                return self.global_type(&s.path, lang_of(&s.path), p, depth + 1);
+            }
+            (None, Some(Receiver::ReturnOf(e))) => {
+                return self.type_of_call(
+                    &s.path,
+                    lang_of(&s.path),
+                    e,
+                    Some(&s.qualified),
+                    depth + 1,
+                );
+            }
+            _ => return None,
+        };
+        if ret == "Self" {
+            return Some((s.container.clone()?, How::Local));
+        }
+        Some((ret, How::Local))
+    }
+}
