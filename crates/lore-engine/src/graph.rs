@@ -1,6 +1,7 @@
 //! The code graph: resolving a store's references after indexing, and answering
 //! callers / callees / definition questions about a symbol.
 
+use crate::text::first_sentence;
 use crate::{Engine, EngineError};
 use lore_graph::{Index, SymbolEntry};
 use lore_index::{Catalog, Edge, RefTarget, StoreRecord, SymbolRow};
@@ -97,25 +98,6 @@ pub struct GraphAnswer {
 
 /// Name-only candidates listed per `lore graph … callers` answer.
 pub const MAX_CANDIDATES: usize = 50;
-
-/// The first sentence (or line) of a doc comment.
-pub(crate) fn first_sentence(doc: &str) -> Option<String> {
-    let para = doc.split("\n\n").next()?.trim();
-    let joined = para.split_whitespace().collect::<Vec<_>>().join(" ");
-    let end = joined
-        .char_indices()
-        .find(|&(i, c)| {
-            c == '.'
-                && joined[i + 1..]
-                    .chars()
-                    .next()
-                    .is_none_or(char::is_whitespace)
-        })
-        .map(|(i, _)| i + 1)
-        .unwrap_or(joined.len());
-    let s = joined[..end].trim();
-    (!s.is_empty()).then(|| s.chars().take(240).collect())
-}
 
 pub(crate) fn symbol_info(s: &SymbolRow, store: &str) -> SymbolInfo {
     SymbolInfo {
@@ -351,23 +333,5 @@ fn link(e: &Edge, other: Option<&SymbolRow>, store: &str) -> GraphLink {
         line: r.reference.line,
         symbol: other.map(|s| symbol_info(s, store)),
         confidence: r.confidence,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn first_sentences() {
-        assert_eq!(
-            first_sentence("Adds an item. Then more.").as_deref(),
-            Some("Adds an item.")
-        );
-        assert_eq!(
-            first_sentence("Uses v1.2 rules\nand more\n\nDetails").as_deref(),
-            Some("Uses v1.2 rules and more")
-        );
-        assert_eq!(first_sentence("  \n"), None);
     }
 }

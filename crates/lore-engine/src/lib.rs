@@ -16,6 +16,7 @@ mod related;
 pub mod sample;
 mod search;
 mod stores;
+mod text;
 mod unit;
 mod writer;
 

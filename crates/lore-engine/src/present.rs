@@ -4,9 +4,9 @@
 //! estimates: UTF-8 bytes / 4, the usual rule of thumb for English and code.
 
 use crate::fusion::Signals;
-use crate::graph::first_sentence;
 use crate::intent::norm;
 use crate::related::{Neighbourhood, Related};
+use crate::text::first_sentence;
 use crate::unit::{self, Lines, Truncation};
 use crate::{Engine, EngineError};
 use lore_core::ChunkKind;

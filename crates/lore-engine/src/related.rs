@@ -9,7 +9,7 @@
 //! resolved units, marked `(name match)` with a low confidence.
 
 use crate::EngineError;
-use crate::graph::first_sentence;
+use crate::text::first_sentence;
 use lore_core::{ChunkKind, Language, Receiver, RefKind, is_test_path};
 use lore_index::{Catalog, Edge, SymbolRow};
 use serde::Serialize;
