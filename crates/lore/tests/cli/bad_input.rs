@@ -266,7 +266,11 @@ fn an_empty_store_is_never_silent() {
     let warnings = added["report"]["warnings"].to_string();
     assert!(warnings.contains("1 binary"), "{added:#}");
     let out = lore.run(&["store", "add", "globbed", s(&code), "--include", "*.zig"]);
-    assert!(out.stderr.contains("include/exclude globs"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("include/exclude globs"),
+        "{}",
+        out.stderr
+    );
     let added = lore.json(&["store", "add", "code", s(&code)]);
     assert!(added["report"].get("warnings").is_none(), "{added:#}");
 
