@@ -99,3 +99,75 @@ fn a_long_function_is_answered_whole() {
         "{text_out}"
     );
 }
+
+/// A query that a unit holds word for word (an error message) answers with that unit
+/// first, and an `@overload` stub never stands in for its implementation.
+#[test]
+fn exact_evidence_comes_first_and_stubs_yield_to_implementations() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let proj = lore.path("proj");
+    write(
+        &proj,
+        "cli.py",
+        "def load_app(path):\n    \"\"\"Load the application from a path.\"\"\"\n    \
+         app = find_app(path)\n    if app is None:\n        raise NoAppException(\n            \
+         \"Could not locate a Flask application. Use the --app option.\"\n        )\n    \
+         return app\n",
+    );
+    write(
+        &proj,
+        "docs.md",
+        "# Locating the application\n\nThe command line locates a Flask application by \
+         looking for an app or a factory; it could not work without one. A Flask \
+         application is located from the current folder.\n",
+    );
+    write(
+        &proj,
+        "app.py",
+        "class Flask:\n    \"\"\"A Flask application: locate it, configure it, run it.\"\"\"\n\n    \
+         def run(self):\n        \"\"\"Run the application; locate the server first.\"\"\"\n        \
+         return serve(self)\n",
+    );
+    // A class too long for one chunk, so its methods are units of their own.
+    let mut store = String::from(
+        "from typing import overload\n\n\nclass Store:\n    @overload\n    \
+         def get(self, key: str) -> str: ...\n\n    @overload\n    \
+         def get(self, key: int) -> bytes: ...\n\n    def get(self, key):\n        \
+         \"\"\"Look a key up in the store's table.\n\n",
+    );
+    for i in 0..12 {
+        store.push_str(&format!(
+            "        Note {i}: keys are compared by value, and a missing key raises.\n"
+        ));
+    }
+    store.push_str(
+        "        \"\"\"\n        return self.table[key]\n\n    def put(self, key, value):\n",
+    );
+    for i in 0..12 {
+        store.push_str(&format!(
+            "        self.log_{i} = (key, value)  # audit trail {i}\n"
+        ));
+    }
+    write(&proj, "store.py", &store);
+    lore.ok(&["store", "add", "proj", proj.to_str().unwrap()]);
+
+    let resp = lore.search("Could not locate a Flask application", "hybrid", &[]);
+    assert_eq!(resp["results"][0]["path"], "cli.py", "{resp:#}");
+    assert_eq!(resp["results"][0]["symbol"], "load_app", "{resp:#}");
+
+    let resp = lore.search("where is Store.get defined", "hybrid", &["--per-file", "5"]);
+    let gets: Vec<&Value> = resp["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["symbol"] == "get")
+        .collect();
+    assert!(!gets.is_empty(), "{resp:#}");
+    assert_eq!(
+        gets[0]["start_line"],
+        line_of(&store, "    def get(self, key):"),
+        "{resp:#}"
+    );
+}
