@@ -7,7 +7,6 @@ mod common;
 
 use common::serve::Server;
 use common::{Lore, write};
-use lore_llm::fake_server::{FakeLlm, Reply};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -82,22 +81,10 @@ fn tool_result(answer: &Value) -> Result<Value, String> {
     Ok(serde_json::from_str(text).unwrap_or_else(|e| panic!("{text}: {e}")))
 }
 
-/// Answers every page request with one concept page.
-fn fake_llm() -> FakeLlm {
-    FakeLlm::start(|_, _| {
-        Reply::Content(
-            json!({"pages": [{"title": "Numbat notes", "type": "concept",
-                              "content": "Numbats eat termites."}]})
-            .to_string(),
-        )
-    })
-    .expect("fake LLM")
-}
-
 #[test]
 fn plain_json_rpc_clients_get_json_answers() {
     let lore = Lore::without_model();
-    let llm = fake_llm();
+    let llm = common::one_page_llm();
     // The file brain_ingest reads is in the test's root, which the server may read.
     let root = lore.root().display().to_string();
     let server = Server::start_with(

@@ -8,7 +8,6 @@ mod common;
 use common::serve::{Server, agent, get, post};
 use common::site::Site;
 use common::{Lore, Spawned, write};
-use lore_llm::fake_server::{FakeLlm, Reply};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -17,18 +16,6 @@ use std::time::{Duration, Instant};
 
 fn s(p: &Path) -> &str {
     p.to_str().expect("a UTF-8 path")
-}
-
-/// Answers every page request with one concept page.
-fn fake_llm() -> FakeLlm {
-    FakeLlm::start(|_, _| {
-        Reply::Content(
-            json!({"pages": [{"title": "Numbat notes", "type": "concept",
-                              "content": "Numbats eat termites."}]})
-            .to_string(),
-        )
-    })
-    .expect("fake LLM")
 }
 
 /// `lore serve` on a free loopback port, no watcher, with `extra` flags and `env`.
@@ -123,7 +110,7 @@ fn stdio_tool(lore: &Lore, env: &[(&str, &str)], tool: &str, arguments: Value) -
 #[test]
 fn server_reads_only_under_allow_path() {
     let lore = Lore::without_model();
-    let llm = fake_llm();
+    let llm = common::one_page_llm();
     let url = llm.url();
     let env = [("LORE_LLM_URL", url.as_str()), ("LORE_LLM_MODEL", "fake")];
     let allowed = lore.path("allowed");

@@ -382,3 +382,16 @@ pub fn now_secs() -> i64 {
         .unwrap()
         .as_secs() as i64
 }
+
+/// A fake LLM that answers every page request with one concept page, "Numbat notes".
+pub fn one_page_llm() -> lore_llm::fake_server::FakeLlm {
+    use lore_llm::fake_server::{FakeLlm, Reply};
+    FakeLlm::start(|_, _| {
+        Reply::Content(
+            serde_json::json!({"pages": [{"title": "Numbat notes", "type": "concept",
+                                          "content": "Numbats eat termites."}]})
+            .to_string(),
+        )
+    })
+    .expect("fake LLM")
+}
