@@ -52,16 +52,17 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         Tool::new(
             "search",
             "Search indexed code and docs (BM25 + embeddings). Ranked units: id, path:lines, \
-             kind, symbol, snippet, score; plus token estimate and each store's freshness.",
+             kind, symbol, purpose, why, score; detail contextual adds a snippet, full the \
+             whole unit and its callers/callees/tests.",
             schema(json!({
                 "type": "object",
                 "properties": {
                     "query": {"type": "string", "description": "words, a question, an identifier or an error"},
-                    "intent": {"type": "string", "enum": Intent::ALL.map(Intent::as_str)},
-                    "detail": {"type": "string", "enum": Detail::ALL.map(Detail::as_str)},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
+                    "intent": {"type": "string", "enum": Intent::ALL.map(Intent::as_str), "description": "default: from the wording"},
+                    "detail": {"type": "string", "enum": Detail::ALL.map(Detail::as_str), "default": "minimal"},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 10},
                     "stores": {"type": "array", "items": {"type": "string"}, "description": "default: all"},
-                    "mode": {"type": "string", "enum": Mode::ALL.map(Mode::as_str)},
+                    "mode": {"type": "string", "enum": Mode::ALL.map(Mode::as_str), "default": "hybrid"},
                     "threshold": {"type": "number", "description": "minimum score, 0-1"}
                 },
                 "required": ["query"]
@@ -415,10 +416,10 @@ mod tests {
     #[test]
     fn tool_definitions_stay_small() {
         let text = serde_json::to_string(&*TOOLS).unwrap();
-        // Every session pays for this text; keep it near 1,200 tokens (≈ 4 chars each) for
-        // the nine tools.
+        // Every session pays for this text; keep it near 1,300 tokens (≈ 4 chars each) for
+        // the nine tools, defaults of the search parameters included.
         assert!(
-            text.len() < 5000,
+            text.len() < 5200,
             "tool definitions grew to {} bytes",
             text.len()
         );
