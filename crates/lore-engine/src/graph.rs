@@ -121,7 +121,7 @@ pub(crate) fn symbol_info(s: &SymbolRow, store: &str) -> SymbolInfo {
 /// `changed` files and those naming `names`; everything when `all` (files appeared
 /// or vanished, so imports may point elsewhere) or when an earlier run stopped
 /// before resolving.
-pub(crate) fn resolve(
+pub(crate) fn resolve_graph(
     catalog: &mut Catalog,
     store_id: i64,
     generation_before: i64,

@@ -134,7 +134,7 @@ impl Engine {
                     }
                 )
             });
-        crate::graph::resolve(
+        crate::graph::resolve_graph(
             &mut self.catalog,
             store.id,
             store.generation,
