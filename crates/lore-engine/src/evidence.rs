@@ -1,11 +1,13 @@
-//! Exact evidence: a query that a unit holds word for word (an error message, a log line,
-//! a qualified identifier) is answered by that unit first, whatever fusion made of it; and
-//! a body-less overload stub ranks below the implementation it declares.
+//! Exact evidence: a query that a unit holds word for word (an error message, a log line)
+//! is answered by that unit first, whatever fusion made of it; and a body-less overload
+//! stub ranks below the implementation it declares. Questions about a symbol ("where is X
+//! defined", a bare identifier) are the intents' to rank: a file that merely repeats the
+//! question (a test set, an FAQ) is no evidence of the answer.
 
 /// The query as a phrase to look for verbatim, or `None` when it is too loose to be
-/// evidence: a phrase needs two words and 12 characters; a single word must look like an
-/// identifier (`url_for`, `Flask.run`, `parseQuery`). Lowercased, white space folded,
-/// surrounding quotes and backticks dropped.
+/// evidence: a phrase needs four words and 16 characters (an error message, a log line);
+/// a single word must look like an identifier (`url_for`, `Flask.run`, `parseQuery`).
+/// Lowercased, white space folded, surrounding quotes and backticks dropped.
 pub(crate) fn phrase(query: &str) -> Option<String> {
     let q = query
         .trim()
@@ -18,7 +20,7 @@ pub(crate) fn phrase(query: &str) -> Option<String> {
     let identifier = words == 1
         && q.len() >= 4
         && (q.contains('_') || q.contains('.') || q.contains("::") || is_camel(query.trim()));
-    ((words >= 2 && q.len() >= 12) || identifier).then_some(q)
+    ((words >= 4 && q.len() >= 16) || identifier).then_some(q)
 }
 
 fn is_camel(w: &str) -> bool {
@@ -67,7 +69,7 @@ mod tests {
         assert_eq!(phrase("url_for").as_deref(), Some("url_for"));
         assert_eq!(phrase("parseQuery").as_deref(), Some("parsequery"));
         assert_eq!(phrase("fusion"), None);
-        assert_eq!(phrase("a b"), None);
+        assert_eq!(phrase("the Fusion enum"), None);
     }
 
     #[test]

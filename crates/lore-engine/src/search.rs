@@ -472,7 +472,9 @@ impl Engine {
             })
             .collect();
         rescored.sort_by(|a, b| b.0.total_cmp(&a.0));
-        if let Some(phrase) = evidence::phrase(&req.query) {
+        if intent.is_none()
+            && let Some(phrase) = evidence::phrase(&req.query)
+        {
             lift_exact(&mut rescored, &phrase);
         }
 
