@@ -74,7 +74,7 @@ impl Engine {
         })?;
         let outline = self.outline(sc.store_id, &sc.path)?;
         let presenter = self.presenter();
-        let symbol = presenter.unit_symbol(&sc)?;
+        let (_, symbol) = presenter.unit(&sc, &[])?;
         let lines = unit_lines(&sc, symbol.as_ref());
         let unit = UnitRef::new(&sc, &store)
             .within(lines)

@@ -181,6 +181,41 @@ fn identifiers(text: &str) -> BTreeSet<&str> {
         .collect()
 }
 
+/// A member inside the chunk that the query names (a method of a small class kept
+/// whole), as a chunk of its own exact lines; `None` when the query names none.
+fn focus(
+    sc: &StoredChunk,
+    words: &[String],
+    syms: &[SymbolRow],
+) -> Option<(StoredChunk, SymbolRow)> {
+    if words.is_empty() || sc.chunk.symbol.is_none() {
+        return None;
+    }
+    let c = &sc.chunk;
+    let wanted: BTreeSet<String> = words.iter().map(|w| norm(w)).collect();
+    let sym = syms.iter().find(|s| {
+        s.start_byte >= c.start_byte
+            && s.end_byte <= c.end_byte
+            && Some(s.name.as_str()) != c.symbol.as_deref()
+            && wanted.contains(&norm(&s.name))
+    })?;
+    let content = c
+        .content
+        .get(sym.start_byte - c.start_byte..sym.end_byte - c.start_byte)?;
+    let mut focused = sc.clone();
+    focused.chunk.content = content.to_string();
+    focused.chunk.kind = sym.kind;
+    focused.chunk.parent = c.symbol.clone();
+    focused.chunk.symbol = Some(sym.name.clone());
+    focused.chunk.signature = sym.signature.clone();
+    focused.chunk.doc = sym.doc.clone();
+    focused.chunk.start_line = sym.start_line;
+    focused.chunk.end_line = sym.end_line;
+    focused.chunk.start_byte = sym.start_byte;
+    focused.chunk.end_byte = sym.end_byte;
+    Some((focused, sym.clone()))
+}
+
 /// Builds the layers of a result from the catalog (the code graph and the stored chunks).
 pub(crate) struct Presenter<'a> {
     pub catalog: &'a Catalog,
@@ -205,56 +240,28 @@ impl Presenter<'_> {
             .transpose()
     }
 
-    /// The graph symbol a chunk is the unit of (same name, starting inside the chunk).
-    pub(crate) fn unit_symbol(&self, sc: &StoredChunk) -> Result<Option<SymbolRow>, EngineError> {
-        let Some(name) = sc.chunk.symbol.as_deref() else {
-            return Ok(None);
-        };
-        let syms = self.catalog.file_symbols(sc.store_id, &sc.path)?;
-        Ok(syms.into_iter().find(|s| {
-            s.name == name && s.start_byte < sc.chunk.end_byte && s.end_byte > sc.chunk.start_byte
-        }))
-    }
-
-    /// A member inside the chunk that the query names (a method of a small class kept
-    /// whole), as a chunk of its own exact lines; `None` when the query names none.
-    pub(crate) fn focus(
+    /// The graph symbol a chunk is the unit of (same name, overlapping the chunk); and,
+    /// when `words` name a member inside the chunk (a method of a small class kept whole),
+    /// that member as a chunk of its own exact lines, with the member as its symbol. The
+    /// file's symbols are read once for both.
+    pub(crate) fn unit(
         &self,
         sc: &StoredChunk,
         words: &[String],
-    ) -> Result<Option<(StoredChunk, SymbolRow)>, EngineError> {
-        if words.is_empty() || sc.chunk.symbol.is_none() {
-            return Ok(None);
+    ) -> Result<(Option<StoredChunk>, Option<SymbolRow>), EngineError> {
+        let Some(name) = sc.chunk.symbol.as_deref() else {
+            return Ok((None, None));
+        };
+        let syms = self.catalog.file_symbols(sc.store_id, &sc.path)?;
+        if let Some((focused, member)) = focus(sc, words, &syms) {
+            return Ok((Some(focused), Some(member)));
         }
         let c = &sc.chunk;
-        let wanted: BTreeSet<String> = words.iter().map(|w| norm(w)).collect();
-        let syms = self.catalog.file_symbols(sc.store_id, &sc.path)?;
-        let Some(sym) = syms.into_iter().find(|s| {
-            s.start_byte >= c.start_byte
-                && s.end_byte <= c.end_byte
-                && Some(s.name.as_str()) != c.symbol.as_deref()
-                && wanted.contains(&norm(&s.name))
-        }) else {
-            return Ok(None);
-        };
-        let Some(content) = c
-            .content
-            .get(sym.start_byte - c.start_byte..sym.end_byte - c.start_byte)
-        else {
-            return Ok(None);
-        };
-        let mut focused = sc.clone();
-        focused.chunk.content = content.to_string();
-        focused.chunk.kind = sym.kind;
-        focused.chunk.parent = c.symbol.clone();
-        focused.chunk.symbol = Some(sym.name.clone());
-        focused.chunk.signature = sym.signature.clone();
-        focused.chunk.doc = sym.doc.clone();
-        focused.chunk.start_line = sym.start_line;
-        focused.chunk.end_line = sym.end_line;
-        focused.chunk.start_byte = sym.start_byte;
-        focused.chunk.end_byte = sym.end_byte;
-        Ok(Some((focused, sym)))
+        Ok((
+            None,
+            syms.into_iter()
+                .find(|s| s.name == name && s.start_byte < c.end_byte && s.end_byte > c.start_byte),
+        ))
     }
 
     pub(crate) fn context_layer(

@@ -616,11 +616,8 @@ impl Engine {
         words: &[String],
         detail: Detail,
     ) -> Result<SearchHit, EngineError> {
-        let focused = self.presenter().focus(sc, words)?;
-        let (sc, symbol) = match &focused {
-            Some((f, sym)) => (f, Some(sym.clone())),
-            None => (sc, self.presenter().unit_symbol(sc)?),
-        };
+        let (focused, symbol) = self.presenter().unit(sc, words)?;
+        let sc = focused.as_ref().unwrap_or(sc);
         let lines = unit_lines(sc, symbol.as_ref());
         let mut unit = UnitRef::new(sc, store).within(lines).named(symbol.as_ref());
         if detail == Detail::Minimal {
