@@ -464,6 +464,28 @@ async fn guard_request(State(guard): State<Arc<Guard>>, req: Request, next: Next
             return resp;
         }
     }
+    // A body declared too large is refused before a byte of it is read, so the client
+    // gets the answer instead of a reset connection while it is still sending.
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY as u64) {
+        let message = format!("the request body is larger than {MAX_BODY} bytes");
+        let mut resp = if req.uri().path().starts_with("/mcp") {
+            rpc_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                Value::Null,
+                INVALID_REQUEST,
+                &message,
+            )
+        } else {
+            ApiError(StatusCode::PAYLOAD_TOO_LARGE, message).into_response()
+        };
+        resp.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        return resp;
+    }
     next.run(req).await
 }
 

@@ -9,7 +9,8 @@
 mod common;
 
 use common::serve::{
-    Server, agent, answer, get, mcp_client, post, python_mcp_or_skip, wait_for_writer,
+    Server, agent, answer, get, mcp_client, post, post_declaring, python_mcp_or_skip,
+    wait_for_writer,
 };
 use common::site::Site;
 use common::{Lore, files_under, run_command, write};
@@ -265,24 +266,19 @@ fn rest_rejects_bad_requests_and_touches_no_file() {
     let data = lore.data();
     let before = files_but_journals(lore.root());
 
-    // Oversized bodies, REST and MCP.
-    let big = "x".repeat(2 * 1024 * 1024);
-    let big_json = format!("{{\"query\": \"{big}\"}}");
-    let (status, body) = answer(
-        agent()
-            .post(&server.api("/api/search"))
-            .content_type("application/json")
-            .send(big_json.as_str()),
-    );
+    // Oversized bodies, REST and MCP: refused from the declared length, before any of it is
+    // read (a client still sending would otherwise see a reset instead of the answer).
+    let big = 2 * 1024 * 1024;
+    let (status, body) = post_declaring(&server, "/api/search", big, "");
     assert_eq!(status, 413, "{body}");
-    let (status, _) = answer(
-        agent()
-            .post(&server.api("/mcp"))
-            .header("Accept", "application/json, text/event-stream")
-            .content_type("application/json")
-            .send(big_json.as_str()),
+    assert!(
+        body["error"].as_str().unwrap_or("").contains("larger than"),
+        "{body}"
     );
-    assert_eq!(status, 413);
+    let accept = "Accept: application/json, text/event-stream\r\n";
+    let (status, body) = post_declaring(&server, "/mcp", big, accept);
+    assert_eq!(status, 413, "{body}");
+    assert_eq!(body["error"]["code"], -32600, "{body}");
 
     // Traversal in store names, paths and ids: 4xx, nothing created.
     let abs = folder.display().to_string();

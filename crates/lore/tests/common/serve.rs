@@ -123,6 +123,31 @@ pub fn answer(resp: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> (u
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
+/// POSTs to `path` declaring a `Content-Length` of `len` bytes but sending none of them, as a
+/// client does before it streams a big upload; returns the status and JSON body the server
+/// answers from the headers alone (it must not wait for the body).
+pub fn post_declaring(server: &Server, path: &str, len: usize, extra: &str) -> (u16, Value) {
+    use std::io::{Read, Write};
+    let host = server.url.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(host).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("read timeout");
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n{extra}Content-Length: {len}\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).expect("send headers");
+    let mut text = String::new();
+    stream.read_to_string(&mut text).expect("read the answer");
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
 pub fn get(url: &str) -> (u16, Value) {
     answer(agent().get(url).call())
 }
