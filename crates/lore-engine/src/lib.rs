@@ -3,6 +3,7 @@
 
 pub mod brain;
 mod context;
+mod doctor;
 mod error;
 mod evidence;
 pub mod fusion;
@@ -21,6 +22,7 @@ mod unit;
 mod writer;
 
 pub use context::{OutlineEntry, UnitContext};
+pub use doctor::{CatalogFacts, DoctorReport, Part, PartFacts, Problem, StoreHealth, doctor};
 pub use error::{EngineError, ExitKind, Param};
 pub use fusion::{Candidates, Fusion, Signals};
 pub use graph::{Direction, EdgeRecord, GraphAnswer, GraphLink, GraphQuery, SymbolInfo};

@@ -3,6 +3,7 @@
 //! write that finds the lock taken can name who holds it and what to do instead.
 
 use crate::{Engine, EngineError};
+use lore_core::DataDir;
 use lore_index::{IndexError, WriterLock};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -29,6 +30,15 @@ impl Drop for ServerAnnouncement {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.path);
     }
+}
+
+/// The long-lived writer of a data dir, if one is running (read without opening it).
+pub(crate) fn running_writer(data: &DataDir) -> Option<WriterInfo> {
+    let path = data.root().join("writer.json");
+    let info: WriterInfo = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    // Believed only while its pid is the one that holds the lock.
+    let holder = std::fs::read_to_string(data.lock_file()).ok()?;
+    (holder.trim() == info.pid.to_string()).then_some(info)
 }
 
 impl Engine {
@@ -85,11 +95,7 @@ impl Engine {
 
     /// The long-lived writer of this data dir, if one is running.
     pub fn running_writer(&self) -> Option<WriterInfo> {
-        let info: WriterInfo =
-            serde_json::from_str(&std::fs::read_to_string(self.writer_info_path()).ok()?).ok()?;
-        // Believed only while its pid is the one that holds the lock.
-        let holder = std::fs::read_to_string(self.data.lock_file()).ok()?;
-        (holder.trim() == info.pid.to_string()).then_some(info)
+        running_writer(&self.data)
     }
 
     /// Turns "locked" into a message that names a running server or watcher and what to do.
@@ -120,7 +126,6 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lore_core::DataDir;
 
     #[test]
     fn a_held_lock_names_the_server() {

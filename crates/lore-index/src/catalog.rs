@@ -179,6 +179,130 @@ impl Catalog {
         Ok(Catalog { conn })
     }
 
+    /// Opens an existing catalog for reading only: no schema is created or migrated and
+    /// nothing is written (checks such as `lore doctor`). `Ok(None)` when there is none.
+    pub fn open_read_only(path: &Path) -> Result<Option<Catalog>, IndexError> {
+        if !path.exists() {
+            return Ok(None);
+        }
+        let ctx = |e| IndexError::Catalog(path.display().to_string(), e);
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+            | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | rusqlite::OpenFlags::SQLITE_OPEN_URI;
+        let conn = Connection::open_with_flags(path, flags).map_err(ctx)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(ctx)?;
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(ctx)?;
+        if version != crate::schema::SCHEMA_VERSION {
+            return Err(IndexError::Corrupt(format!(
+                "{} (schema version {version}, this lore reads {}: run `lore store list` once to \
+                 bring it up to date)",
+                path.display(),
+                crate::schema::SCHEMA_VERSION
+            )));
+        }
+        Ok(Some(Catalog { conn }))
+    }
+
+    /// Runs `f` inside one read transaction, so everything it reads is one snapshot of the
+    /// catalog even while a writer commits.
+    pub fn snapshot<T>(
+        &self,
+        f: impl FnOnce(&Catalog) -> Result<T, IndexError>,
+    ) -> Result<T, IndexError> {
+        self.conn.execute_batch("BEGIN").map_err(self.err())?;
+        let out = f(self);
+        let end = if out.is_ok() { "COMMIT" } else { "ROLLBACK" };
+        self.conn.execute_batch(end).map_err(self.err())?;
+        out
+    }
+
+    /// SQLite's own consistency check (`PRAGMA quick_check`): its complaints, none if sound.
+    pub fn quick_check(&self) -> Result<Vec<String>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare("PRAGMA quick_check")
+            .map_err(self.err())?;
+        let rows = stmt
+            .query_map([], |r| r.get::<_, String>(0))
+            .map_err(self.err())?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(self.err())?;
+        Ok(rows.into_iter().filter(|r| r != "ok").collect())
+    }
+
+    pub fn chunk_count(&self, store_id: i64) -> Result<u64, IndexError> {
+        self.conn
+            .query_row(
+                "SELECT COUNT(*) FROM chunks WHERE store_id = ?1",
+                [store_id],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n as u64)
+            .map_err(self.err())
+    }
+
+    /// The ids of a store's chunks, ascending (`embedded`: only those with a vector).
+    pub fn chunk_ids(&self, store_id: i64, embedded: bool) -> Result<Vec<i64>, IndexError> {
+        let sql = if embedded {
+            "SELECT id FROM chunks WHERE store_id = ?1 AND embedding IS NOT NULL ORDER BY id"
+        } else {
+            "SELECT id FROM chunks WHERE store_id = ?1 ORDER BY id"
+        };
+        let mut stmt = self.conn.prepare(sql).map_err(self.err())?;
+        let rows = stmt
+            .query_map([store_id], |r| r.get(0))
+            .map_err(self.err())?
+            .collect::<Result<Vec<i64>, _>>()
+            .map_err(self.err())?;
+        Ok(rows)
+    }
+
+    /// Embeddings whose size is not `dim` floats, and chunks whose file has no manifest
+    /// entry: what no commit of lore leaves behind.
+    pub fn inconsistencies(&self, store_id: i64, dim: usize) -> Result<(u64, u64), IndexError> {
+        let bad_vectors: i64 = self
+            .conn
+            .query_row(
+                "SELECT COUNT(*) FROM chunks WHERE store_id = ?1 AND embedding IS NOT NULL \
+                 AND length(embedding) != ?2",
+                params![store_id, (dim * 4) as i64],
+                |r| r.get(0),
+            )
+            .map_err(self.err())?;
+        let orphans: i64 = self
+            .conn
+            .query_row(
+                "SELECT COUNT(*) FROM chunks c WHERE c.store_id = ?1 AND NOT EXISTS \
+                 (SELECT 1 FROM files f WHERE f.store_id = c.store_id AND f.path = c.path)",
+                [store_id],
+                |r| r.get(0),
+            )
+            .map_err(self.err())?;
+        Ok((bad_vectors as u64, orphans as u64))
+    }
+
+    /// Calls `f` for every chunk of a store, by path and position (a BM25 rebuild).
+    pub fn for_each_chunk(
+        &self,
+        store_id: i64,
+        mut f: impl FnMut(StoredChunk) -> Result<(), IndexError>,
+    ) -> Result<(), IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare(&format!(
+                "SELECT {CHUNK_COLUMNS} FROM chunks WHERE store_id = ?1 ORDER BY path, start_byte"
+            ))
+            .map_err(self.err())?;
+        let mut rows = stmt.query([store_id]).map_err(self.err())?;
+        while let Some(row) = rows.next().map_err(self.err())? {
+            f(chunk_from_row(row).map_err(self.err())?)?;
+        }
+        Ok(())
+    }
+
     fn err(&self) -> impl Fn(rusqlite::Error) -> IndexError + '_ {
         |e| IndexError::Catalog(self.conn.path().unwrap_or("lore.db").to_string(), e)
     }

@@ -1,10 +1,18 @@
 //! The BM25 side: one tantivy index per store, analyzed with the code-aware tokenizer.
+//!
+//! A store's BM25 folder (`stores/<id>/fts`) holds the live index in a subfolder named by
+//! the file `CURRENT` (an index written before that file existed lives in the folder
+//! itself). A rebuild ([`FtsBuild`]) writes a fresh subfolder and then replaces `CURRENT`
+//! (write a temp file, rename), so a crash at any point leaves the old index or the new one
+//! live, never neither; the writer removes the other subfolders when it next opens the
+//! index ([`clean`]). Every commit records the catalog generation it was written for
+//! ([`Fts::generation`]).
 
 use crate::IndexError;
 use crate::tokenizer::{analyze, code_analyzer};
 use lore_core::Chunk;
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
@@ -82,22 +90,94 @@ pub struct FtsWriter {
     fields: Fields,
 }
 
+/// What a store's BM25 folder holds, found without writing anything.
+pub enum FtsState {
+    /// No index: the folder, or the index `CURRENT` names, does not exist.
+    Missing,
+    /// An index that does not open, and why.
+    Damaged(String),
+    Present(Fts),
+}
+
+/// The file naming the live index's subfolder.
+const CURRENT: &str = "CURRENT";
+/// Prefix of the subfolders that hold an index.
+const BUILD_PREFIX: &str = "v";
+
 fn fts_err(dir: &Path) -> impl Fn(tantivy::TantivyError) -> IndexError + '_ {
     move |e| IndexError::Fts(dir.display().to_string(), e)
 }
 
-impl Fts {
-    /// Opens the index in `dir`, creating it when absent.
-    pub fn open(dir: &Path) -> Result<Fts, IndexError> {
-        let err = fts_err(dir);
-        let (schema, fields) = schema();
-        let index = if dir.join("meta.json").exists() {
-            Index::open_in_dir(dir).map_err(&err)?
+fn io_err(path: &Path) -> impl Fn(std::io::Error) -> IndexError + '_ {
+    move |e| IndexError::Io(path.display().to_string(), e)
+}
+
+/// The folder of the live index under `dir` (`None`: there is none), read from `CURRENT`.
+fn live_dir(dir: &Path) -> Result<Option<PathBuf>, IndexError> {
+    let pointer = dir.join(CURRENT);
+    match std::fs::read_to_string(&pointer) {
+        Ok(name) => {
+            let name = name.trim();
+            let valid = name
+                .strip_prefix(BUILD_PREFIX)
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            if !valid {
+                return Err(IndexError::Corrupt(pointer.display().to_string()));
+            }
+            Ok(Some(dir.join(name)))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // An index from before `CURRENT`, in the folder itself.
+            Ok(dir.join("meta.json").exists().then(|| dir.to_path_buf()))
+        }
+        Err(e) => Err(io_err(&pointer)(e)),
+    }
+}
+
+/// Removes what is not the live index from a store's BM25 folder: half-built or replaced
+/// subfolders, a temp pointer, and the files of an index from before `CURRENT` once a
+/// rebuilt one is live. Only the writer calls this; a file another process still has open
+/// stays readable to it (and one that cannot be removed yet is left for the next time).
+pub fn clean(dir: &Path) -> Result<(), IndexError> {
+    // A damaged pointer is left for the rebuild that replaces it.
+    let Ok(live) = live_dir(dir) else {
+        return Ok(());
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    let legacy_live = live.as_deref() == Some(dir);
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name == CURRENT || live.as_deref() == Some(path.as_path()) {
+            continue;
+        }
+        let is_build = path.is_dir() && name.starts_with(BUILD_PREFIX);
+        // With no `CURRENT`, the folder's own files are the live index.
+        if legacy_live && !is_build && name != "CURRENT.tmp" {
+            continue;
+        }
+        let _ = if path.is_dir() {
+            std::fs::remove_dir_all(&path)
         } else {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| IndexError::Io(dir.display().to_string(), e))?;
-            Index::create_in_dir(dir, schema).map_err(&err)?
+            std::fs::remove_file(&path)
         };
+    }
+    Ok(())
+}
+
+fn open_index(dir: &Path) -> Result<Fts, IndexError> {
+    let err = fts_err(dir);
+    let (_, fields) = schema();
+    let index = Index::open_in_dir(dir).map_err(&err)?;
+    Fts::with_index(index, fields, dir)
+}
+
+impl Fts {
+    fn with_index(index: Index, fields: Fields, dir: &Path) -> Result<Fts, IndexError> {
+        let err = fts_err(dir);
         index.tokenizers().register(ANALYZER, code_analyzer());
         let reader = index
             .reader_builder()
@@ -109,6 +189,65 @@ impl Fts {
             reader,
             fields,
         })
+    }
+
+    /// Opens a store's index for reading (`dir` is its BM25 folder). A store without one
+    /// yet reads as empty (nothing is created); one that does not open is an error.
+    pub fn open(dir: &Path) -> Result<Fts, IndexError> {
+        match live_dir(dir)? {
+            Some(live) => open_index(&live),
+            None => {
+                let (schema, fields) = schema();
+                Fts::with_index(Index::create_in_ram(schema), fields, dir)
+            }
+        }
+    }
+
+    /// What the folder holds, found without writing to it (for checks).
+    pub fn probe(dir: &Path) -> FtsState {
+        match live_dir(dir) {
+            Ok(None) => FtsState::Missing,
+            Ok(Some(live)) if !live.join("meta.json").exists() => FtsState::Missing,
+            Ok(Some(live)) => match open_index(&live) {
+                Ok(fts) => FtsState::Present(fts),
+                Err(e) => FtsState::Damaged(e.to_string()),
+            },
+            Err(e) => FtsState::Damaged(e.to_string()),
+        }
+    }
+
+    /// Opens the index for a writer, creating an empty one when the store has none. Leftovers
+    /// of interrupted rebuilds are removed first.
+    pub fn open_or_create(dir: &Path) -> Result<Fts, IndexError> {
+        clean(dir)?;
+        match live_dir(dir)? {
+            Some(live) => open_index(&live),
+            None => FtsBuild::start(dir)?.swap_in(None),
+        }
+    }
+
+    /// The catalog generation the last commit was written for (`None` for an index written
+    /// before lore recorded it).
+    pub fn generation(&self) -> Option<i64> {
+        let payload = self.index.load_metas().ok()?.payload?;
+        payload.strip_prefix("generation ")?.trim().parse().ok()
+    }
+
+    /// The chunk ids of every live document, ascending.
+    pub fn ids(&self) -> Result<Vec<i64>, IndexError> {
+        let err = |e| IndexError::Fts("ids".into(), e);
+        let searcher = self.reader.searcher();
+        let mut ids = Vec::with_capacity(searcher.num_docs() as usize);
+        for segment in searcher.segment_readers() {
+            let col = segment.fast_fields().i64("id").map_err(err)?;
+            for doc in segment.doc_ids_alive() {
+                if let Some(id) = col.first(doc) {
+                    ids.push(id);
+                }
+            }
+        }
+        ids.sort_unstable();
+        Ok(ids)
     }
 
     pub fn writer(&self) -> Result<FtsWriter, IndexError> {
@@ -243,6 +382,11 @@ impl FtsWriter {
         let _ = self.writer.delete_all_documents();
     }
 
+    /// Adds a chunk read back from the catalog (a rebuild).
+    pub fn add_stored(&mut self, c: &crate::StoredChunk) -> Result<(), IndexError> {
+        self.add_chunk(c.id, &c.path, &c.chunk)
+    }
+
     pub fn add_chunk(&mut self, id: i64, path: &str, chunk: &Chunk) -> Result<(), IndexError> {
         let f = self.fields;
         let mut doc = TantivyDocument::default();
@@ -266,19 +410,212 @@ impl FtsWriter {
         Ok(())
     }
 
-    /// Durably commits every change since the last commit.
-    pub fn commit(&mut self) -> Result<(), IndexError> {
-        self.writer
-            .commit()
-            .map_err(|e| IndexError::Fts("commit".into(), e))?;
+    /// Durably commits every change since the last commit, recording the catalog
+    /// `generation` the index will match once the catalog commits its side.
+    pub fn commit(&mut self, generation: Option<i64>) -> Result<(), IndexError> {
+        let err = |e| IndexError::Fts("commit".into(), e);
+        let mut prepared = self.writer.prepare_commit().map_err(err)?;
+        if let Some(g) = generation {
+            prepared.set_payload(&format!("generation {g}"));
+        }
+        prepared.commit().map_err(err)?;
         Ok(())
     }
 
-    /// Commits, then waits for background merges so the directory is left tidy.
-    pub fn finish(mut self) -> Result<(), IndexError> {
-        self.commit()?;
+    /// Waits for background merges so the directory is left tidy (changes not committed
+    /// are dropped).
+    pub fn finish(self) -> Result<(), IndexError> {
         self.writer
             .wait_merging_threads()
             .map_err(|e| IndexError::Fts("merge".into(), e))
+    }
+}
+
+/// A fresh index built in a new subfolder of a store's BM25 folder, beside the live one;
+/// `swap_in` makes it the live one.
+pub struct FtsBuild {
+    root: PathBuf,
+    name: String,
+    fts: Fts,
+    writer: FtsWriter,
+}
+
+impl FtsBuild {
+    /// Starts an empty index in a new subfolder of `root` (created if needed).
+    pub fn start(root: &Path) -> Result<FtsBuild, IndexError> {
+        std::fs::create_dir_all(root).map_err(io_err(root))?;
+        let next = std::fs::read_dir(root)
+            .map_err(io_err(root))?
+            .flatten()
+            .filter_map(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .strip_prefix(BUILD_PREFIX)?
+                    .parse::<u64>()
+                    .ok()
+            })
+            .max()
+            .map_or(1, |n| n + 1);
+        let name = format!("{BUILD_PREFIX}{next}");
+        let dir = root.join(&name);
+        std::fs::create_dir(&dir).map_err(io_err(&dir))?;
+        let (schema, fields) = schema();
+        let index = Index::create_in_dir(&dir, schema).map_err(fts_err(&dir))?;
+        let fts = Fts::with_index(index, fields, &dir)?;
+        let writer = fts.writer()?;
+        Ok(FtsBuild {
+            root: root.to_path_buf(),
+            name,
+            fts,
+            writer,
+        })
+    }
+
+    pub fn writer(&mut self) -> &mut FtsWriter {
+        &mut self.writer
+    }
+
+    /// Commits the new index (recording `generation`), then makes it the live one by
+    /// replacing `CURRENT`, and removes the one it replaces.
+    pub fn swap_in(mut self, generation: Option<i64>) -> Result<Fts, IndexError> {
+        self.writer.commit(generation)?;
+        self.writer.finish()?;
+        let tmp = self.root.join("CURRENT.tmp");
+        let pointer = self.root.join(CURRENT);
+        {
+            use std::io::Write as _;
+            let mut f = std::fs::File::create(&tmp).map_err(io_err(&tmp))?;
+            f.write_all(self.name.as_bytes()).map_err(io_err(&tmp))?;
+            f.sync_all().map_err(io_err(&tmp))?;
+        }
+        std::fs::rename(&tmp, &pointer).map_err(io_err(&pointer))?;
+        if let Ok(d) = std::fs::File::open(&self.root) {
+            let _ = d.sync_all();
+        }
+        clean(&self.root)?;
+        self.fts.reload()?;
+        Ok(self.fts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lore_core::{ChunkKind, Language};
+
+    fn chunk(text: &str) -> Chunk {
+        Chunk {
+            kind: ChunkKind::Text,
+            language: Language::Text,
+            symbol: None,
+            parent: None,
+            signature: None,
+            doc: None,
+            headings: vec![],
+            start_line: 1,
+            end_line: 1,
+            start_byte: 0,
+            end_byte: text.len(),
+            content: text.into(),
+            context: None,
+        }
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn a_rebuild_is_swapped_in_whole_and_leftovers_are_removed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("fts");
+        assert!(matches!(Fts::probe(&dir), FtsState::Missing));
+        // A reader of a store without an index sees nothing and creates nothing.
+        assert_eq!(Fts::open(&dir).unwrap().num_docs(), 0);
+        assert!(!dir.exists());
+
+        let fts = Fts::open_or_create(&dir).unwrap();
+        let mut w = fts.writer().unwrap();
+        w.add_chunk(1, "a.txt", &chunk("wombat burrows")).unwrap();
+        w.commit(Some(4)).unwrap();
+        w.finish().unwrap();
+        let FtsState::Present(fts) = Fts::probe(&dir) else {
+            panic!("no index after a commit")
+        };
+        assert_eq!((fts.ids().unwrap(), fts.generation()), (vec![1], Some(4)));
+
+        // A rebuild killed before its swap: the old index stays live.
+        let mut build = FtsBuild::start(&dir).unwrap();
+        build
+            .writer()
+            .add_chunk(2, "b.txt", &chunk("quokka smiles"))
+            .unwrap();
+        build.writer().commit(Some(5)).unwrap();
+        drop(build);
+        assert_eq!(Fts::open(&dir).unwrap().ids().unwrap(), [1]);
+        assert_eq!(names(&dir), ["CURRENT", "v1", "v2"]);
+
+        // The next writer removes the half-built index; a finished rebuild replaces the old.
+        let fts = Fts::open_or_create(&dir).unwrap();
+        assert_eq!(fts.ids().unwrap(), [1]);
+        assert_eq!(names(&dir), ["CURRENT", "v1"]);
+        let mut build = FtsBuild::start(&dir).unwrap();
+        build
+            .writer()
+            .add_chunk(3, "c.txt", &chunk("numbat termites"))
+            .unwrap();
+        let new = build.swap_in(Some(6)).unwrap();
+        assert_eq!((new.ids().unwrap(), new.generation()), (vec![3], Some(6)));
+        assert_eq!(Fts::open(&dir).unwrap().ids().unwrap(), [3]);
+        assert_eq!(names(&dir), ["CURRENT", "v2"]);
+        let hits = new
+            .search("numbat", 5, &FieldBoosts::default())
+            .unwrap()
+            .hits;
+        assert_eq!(hits.len(), 1);
+    }
+
+    #[test]
+    fn an_index_from_before_current_is_read_then_replaced() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("fts");
+        std::fs::create_dir_all(&dir).unwrap();
+        let (schema, fields) = schema();
+        let index = Index::create_in_dir(&dir, schema).unwrap();
+        let old = Fts::with_index(index, fields, &dir).unwrap();
+        let mut w = old.writer().unwrap();
+        w.add_chunk(7, "a.txt", &chunk("old layout")).unwrap();
+        w.commit(None).unwrap();
+        w.finish().unwrap();
+        let fts = Fts::open_or_create(&dir).unwrap();
+        assert_eq!((fts.ids().unwrap(), fts.generation()), (vec![7], None));
+
+        let mut build = FtsBuild::start(&dir).unwrap();
+        build
+            .writer()
+            .add_chunk(8, "a.txt", &chunk("new layout"))
+            .unwrap();
+        build.swap_in(Some(1)).unwrap();
+        assert_eq!(names(&dir), ["CURRENT", "v1"]);
+        assert_eq!(Fts::open(&dir).unwrap().ids().unwrap(), [8]);
+    }
+
+    #[test]
+    fn a_damaged_index_is_named_not_replaced() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("fts");
+        Fts::open_or_create(&dir).unwrap();
+        std::fs::write(dir.join("v1/meta.json"), b"{ not json").unwrap();
+        assert!(matches!(Fts::probe(&dir), FtsState::Damaged(_)));
+        assert!(Fts::open(&dir).is_err());
+        std::fs::write(dir.join("CURRENT"), b"../elsewhere").unwrap();
+        assert!(matches!(Fts::probe(&dir), FtsState::Damaged(_)));
+        std::fs::write(dir.join("CURRENT"), b"v9").unwrap();
+        assert!(matches!(Fts::probe(&dir), FtsState::Missing));
     }
 }

@@ -23,7 +23,7 @@ pub use catalog::{
     Catalog, CatalogTx, ChunkRow, FileRecord, NewStore, StoreRecord, StoreStats, StoredChunk,
     blob_to_embedding,
 };
-pub use fts::{FieldBoosts, Fts, FtsHits, FtsWriter};
+pub use fts::{FieldBoosts, Fts, FtsBuild, FtsHits, FtsState, FtsWriter, clean as clean_fts};
 pub use graph::{Edge, ImportRow, RefRow, RefTarget, ResolvedRef, SymbolRow};
 pub use jobs::{JobProgress, JobRecord, JobStatus, is_job_id, new_job_id};
 pub use lock::WriterLock;
@@ -35,11 +35,11 @@ use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
 pub enum IndexError {
     #[error("catalog {0}: {1}")]
     Catalog(String, #[source] rusqlite::Error),
-    #[error("search index {0}: {1} (run `lore index --full` to rebuild it)")]
+    #[error("search index {0}: {1} (run `lore index` to rebuild it)")]
     Fts(String, #[source] tantivy::TantivyError),
     #[error("{0}: {1}")]
     Io(String, #[source] std::io::Error),
-    #[error("{0} is corrupt; run `lore index --full` to rebuild it")]
+    #[error("{0} is corrupt; run `lore index` to rebuild it")]
     Corrupt(String),
     #[error("store {0:?} already exists (see `lore store list`)")]
     StoreExists(String),

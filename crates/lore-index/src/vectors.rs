@@ -57,6 +57,10 @@ impl VectorSet {
     pub fn generation(&self) -> i64 {
         self.generation
     }
+    /// The chunk ids it holds, ascending.
+    pub fn ids(&self) -> &[i64] {
+        &self.ids
+    }
 
     /// Reads a snapshot; `Ok(None)` when the file does not exist. The matrix is read
     /// straight into its final buffer (no second copy of the file in memory).

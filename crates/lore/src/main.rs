@@ -94,6 +94,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Store { command } => store(&ctx, command),
         Command::Index { stores, full } => index(&ctx, &stores, full),
         Command::Sync { stores } => sync(&ctx, &stores),
+        Command::Doctor { store } => doctor(&ctx, store.as_deref()),
         Command::Search(args) => search(&ctx, args),
         Command::Context { id } => context(&ctx, &id),
         Command::Graph(args) => graph(&ctx, args),
@@ -136,6 +137,18 @@ fn sync(ctx: &Ctx, stores: &[String]) -> anyhow::Result<()> {
     let reports = engine.sync(stores, &ctx.bars)?;
     ctx.bars.clear();
     output::index_reports(ctx.json, &reports)
+}
+
+/// Reads only: the data dir is not opened for writing (nor created).
+fn doctor(ctx: &Ctx, store: Option<&str>) -> anyhow::Result<()> {
+    let report = lore_engine::doctor(&ctx.data, store)?;
+    output::doctor(ctx.json, &report)?;
+    if !report.healthy {
+        use std::io::Write as _;
+        let _ = std::io::stdout().flush();
+        std::process::exit(1);
+    }
+    Ok(())
 }
 
 fn search(ctx: &Ctx, args: SearchArgs) -> anyhow::Result<()> {

@@ -1,8 +1,8 @@
 //! Text and JSON rendering of engine results. JSON goes to stdout, one document per command.
 
 use lore_engine::{
-    ContextLayer, Direction, GraphAnswer, IndexReport, Related, RelatedUnit, SearchResponse,
-    StoreRecord, StoreSummary, UnitContext,
+    ContextLayer, Direction, DoctorReport, GraphAnswer, IndexReport, Problem, Related, RelatedUnit,
+    SearchResponse, StoreRecord, StoreSummary, UnitContext,
 };
 use serde::Serialize;
 use std::borrow::Cow;
@@ -119,6 +119,52 @@ fn report_line(r: &IndexReport) -> String {
         r.skipped.len(),
         r.elapsed_ms as f64 / 1000.0
     )
+}
+
+pub fn doctor(json: bool, r: &DoctorReport) -> anyhow::Result<()> {
+    if json {
+        return print_json(r);
+    }
+    let problem = |p: &Problem| {
+        out!("  {}: {}", p.part.as_str(), esc(&p.problem));
+        out!("    repair: {}", esc(&p.repair));
+    };
+    if let Some(w) = &r.writer {
+        out!(
+            "(lore {} pid {} is writing to this data dir; a store it is indexing can look \
+             out of step until its batch lands)",
+            esc(&w.role),
+            w.pid
+        );
+    }
+    r.problems.iter().for_each(problem);
+    if r.stores.is_empty() {
+        out!("no stores");
+    }
+    for s in &r.stores {
+        let c = &s.catalog;
+        let count = |n: Option<u64>| n.map_or_else(|| "-".to_string(), |n| n.to_string());
+        let facts = format!(
+            "catalog {} files, {} chunks, {} embedded, generation {}; BM25 {} ({}); vectors {} ({})",
+            c.files,
+            c.chunks,
+            c.embedded,
+            c.generation,
+            count(s.bm25.count),
+            s.bm25.state,
+            count(s.vectors.count),
+            s.vectors.state
+        );
+        if s.healthy {
+            out!("{}: ok ({facts})", esc(&s.store));
+        } else {
+            let n = s.problems.len();
+            let plural = if n == 1 { "problem" } else { "problems" };
+            out!("{}: {n} {plural} ({facts})", esc(&s.store));
+            s.problems.iter().for_each(problem);
+        }
+    }
+    Ok(())
 }
 
 pub fn store_added(json: bool, store: &StoreRecord, report: &IndexReport) -> anyhow::Result<()> {

@@ -1,5 +1,7 @@
-//! Committing one batch of prepared files: BM25 first, then the catalog in one
-//! transaction (chunks, embeddings and code facts per file; the generation bumped).
+//! Committing one batch of prepared files: BM25 first (marked with the generation the
+//! catalog will be at), then the catalog in one transaction (chunks, embeddings and code
+//! facts per file; the generation bumped). A full run writes no BM25 here: it builds a
+//! fresh index from the catalog at its end (`rebuild_fts`).
 
 use super::plan::{Plan, chunk_id};
 use super::prepare::{Prepared, Why};
@@ -9,7 +11,10 @@ use lore_index::{ChunkRow, FileRecord, FtsWriter, StoreRecord};
 
 /// What the batches of one run carry from one commit to the next.
 pub(super) struct Commits {
-    pub writer: FtsWriter,
+    /// The live BM25 index's writer; `None` in a full run.
+    pub writer: Option<FtsWriter>,
+    /// The store's catalog generation now.
+    pub generation: i64,
     /// No batch committed yet: the first one also clears and deletes.
     first: bool,
     /// Something changed that searches see: every commit after it bumps the generation.
@@ -20,9 +25,10 @@ pub(super) struct Commits {
 }
 
 impl Commits {
-    pub fn new(writer: FtsWriter, full: bool, plan: &Plan) -> Commits {
+    pub fn new(writer: Option<FtsWriter>, generation: i64, full: bool, plan: &Plan) -> Commits {
         Commits {
             writer,
+            generation,
             first: true,
             changed_any: full || !plan.deleted.is_empty(),
             dirty_names: Vec::new(),
@@ -43,33 +49,46 @@ impl Engine {
         vectors: &[Vec<Vec<f32>>],
         report: &mut IndexReport,
     ) -> Result<(), EngineError> {
-        let writer = &mut run.writer;
+        // Whether the catalog transaction below bumps the generation.
+        let bumps = run.changed_any
+            || group.iter().any(|p| {
+                matches!(
+                    p,
+                    Prepared::Changed { .. }
+                        | Prepared::Skipped {
+                            was_indexed: true,
+                            ..
+                        }
+                )
+            });
         // BM25 first …
-        if run.first {
-            if plan.rebuild {
-                writer.delete_all();
-            }
-            for path in &plan.deleted {
-                writer.delete_file(path);
-            }
-        }
-        for p in group {
-            match p {
-                Prepared::Changed { file, chunks, .. } => {
-                    writer.delete_file(&file.path);
-                    for c in chunks {
-                        writer.add_chunk(chunk_id(store.id, &file.path, c), &file.path, c)?;
-                    }
+        if let Some(writer) = run.writer.as_mut() {
+            if run.first {
+                if plan.rebuild {
+                    writer.delete_all();
                 }
-                Prepared::Skipped {
-                    path,
-                    was_indexed: true,
-                    ..
-                } => writer.delete_file(path),
-                _ => {}
+                for path in &plan.deleted {
+                    writer.delete_file(path);
+                }
             }
+            for p in group {
+                match p {
+                    Prepared::Changed { file, chunks, .. } => {
+                        writer.delete_file(&file.path);
+                        for c in chunks {
+                            writer.add_chunk(chunk_id(store.id, &file.path, c), &file.path, c)?;
+                        }
+                    }
+                    Prepared::Skipped {
+                        path,
+                        was_indexed: true,
+                        ..
+                    } => writer.delete_file(path),
+                    _ => {}
+                }
+            }
+            writer.commit(Some(run.generation + i64::from(bumps)))?;
         }
-        writer.commit()?;
         // … then the catalog, in one transaction.
         let tx = self.catalog.begin()?;
         if run.first {
@@ -142,7 +161,7 @@ impl Engine {
             }
         }
         if run.changed_any {
-            tx.bump_generation(store.id)?;
+            run.generation = tx.bump_generation(store.id)?;
         }
         tx.commit()?;
         run.first = false;

@@ -7,18 +7,19 @@ use lore_index::{StoreRecord, VectorSet, blob_to_embedding};
 use lore_source::PathFilter;
 
 impl Engine {
-    /// Rewrites the vector snapshot when it is behind the catalog.
+    /// Rewrites the vector snapshot when it is missing, damaged or disagrees with the
+    /// catalog (doctor's check).
     pub(super) fn refresh_vectors(&self, store_id: i64) -> Result<(), EngineError> {
         let store = self
             .catalog
             .store_by_id(store_id)?
             .ok_or_else(|| EngineError::NotFound(format!("store #{store_id}")))?;
-        let path = self.data.store_dir(store_id).join("vectors.bin");
-        let current = VectorSet::load(&path)
-            .ok()
-            .flatten()
-            .map(|v| v.generation());
-        if current == Some(store.generation) {
+        let dir = self.data.store_dir(store_id);
+        std::fs::create_dir_all(&dir).map_err(|e| EngineError::io(dir.display().to_string(), e))?;
+        let path = dir.join("vectors.bin");
+        let (facts, problem) =
+            crate::doctor::check_vectors(&self.catalog, store_id, store.generation, &path)?;
+        if problem.is_none() && facts.state == "ok" {
             return Ok(());
         }
         let mut rows = Vec::new();

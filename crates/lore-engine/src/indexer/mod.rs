@@ -3,8 +3,11 @@
 //! (resolve the graph, rewrite the vector snapshot).
 //!
 //! Files are committed in batches, so a crash loses at most one batch and the next run
-//! picks up where this one stopped. A full run is the same run with every file re-read:
-//! each file's old chunks stay searchable until its new ones are committed in their place.
+//! picks up where this one stopped. A full run is the same run with every file re-read;
+//! it leaves the live BM25 index alone and, at its end, builds a fresh one from the catalog
+//! beside it and swaps it in. Before a run, the BM25 index is checked against the catalog
+//! (doctor's check) and rebuilt from the catalog's chunk text when missing, damaged or
+//! out of step; the vector snapshot is rewritten after a run when it disagrees.
 
 mod commit;
 mod finish;
@@ -17,7 +20,7 @@ use crate::{Engine, EngineError, Phase, Progress};
 use commit::Commits;
 use lore_core::StoreKind;
 use lore_embed::Embedder;
-use lore_index::{Fts, StoreRecord};
+use lore_index::{Fts, FtsBuild, StoreRecord};
 use prepare::{Prepared, prepare_all};
 use serde::Serialize;
 use std::time::Instant;
@@ -71,23 +74,37 @@ impl Engine {
             store: store.name.clone(),
             ..Default::default()
         };
-        let dir = self.data.store_dir(store.id);
-        let fts_dir = dir.join("fts");
-        let fts = match Fts::open(&fts_dir) {
-            Ok(f) => f,
-            Err(_) if full => {
-                // A full rebuild also repairs an index that no longer opens.
-                let _ = std::fs::remove_dir_all(&fts_dir);
-                Fts::open(&fts_dir)?
+        let fts_dir = self.data.store_dir(store.id).join("fts");
+        // Leftovers of a rebuild that did not finish go first.
+        lore_index::clean_fts(&fts_dir)?;
+        let mut generation = self
+            .catalog
+            .store_by_id(store.id)?
+            .map_or(store.generation, |s| s.generation);
+        let writer = if full {
+            None
+        } else {
+            let check =
+                crate::doctor::check_bm25(&self.catalog, store.id, generation, &fts_dir, true)?;
+            if let Some(problem) = check.problem {
+                drop(check.fts);
+                progress.message(&format!(
+                    "{}: {problem}; rebuilding it from the catalog",
+                    store.name
+                ));
+                generation = self.rebuild_fts(store.id, &fts_dir)?;
+                report
+                    .warnings
+                    .push(format!("{problem}: rebuilt BM25 from the catalog"));
             }
-            Err(e) => return Err(e.into()),
+            Some(Fts::open_or_create(&fts_dir)?.writer()?)
         };
         let plan = self.plan(store, full, &mut report)?;
         let prepared = prepare_all(&plan, store.max_file_bytes, &self.config.chunk, progress);
 
         let total_chunks: usize = prepared.iter().map(Prepared::chunk_count).sum();
         progress.start(Phase::Embeddings, total_chunks as u64);
-        let mut run = Commits::new(fts.writer()?, full, &plan);
+        let mut run = Commits::new(writer, generation, full, &plan);
         let batch = self.config.commit_every_files.max(1);
         // Always run at least one commit, so deletions and full clears land.
         let empty: &[Prepared] = &[];
@@ -118,7 +135,12 @@ impl Engine {
             }
             self.commit_batch(store, &plan, &mut run, group, &vectors, &mut report)?;
         }
-        run.writer.finish()?;
+        if let Some(writer) = run.writer.take() {
+            writer.finish()?;
+        }
+        if full {
+            self.rebuild_fts(store.id, &fts_dir)?;
+        }
         progress.finish(Phase::Embeddings);
 
         let structure_changed = full
@@ -155,6 +177,32 @@ impl Engine {
         }
         report.elapsed_ms = started.elapsed().as_millis() as u64;
         Ok(report)
+    }
+}
+
+impl Engine {
+    /// Builds a store's BM25 index afresh from the catalog's chunks (no file is read, nothing
+    /// embedded) beside the live one and swaps it in; bumps the generation so readers reopen.
+    /// Returns the new generation.
+    pub(crate) fn rebuild_fts(
+        &mut self,
+        store_id: i64,
+        dir: &std::path::Path,
+    ) -> Result<i64, EngineError> {
+        let generation = self
+            .catalog
+            .store_by_id(store_id)?
+            .ok_or_else(|| EngineError::NotFound(format!("store #{store_id}")))?
+            .generation;
+        let mut build = FtsBuild::start(dir)?;
+        self.catalog
+            .for_each_chunk(store_id, |c| build.writer().add_stored(&c))?;
+        build.swap_in(Some(generation + 1))?;
+        let tx = self.catalog.begin()?;
+        let generation = tx.bump_generation(store_id)?;
+        tx.commit()?;
+        self.forget_readers(store_id);
+        Ok(generation)
     }
 }
 
@@ -228,5 +276,180 @@ mod tests {
             "{r:?}"
         );
         assert!(r.warnings[0].contains("max_file_size"), "{r:?}");
+    }
+
+    /// A folder of small Python files, each with a word of its own and common ones.
+    fn corpus(dir: &std::path::Path, n: usize) -> std::path::PathBuf {
+        let src = dir.join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        for i in 0..n {
+            std::fs::write(
+                src.join(format!("m{i:02}.py")),
+                format!(
+                    "def settle_{i}(balance):\n    \"\"\"Settle ledger entry {i} for the account.\"\"\"\n    return balance - {i}\n"
+                ),
+            )
+            .unwrap();
+        }
+        src
+    }
+
+    fn fts_of(e: &Engine, store: &str) -> Fts {
+        let id = e.store_record(store).unwrap().id;
+        Fts::open(&e.data.store_dir(id).join("fts")).unwrap()
+    }
+
+    fn scores(fts: &Fts, query: &str) -> Vec<String> {
+        let hits = fts
+            .search(query, 50, &lore_index::FieldBoosts::default())
+            .unwrap();
+        let mut s: Vec<String> = hits.hits.iter().map(|(_, s)| format!("{s:.5}")).collect();
+        s.push(format!("max {:.5}", hits.max_score));
+        s
+    }
+
+    #[test]
+    fn a_full_rebuild_scores_bm25_as_a_fresh_index_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = corpus(dir.path(), 40);
+        let mut e = engine(dir.path());
+        // Small batches: many segments, merged while the full runs replace their documents.
+        e.config_mut().commit_every_files = 3;
+        add(&mut e, "old", &src);
+        for _ in 0..2 {
+            e.index(&["old".into()], true, &NoProgress).unwrap();
+        }
+        add(&mut e, "fresh", &src);
+        // Replaced documents must not count in the statistics (they did when --full
+        // re-indexed in place: every term's document frequency doubled).
+        for q in ["settle ledger", "balance account 7"] {
+            assert_eq!(
+                scores(&fts_of(&e, "old"), q),
+                scores(&fts_of(&e, "fresh"), q),
+                "{q}"
+            );
+        }
+        let id = e.store_record("old").unwrap().id;
+        let health = e.doctor(Some("old")).unwrap();
+        assert!(health.healthy, "{health:#?}");
+        let fts_dir = e.data.store_dir(id).join("fts");
+        let mut left: Vec<String> = std::fs::read_dir(&fts_dir)
+            .unwrap()
+            .map(|d| d.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left.len(), 2, "one live index and its pointer: {left:?}");
+    }
+
+    #[test]
+    fn a_deleted_or_damaged_bm25_index_is_rebuilt_from_the_catalog_by_a_plain_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = corpus(dir.path(), 5);
+        let mut e = engine(dir.path());
+        add(&mut e, "s", &src);
+        let id = e.store_record("s").unwrap().id;
+        let fts_dir = e.data.store_dir(id).join("fts");
+        let chunks = e.catalog.chunk_count(id).unwrap();
+        assert_eq!(fts_of(&e, "s").num_docs(), chunks);
+
+        // Deleted by hand: doctor names it and the repair; a plain index rebuilds it.
+        std::fs::remove_dir_all(&fts_dir).unwrap();
+        let d = crate::doctor(e.data_dir(), None).unwrap();
+        assert!(!d.healthy);
+        let p = &d.stores[0].problems[0];
+        assert_eq!(
+            (p.part, p.repair.as_str()),
+            (crate::Part::Bm25, "lore index s")
+        );
+        assert!(p.problem.contains("missing"), "{p:?}");
+        let r = &e.index(&["s".into()], false, &NoProgress).unwrap()[0];
+        assert_eq!((r.changed, r.reanalyzed, r.added), (0, 0, 0), "{r:?}");
+        assert!(
+            r.warnings[0].contains("rebuilt BM25 from the catalog"),
+            "{r:?}"
+        );
+        assert_eq!(fts_of(&e, "s").num_docs(), chunks);
+        assert!(crate::doctor(e.data_dir(), None).unwrap().healthy);
+
+        // Damaged: the live index's meta.json overwritten.
+        let pointer = std::fs::read_to_string(fts_dir.join("CURRENT")).unwrap();
+        std::fs::write(fts_dir.join(pointer.trim()).join("meta.json"), "{").unwrap();
+        assert!(!crate::doctor(e.data_dir(), None).unwrap().healthy);
+        e.index(&["s".into()], false, &NoProgress).unwrap();
+        let hits = fts_of(&e, "s")
+            .search("settle_3", 5, &lore_index::FieldBoosts::default())
+            .unwrap();
+        assert!(!hits.hits.is_empty());
+        assert!(crate::doctor(e.data_dir(), None).unwrap().healthy);
+
+        // Out of step: a document the catalog does not have, and a stale snapshot.
+        let mut w = fts_of(&e, "s").writer().unwrap();
+        w.add_chunk(
+            42,
+            "ghost.py",
+            &lore_core::Chunk {
+                kind: lore_core::ChunkKind::Text,
+                language: lore_core::Language::Text,
+                symbol: None,
+                parent: None,
+                signature: None,
+                doc: None,
+                headings: vec![],
+                start_line: 1,
+                end_line: 1,
+                start_byte: 0,
+                end_byte: 5,
+                content: "ghost".into(),
+                context: None,
+            },
+        )
+        .unwrap();
+        w.commit(None).unwrap();
+        w.finish().unwrap();
+        lore_index::VectorSet::write(
+            &e.data.store_dir(id).join("vectors.bin"),
+            lore_embed::DIM,
+            999,
+            &[],
+        )
+        .unwrap();
+        let d = e.doctor(Some("s")).unwrap();
+        let problems: Vec<_> = d.stores[0]
+            .problems
+            .iter()
+            .map(|p| p.problem.clone())
+            .collect();
+        assert!(
+            problems[0].ends_with(&format!(
+                "BM25 holds {} chunks, the catalog {chunks}: 1 not in the catalog",
+                chunks + 1
+            )),
+            "{problems:?}"
+        );
+        assert!(problems[1].contains("generation 999"), "{problems:?}");
+        e.index(&["s".into()], false, &NoProgress).unwrap();
+        let d = e.doctor(Some("s")).unwrap();
+        assert!(d.healthy, "{d:#?}");
+    }
+
+    #[test]
+    fn a_rebuild_killed_before_its_swap_leaves_the_old_index_and_is_cleaned_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = corpus(dir.path(), 3);
+        let mut e = engine(dir.path());
+        add(&mut e, "s", &src);
+        let id = e.store_record("s").unwrap().id;
+        let fts_dir = e.data.store_dir(id).join("fts");
+        let before = fts_of(&e, "s").ids().unwrap();
+        // What a kill during `--full` leaves: a half-built index beside the live one.
+        let mut build = FtsBuild::start(&fts_dir).unwrap();
+        build.writer().commit(None).unwrap();
+        drop(build);
+        assert_eq!(std::fs::read_dir(&fts_dir).unwrap().count(), 3);
+        assert_eq!(fts_of(&e, "s").ids().unwrap(), before);
+        assert!(e.doctor(None).unwrap().healthy);
+        e.index(&["s".into()], false, &NoProgress).unwrap();
+        assert_eq!(std::fs::read_dir(&fts_dir).unwrap().count(), 2);
+        assert_eq!(fts_of(&e, "s").ids().unwrap(), before);
     }
 }

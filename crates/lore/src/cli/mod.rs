@@ -72,6 +72,12 @@ pub enum Command {
         /// Stores to sync (default: all).
         stores: Vec<String>,
     },
+    /// Check that each store's catalog, BM25 index and vector snapshot agree (reads only;
+    /// exit 1 and the repair command for each problem found).
+    Doctor {
+        /// The store to check (default: all).
+        store: Option<String>,
+    },
     /// Search stores.
     Search(SearchArgs),
     /// Show the whole unit behind a search result id.

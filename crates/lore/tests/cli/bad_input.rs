@@ -211,7 +211,7 @@ fn corrupt_vectors_and_missing_model_give_clear_errors() {
             &["search", "edit distance between words", "--mode", mode],
             3,
         );
-        assert!(err.contains("lore index --full"), "{mode}: {err}");
+        assert!(err.contains("run `lore index`"), "{mode}: {err}");
         assert!(err.contains("vectors.bin"), "{mode}: {err}");
     }
     let r = &lore.json(&["index", "--full"])[0];

@@ -1,0 +1,486 @@
+//! `doctor`: whether each store's catalog, BM25 index and vector snapshot agree, and for
+//! each disagreement the command that repairs it. It only reads: the catalog is opened
+//! read-only and takes no lock, so it works while a server is the writer.
+//!
+//! The indexer runs the same BM25 and vector checks before and after each run and repairs
+//! what they find from the catalog (BM25 rebuilt from the chunks' text, the snapshot from
+//! the stored vectors), so the repair doctor names is a plain `lore index STORE`.
+
+use crate::{Engine, EngineError, WriterInfo};
+use lore_core::DataDir;
+use lore_index::{Catalog, Fts, FtsState, IndexError, StoreRecord, VectorSet};
+use serde::Serialize;
+use std::path::Path;
+
+/// The verdict on a data dir (or one of its stores).
+#[derive(Debug, Clone, Serialize)]
+pub struct DoctorReport {
+    /// No problem anywhere.
+    pub healthy: bool,
+    pub stores: Vec<StoreHealth>,
+    /// Problems of the data dir as a whole (the catalog file itself).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<Problem>,
+    /// The long-lived writer (a server or watcher) running while the check ran, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writer: Option<WriterInfo>,
+}
+
+/// One store: what each part holds, and what disagrees.
+#[derive(Debug, Clone, Serialize)]
+pub struct StoreHealth {
+    pub store: String,
+    pub healthy: bool,
+    pub catalog: CatalogFacts,
+    pub bm25: PartFacts,
+    pub vectors: PartFacts,
+    pub problems: Vec<Problem>,
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct CatalogFacts {
+    pub files: u64,
+    pub chunks: u64,
+    pub embedded: u64,
+    pub generation: i64,
+}
+
+/// A derived part (BM25 or the vector snapshot): its state and what it holds.
+#[derive(Debug, Clone, Serialize)]
+pub struct PartFacts {
+    /// `ok`, `missing` or `damaged`.
+    pub state: &'static str,
+    /// Chunks it holds (when it opens).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    /// The catalog generation it was written for (when recorded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation: Option<i64>,
+}
+
+impl PartFacts {
+    fn new(state: &'static str) -> PartFacts {
+        PartFacts {
+            state,
+            count: None,
+            generation: None,
+        }
+    }
+}
+
+/// Which part of a store a problem is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Part {
+    Catalog,
+    Bm25,
+    Vectors,
+    Graph,
+}
+
+impl Part {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Part::Catalog => "catalog",
+            Part::Bm25 => "BM25",
+            Part::Vectors => "vectors",
+            Part::Graph => "graph",
+        }
+    }
+}
+
+/// Something that disagrees, and the command that repairs it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Problem {
+    pub part: Part,
+    pub problem: String,
+    pub repair: String,
+}
+
+/// `n` with thousands separators (3,141).
+pub(crate) fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// How two ascending id lists differ: ids only in `want` (missing) and only in `have`.
+fn id_diff(want: &[i64], have: &[i64]) -> (u64, u64) {
+    let (mut i, mut j, mut missing, mut extra) = (0, 0, 0u64, 0u64);
+    while i < want.len() || j < have.len() {
+        match (want.get(i), have.get(j)) {
+            (Some(a), Some(b)) if a == b => {
+                i += 1;
+                j += 1;
+            }
+            (Some(a), Some(b)) if a < b => {
+                missing += 1;
+                i += 1;
+            }
+            (Some(_), None) => {
+                missing += 1;
+                i += 1;
+            }
+            _ => {
+                extra += 1;
+                j += 1;
+            }
+        }
+    }
+    (missing, extra)
+}
+
+/// "BM25 holds 3,141 chunks, the catalog 3,149: 8 missing, 2 not in the catalog".
+fn count_problem(part: &str, have: usize, want: usize, missing: u64, extra: u64) -> String {
+    let mut parts = Vec::new();
+    if missing > 0 {
+        parts.push(format!("{} missing", thousands(missing)));
+    }
+    if extra > 0 {
+        parts.push(format!("{} not in the catalog", thousands(extra)));
+    }
+    format!(
+        "{part} holds {} chunks, the catalog {}: {}",
+        thousands(have as u64),
+        thousands(want as u64),
+        parts.join(", ")
+    )
+}
+
+/// What the BM25 check found: its facts, what disagrees (if anything), and the index when
+/// it opened.
+pub(crate) struct Bm25Check {
+    pub facts: PartFacts,
+    pub problem: Option<String>,
+    pub fts: Option<Fts>,
+}
+
+/// Checks a store's BM25 folder against the catalog: it opens, holds exactly the catalog's
+/// chunk ids, and was written for the catalog's generation. With `quick` (the indexer's
+/// check before each run), an index whose recorded generation and document count match
+/// is taken as whole without comparing ids.
+pub(crate) fn check_bm25(
+    catalog: &Catalog,
+    store_id: i64,
+    generation: i64,
+    dir: &Path,
+    quick: bool,
+) -> Result<Bm25Check, IndexError> {
+    let chunk_count = || -> Result<u64, IndexError> { catalog.chunk_count(store_id) };
+    let fts = match Fts::probe(dir) {
+        FtsState::Present(fts) => fts,
+        FtsState::Missing => {
+            let chunks = chunk_count()?;
+            let problem = (chunks > 0).then(|| {
+                format!(
+                    "the BM25 index is missing; the catalog holds {} chunks",
+                    thousands(chunks)
+                )
+            });
+            return Ok(Bm25Check {
+                facts: PartFacts::new("missing"),
+                problem,
+                fts: None,
+            });
+        }
+        FtsState::Damaged(why) => {
+            return Ok(Bm25Check {
+                facts: PartFacts::new("damaged"),
+                problem: Some(format!("the BM25 index does not open: {why}")),
+                fts: None,
+            });
+        }
+    };
+    let marker = fts.generation();
+    let docs = fts.num_docs();
+    let mut facts = PartFacts {
+        state: "ok",
+        count: Some(docs),
+        generation: marker,
+    };
+    if quick && marker == Some(generation) && docs == chunk_count()? {
+        return Ok(Bm25Check {
+            facts,
+            problem: None,
+            fts: Some(fts),
+        });
+    }
+    let want = catalog.chunk_ids(store_id, false)?;
+    let have = fts.ids()?;
+    let mut problems = Vec::new();
+    let (missing, extra) = id_diff(&want, &have);
+    if missing + extra > 0 {
+        problems.push(count_problem(
+            "BM25",
+            have.len(),
+            want.len(),
+            missing,
+            extra,
+        ));
+    }
+    if let Some(g) = marker
+        && g != generation
+    {
+        problems.push(format!(
+            "BM25 was written for generation {g}, the catalog is at {generation}"
+        ));
+    }
+    if !problems.is_empty() {
+        facts.state = "stale";
+    }
+    Ok(Bm25Check {
+        facts,
+        problem: (!problems.is_empty()).then(|| problems.join("; ")),
+        fts: Some(fts),
+    })
+}
+
+/// Checks a store's vector snapshot against the catalog's stored vectors.
+pub(crate) fn check_vectors(
+    catalog: &Catalog,
+    store_id: i64,
+    generation: i64,
+    path: &Path,
+) -> Result<(PartFacts, Option<String>), IndexError> {
+    let set = match VectorSet::load(path) {
+        Ok(Some(set)) => set,
+        Ok(None) => {
+            let embedded = catalog.chunk_ids(store_id, true)?.len() as u64;
+            let problem = (embedded > 0).then(|| {
+                format!(
+                    "the vector snapshot is missing; the catalog holds {} vectors",
+                    thousands(embedded)
+                )
+            });
+            return Ok((PartFacts::new("missing"), problem));
+        }
+        Err(e) => {
+            return Ok((
+                PartFacts::new("damaged"),
+                Some(format!("the vector snapshot does not load: {e}")),
+            ));
+        }
+    };
+    let mut facts = PartFacts {
+        state: "ok",
+        count: Some(set.len() as u64),
+        generation: Some(set.generation()),
+    };
+    let want = catalog.chunk_ids(store_id, true)?;
+    let mut problems = Vec::new();
+    let (missing, extra) = id_diff(&want, set.ids());
+    if missing + extra > 0 {
+        problems.push(count_problem(
+            "the vector snapshot",
+            set.len(),
+            want.len(),
+            missing,
+            extra,
+        ));
+    }
+    if set.generation() != generation {
+        problems.push(format!(
+            "the vector snapshot was written for generation {}, the catalog is at {generation}",
+            set.generation()
+        ));
+    }
+    if !problems.is_empty() {
+        facts.state = "stale";
+    }
+    Ok((facts, (!problems.is_empty()).then(|| problems.join("; "))))
+}
+
+fn index_repair(store: &str) -> String {
+    format!("lore index {store}")
+}
+
+/// Every check of one store, on one snapshot of the catalog.
+fn check_store(
+    catalog: &Catalog,
+    data: &DataDir,
+    store: &StoreRecord,
+) -> Result<StoreHealth, IndexError> {
+    catalog.snapshot(|catalog| {
+        let Some(store) = catalog.store_by_id(store.id)? else {
+            return Err(IndexError::StoreNotFound(store.name.clone()));
+        };
+        let stats = catalog.stats(store.id)?;
+        let generation = store.generation;
+        let dir = data.store_dir(store.id);
+        let repair = index_repair(&store.name);
+        let mut problems = Vec::new();
+        let mut problem = |part, text: String, repair: &str| {
+            problems.push(Problem {
+                part,
+                problem: text,
+                repair: repair.to_string(),
+            })
+        };
+        let (bad_vectors, orphans) = catalog.inconsistencies(store.id, lore_embed::DIM)?;
+        let readd = format!(
+            "lore store remove {name} && lore store add {name} {source}",
+            name = store.name,
+            source = store.source
+        );
+        if bad_vectors > 0 {
+            problem(
+                Part::Catalog,
+                format!(
+                    "{} stored vectors are not {} floats long",
+                    thousands(bad_vectors),
+                    lore_embed::DIM
+                ),
+                &readd,
+            );
+        }
+        if orphans > 0 {
+            problem(
+                Part::Catalog,
+                format!("{} chunks belong to no indexed file", thousands(orphans)),
+                &readd,
+            );
+        }
+        if store.indexed_at.is_none() {
+            problem(
+                Part::Catalog,
+                "indexing never finished (the run that added the store stopped)".into(),
+                &repair,
+            );
+        }
+        let bm25 = check_bm25(catalog, store.id, generation, &dir.join("fts"), false)?;
+        if let Some(p) = bm25.problem {
+            problem(Part::Bm25, p, &repair);
+        }
+        let (vectors, vector_problem) =
+            check_vectors(catalog, store.id, generation, &dir.join("vectors.bin"))?;
+        if let Some(p) = vector_problem {
+            problem(Part::Vectors, p, &repair);
+        }
+        if store.indexed_at.is_some()
+            && let Some(resolved) = catalog.graph_resolved_generation(store.id)?
+            && resolved != generation
+        {
+            problem(
+                Part::Graph,
+                format!(
+                    "the code graph was resolved at generation {resolved}, the catalog is at \
+                     {generation} (an index run stopped before it finished)"
+                ),
+                &repair,
+            );
+        }
+        Ok(StoreHealth {
+            store: store.name.clone(),
+            healthy: problems.is_empty(),
+            catalog: CatalogFacts {
+                files: stats.files,
+                chunks: stats.chunks,
+                embedded: stats.embedded,
+                generation,
+            },
+            bm25: bm25.facts,
+            vectors,
+            problems,
+        })
+    })
+}
+
+/// Checks the named store (or every store) of an open catalog.
+fn check(
+    catalog: &Catalog,
+    data: &DataDir,
+    name: Option<&str>,
+    writer: Option<WriterInfo>,
+) -> Result<DoctorReport, EngineError> {
+    let stores = match name {
+        Some(n) => vec![
+            catalog
+                .store(n)?
+                .ok_or_else(|| IndexError::StoreNotFound(n.to_string()))?,
+        ],
+        None => catalog.stores()?,
+    };
+    let mut problems = Vec::new();
+    let complaints = catalog.quick_check()?;
+    if !complaints.is_empty() {
+        problems.push(Problem {
+            part: Part::Catalog,
+            problem: format!(
+                "SQLite finds the catalog file damaged: {}",
+                complaints.join("; ")
+            ),
+            repair: format!(
+                "restore {} from a backup, or move it away and add the stores again",
+                data.db().display()
+            ),
+        });
+    }
+    let mut out = Vec::with_capacity(stores.len());
+    for store in &stores {
+        // A writer committing during the check can be caught between its BM25 and catalog
+        // commits: check again while the catalog's generation moves under the check.
+        let mut health = check_store(catalog, data, store)?;
+        for _ in 0..3 {
+            let now = catalog.store_by_id(store.id)?.map(|s| s.generation);
+            if health.healthy || now == Some(health.catalog.generation) {
+                break;
+            }
+            health = check_store(catalog, data, store)?;
+        }
+        out.push(health);
+    }
+    Ok(DoctorReport {
+        healthy: problems.is_empty() && out.iter().all(|s| s.healthy),
+        stores: out,
+        problems,
+        writer,
+    })
+}
+
+/// Checks a data dir without opening it for writing: nothing is created, migrated or
+/// locked. A data dir without a catalog has no stores (and a named store is not found).
+pub fn doctor(data: &DataDir, store: Option<&str>) -> Result<DoctorReport, EngineError> {
+    let writer = crate::writer::running_writer(data);
+    let Some(catalog) = Catalog::open_read_only(&data.db())? else {
+        if let Some(n) = store {
+            return Err(IndexError::StoreNotFound(n.to_string()).into());
+        }
+        return Ok(DoctorReport {
+            healthy: true,
+            stores: Vec::new(),
+            problems: Vec::new(),
+            writer,
+        });
+    };
+    check(&catalog, data, store, writer)
+}
+
+impl Engine {
+    /// `doctor` on this engine's data dir (servers: through their own catalog connection).
+    pub fn doctor(&self, store: Option<&str>) -> Result<DoctorReport, EngineError> {
+        check(&self.catalog, &self.data, store, self.running_writer())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_and_id_differences_read_plainly() {
+        assert_eq!(thousands(3141), "3,141");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000_000), "1,000,000");
+        assert_eq!(id_diff(&[1, 2, 3, 5], &[2, 3, 4]), (2, 1));
+        assert_eq!(
+            count_problem("BM25", 3141, 3149, 8, 0),
+            "BM25 holds 3,141 chunks, the catalog 3,149: 8 missing"
+        );
+    }
+}
