@@ -1,12 +1,22 @@
-//! A writer killed with SIGKILL mid-index leaves a usable data dir, and a second writer is
-//! refused while one runs.
+//! The crash matrix: writers killed with SIGKILL at several points of `store add`, `index`,
+//! `index --full`, a web store's `sync`, a server's index job and `brain ingest-raw`. After
+//! each kill the store opens, `lore doctor` says healthy or names the repair (which then
+//! makes it healthy), the command run again completes with the counts of a clean run, and
+//! nothing outside the data dir changed. Kill points are observed on disk (a BM25 commit's
+//! generation, WAL frames, a folder appearing, requests to the test site), never timed.
+//! The matrix is printed as a table (`--nocapture`).
 
-use crate::common::{self, Lore, assert_first, write};
-use std::path::Path;
-use std::process::Child;
+use crate::common::serve::{Server, get, post};
+use crate::common::site::Site;
+use crate::common::{Lore, Spawned, assert_first, files_under, one_error_line, write};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-const FILES: usize = 400;
+/// Above one commit batch (200 files), so a run commits twice.
+const FILES: usize = 210;
+const WAIT: Duration = Duration::from_secs(120);
 
 /// A token unique to file `i` that the tokenizer keeps whole (letters only, no stem suffix).
 fn token(i: usize) -> String {
@@ -14,248 +24,607 @@ fn token(i: usize) -> String {
     format!("zz{}{}{}q", l(i / 676), l(i / 26), l(i))
 }
 
-fn write_corpus(dir: &Path) {
+/// One small function per file (one chunk each, cheap to embed); `version` changes the
+/// body of the first `edited` files.
+fn write_corpus(dir: &Path, edited: usize, version: u32) {
     for i in 0..FILES {
+        let v = if i < edited { version } else { 0 };
         write(
             dir,
             &format!("src/m{i:03}.rs"),
-            format!(
-                "/// Settles ledger entries of kind {t} for account group {i} and returns the\n\
-                 /// running balance after fees, rounding half-cents towards the customer.\n\
-                 pub fn settle_{t}(balance: i64, fee: i64) -> i64 {{\n    \
-                 let net = balance - fee * {i};\n    if net < 0 {{ 0 }} else {{ net }}\n}}\n",
-                t = token(i)
-            ),
+            format!("pub fn {}() -> u32 {{ {} }}\n", token(i), i as u32 * 10 + v),
         );
     }
 }
 
-/// Waits until the store's BM25 folder exists (indexing has started), the child exits, or
-/// `timeout` passes. True if indexing started while the child was still running.
-fn wait_for_indexing(lore: &Lore, child: &mut Child, timeout: Duration) -> bool {
-    let deadline = Instant::now() + timeout;
+/// Polls `done` until it holds while `child` still runs (true), or the child exits or
+/// `WAIT` passes (false).
+fn wait_until(child: &mut Spawned, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + WAIT;
     while Instant::now() < deadline {
-        if child.try_wait().unwrap().is_some() {
+        if done() {
+            return child.0.try_wait().unwrap().is_none();
+        }
+        if child.0.try_wait().unwrap().is_some() {
             return false;
         }
-        let started = std::fs::read_dir(lore.data().join("stores"))
-            .map(|mut d| d.any(|e| e.is_ok_and(|e| e.path().join("fts").is_dir())))
-            .unwrap_or(false);
-        if started {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    false
-}
-
-/// Waits until `child` holds the writer lock (its pid is in `writer.lock`).
-fn wait_for_lock(lore: &Lore, child: &mut Child, timeout: Duration) -> bool {
-    let deadline = Instant::now() + timeout;
-    let pid = child.id().to_string();
-    while Instant::now() < deadline {
-        if child.try_wait().unwrap().is_some() {
-            return false;
-        }
-        if std::fs::read_to_string(lore.data().join("writer.lock")).is_ok_and(|s| s.trim() == pid) {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    false
-}
-
-/// Waits until the file at `path` no longer holds `before` (or the child exits).
-fn wait_for_change(path: &Path, before: &[u8], child: &mut Child, timeout: Duration) -> bool {
-    let deadline = Instant::now() + timeout;
-    while Instant::now() < deadline {
-        if std::fs::read(path).is_ok_and(|now| now != before) {
-            return true;
-        }
-        if child.try_wait().unwrap().is_some() {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(2));
+        std::thread::sleep(Duration::from_millis(1));
     }
     false
 }
 
 /// Kills `child` with SIGKILL; false if it had already exited.
-fn kill(child: &mut Child) -> bool {
-    let running = child.try_wait().unwrap().is_none();
+fn kill(child: &mut Spawned) -> bool {
+    let running = child.0.try_wait().unwrap().is_none();
     if running {
-        child.kill().unwrap();
+        child.0.kill().unwrap();
     }
-    child.wait().unwrap();
+    child.0.wait().unwrap();
     running
 }
 
-fn check_complete(lore: &Lore) {
-    let info = lore.json(&["store", "info", "big"]);
-    assert_eq!(info["files"], FILES, "{info:#}");
-    assert!(info["chunks"].as_u64().unwrap() >= FILES as u64, "{info:#}");
-    assert_eq!(info["embedded"], info["chunks"], "{info:#}");
-    assert!(info["indexed_at"].is_i64(), "{info:#}");
-    for i in [0, 123, 399] {
-        let resp = lore.search(&token(i), "fts", &[]);
+/// The live BM25 folder of store `id` (`fts/CURRENT` names it).
+fn live_fts(lore: &Lore, id: i64) -> Option<PathBuf> {
+    let fts = lore.data().join(format!("stores/{id}/fts"));
+    let name = std::fs::read_to_string(fts.join("CURRENT")).ok()?;
+    Some(fts.join(name.trim()))
+}
+
+/// The catalog generation the live BM25 index's last commit was written for.
+fn bm25_generation(lore: &Lore, id: i64) -> Option<i64> {
+    let meta = std::fs::read_to_string(live_fts(lore, id)?.join("meta.json")).ok()?;
+    let meta: Value = serde_json::from_str(&meta).ok()?;
+    meta["payload"]
+        .as_str()?
+        .strip_prefix("generation ")?
+        .parse()
+        .ok()
+}
+
+/// Index folders under store `id`'s BM25 folder (the live one and any being built).
+fn fts_builds(lore: &Lore, id: i64) -> usize {
+    let fts = lore.data().join(format!("stores/{id}/fts"));
+    std::fs::read_dir(fts)
+        .map(|d| d.flatten().filter(|e| e.path().is_dir()).count())
+        .unwrap_or(0)
+}
+
+fn wal(lore: &Lore) -> Vec<u8> {
+    std::fs::read(lore.data().join("lore.db-wal")).unwrap_or_default()
+}
+
+/// Every file under the test's root outside the data dir (and the server logs), with a
+/// hash of its content.
+fn outside(lore: &Lore) -> BTreeMap<String, u64> {
+    use std::hash::{Hash, Hasher};
+    files_under(lore.root())
+        .into_iter()
+        .filter(|p| !p.starts_with("data/") && !p.starts_with("serve-"))
+        .map(|p| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            std::fs::read(lore.root().join(&p))
+                .unwrap_or_default()
+                .hash(&mut h);
+            (p, h.finish())
+        })
+        .collect()
+}
+
+/// `lore --json doctor`: healthy or not, and the report.
+fn doctor(lore: &Lore) -> (bool, Value) {
+    let out = lore.run(&["--json", "doctor"]);
+    assert!(out.code == 0 || out.code == 1, "doctor failed: {out:?}");
+    let report = out.json();
+    assert_eq!(report["healthy"] == true, out.code == 0, "{report:#}");
+    (out.code == 0, report)
+}
+
+/// Runs doctor; when it finds problems, runs each repair it names and checks that doctor
+/// then says healthy. Returns what doctor said first and the repairs run.
+fn heal(lore: &Lore) -> (String, String) {
+    let (healthy, report) = doctor(lore);
+    if healthy {
+        return ("healthy".into(), "-".into());
+    }
+    let mut said = Vec::new();
+    let mut repairs: Vec<String> = Vec::new();
+    let problems = report["stores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["problems"].as_array().unwrap().iter())
+        .chain(report["problems"].as_array().into_iter().flatten());
+    for p in problems {
+        said.push(format!(
+            "{}: {}",
+            p["part"].as_str().unwrap(),
+            p["problem"].as_str().unwrap()
+        ));
+        let repair = p["repair"].as_str().unwrap().to_string();
+        if !repairs.contains(&repair) {
+            repairs.push(repair);
+        }
+    }
+    for repair in &repairs {
+        let args: Vec<&str> = repair.split_whitespace().collect();
+        assert_eq!(args[..2], ["lore", "index"], "unexpected repair {repair}");
+        lore.ok(&args[1..]);
+    }
+    let (healthy, after) = doctor(lore);
+    assert!(healthy, "still unhealthy after {repairs:?}: {after:#}");
+    (said.join("; "), repairs.join(", "))
+}
+
+type Counts = (u64, u64, u64);
+
+fn counts(lore: &Lore, store: &str) -> Counts {
+    let info = lore.json(&["store", "info", store]);
+    let n = |k: &str| info[k].as_u64().unwrap();
+    (n("files"), n("chunks"), n("embedded"))
+}
+
+fn store_id(lore: &Lore, store: &str) -> i64 {
+    lore.json(&["store", "info", store])["id"].as_i64().unwrap()
+}
+
+/// Every file's token is found first in its file.
+fn searchable(lore: &Lore, store: &str) {
+    for i in [0, 123, FILES - 1] {
+        let resp = lore.search(&token(i), "fts", &["--stores", store]);
         assert_first(&resp, &format!("src/m{i:03}.rs"));
-        assert_eq!(
-            resp["stores"][0]["changed_files"], 0,
-            "{:#}",
-            resp["stores"]
+    }
+}
+
+/// One row of the matrix.
+struct Row {
+    command: String,
+    point: &'static str,
+    /// Where the kill landed, as seen on disk, or that the command had finished.
+    landed: String,
+    doctor: String,
+    repair: String,
+    rerun: String,
+    counts: Counts,
+    clean: Counts,
+    secs: f64,
+}
+
+struct Matrix {
+    rows: Vec<Row>,
+}
+
+impl Matrix {
+    fn print(&self) {
+        let mut t = String::from(
+            "\n| command | kill point | the kill landed | doctor after the kill | repair run | \
+             re-run | files/chunks/embedded (clean run) | outside data dir | s |\n\
+             |---|---|---|---|---|---|---|---|---|\n",
+        );
+        for r in &self.rows {
+            let c = |c: Counts| format!("{}/{}/{}", c.0, c.1, c.2);
+            t.push_str(&format!(
+                "| `{}` | {} | {} | {} | {} | `{}` | {} ({}) | unchanged | {:.1} |\n",
+                r.command,
+                r.point,
+                r.landed,
+                r.doctor.replace('|', "/"),
+                if r.repair == "-" {
+                    "-".to_string()
+                } else {
+                    format!("`{}`", r.repair)
+                },
+                r.rerun,
+                c(r.counts),
+                c(r.clean),
+                r.secs
+            ));
+        }
+        eprintln!("{t}");
+    }
+}
+
+/// Spawns `args`, kills it once `point` holds, checks the data dir and runs `rerun` (the
+/// same command, or what a user runs to finish it); records a row.
+#[allow(clippy::too_many_arguments)]
+fn crash(
+    lore: &Lore,
+    matrix: &mut Matrix,
+    args: &[&str],
+    point: &'static str,
+    at: impl FnMut() -> bool,
+    during: impl FnOnce(&Lore, u32),
+    landed: impl FnOnce(&Lore) -> String,
+    rerun: &[&str],
+    store: &str,
+    clean: Counts,
+) {
+    let t0 = Instant::now();
+    let before = outside(lore);
+    let mut child = lore.spawn(args);
+    let mut at = at;
+    let reached = wait_until(&mut child, &mut at);
+    if reached {
+        during(lore, child.0.id());
+    }
+    let killed = kill(&mut child);
+    let landed = if killed && reached {
+        landed(lore)
+    } else {
+        "had finished".to_string()
+    };
+    // The data dir opens and reads.
+    lore.json(&["store", "list"]);
+    let (said, repair) = heal(lore);
+    lore.ok(rerun);
+    let (healthy, report) = doctor(lore);
+    assert!(healthy, "{args:?} re-run: {report:#}");
+    let got = counts(lore, store);
+    assert_eq!(got, clean, "{args:?}: counts after the re-run");
+    assert_eq!(
+        outside(lore),
+        before,
+        "{args:?} changed files outside the data dir"
+    );
+    matrix.rows.push(Row {
+        command: args
+            .join(" ")
+            .replace(&format!("{}/", lore.root().display()), ""),
+        point,
+        landed,
+        doctor: said,
+        repair,
+        rerun: rerun
+            .join(" ")
+            .replace(&format!("{}/", lore.root().display()), ""),
+        counts: got,
+        clean,
+        secs: t0.elapsed().as_secs_f64(),
+    });
+}
+
+/// A docs site of `PAGES` pages (version `v`), fetched one at a time with a short delay.
+const PAGES: usize = 12;
+
+fn set_pages(site: &Site, v: u32) {
+    let links: String = (0..PAGES)
+        .map(|i| format!("<li><a href=\"p{i}.html\">page {i}</a></li>"))
+        .collect();
+    site.set(
+        "/docs/",
+        &format!("<html><head><title>Docs</title></head><body><main><h1>Docs</h1><ul>{links}</ul></main></body></html>"),
+    );
+    for i in 0..PAGES {
+        site.set(
+            &format!("/docs/p{i}.html"),
+            &format!(
+                "<html><head><title>Page {i}</title></head><body><main><h1>Page {i}</h1><p>The \
+                 wombat feeder {} dispenses pellets at dawn, revision {v}. Refill the hopper \
+                 weekly and check the motor.</p></main></body></html>",
+                token(i)
+            ),
         );
     }
-    assert_first(
-        &lore.search(&format!("settle {}", token(42)), "hybrid", &[]),
-        "src/m042.rs",
-    );
+}
+
+fn brain_pages(n: usize) -> Value {
+    let pages: Vec<Value> = (0..n)
+        .map(|i| {
+            json!({"title": format!("Marsupial {}", token(i)), "type": "concept",
+                   "content": format!("The {} marsupial digs burrows and eats roots.", token(i))})
+        })
+        .collect();
+    json!({"source": "field-notes.md", "pages": pages})
+}
+
+/// Waits until job `id` on `server` has finished; returns it.
+fn wait_job(server: &Server, id: &str) -> Value {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let (status, job) = get(&server.api(&format!("/api/jobs/{id}")));
+        assert_eq!(status, 200, "{job}");
+        if ["done", "failed", "cancelled"].contains(&job["status"].as_str().unwrap()) {
+            return job;
+        }
+        assert!(Instant::now() < deadline, "job {id} did not finish: {job}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 #[test]
-fn killed_indexer_leaves_a_recoverable_store_and_writers_are_exclusive() {
+fn crash_matrix() {
     let Some(lore) = Lore::with_model_or_skip() else {
         return;
     };
-    let dir = lore.path("big");
-    write_corpus(&dir);
-
-    // 1. SIGKILL a `store add` a few seconds into indexing.
     let t0 = Instant::now();
-    let mut child = lore.spawn(&["store", "add", "big", dir.to_str().unwrap()]);
-    let started = wait_for_indexing(&lore, &mut child.0, Duration::from_secs(120));
-    if started {
-        std::thread::sleep(Duration::from_millis(3000));
-    }
-    let killed = kill(&mut child.0);
-    eprintln!(
-        "store add: {} after {:.1}s",
-        if killed {
-            "killed"
-        } else {
-            "had already finished"
+    let src = lore.path("big");
+    write_corpus(&src, 0, 0);
+    let src_s = src.to_str().unwrap().to_string();
+    let mut m = Matrix { rows: Vec::new() };
+
+    // The clean run every `store add` row is held to.
+    lore.json(&["store", "add", "big", &src_s]);
+    let clean_add = counts(&lore, "big");
+    assert_eq!(clean_add, (FILES as u64, FILES as u64, FILES as u64));
+    searchable(&lore, "big");
+
+    // store add: killed once indexing started (BM25 folder made), before its first commit.
+    let id = store_id(&lore, "big") + 1;
+    crash(
+        &lore,
+        &mut m,
+        &["store", "add", "big2", &src_s],
+        "indexing started, nothing committed",
+        || live_fts(&lore, id).is_some(),
+        |l, pid| {
+            // One writer: a second one is refused at once, naming the first; reads go on.
+            let out = l.run(&["index", "big"]);
+            assert_eq!(out.code, 1, "second writer: {out:?}");
+            let err = one_error_line(&out.stderr, &["index"]);
+            assert!(
+                err.contains(&format!("another lore process (pid {pid})")),
+                "{err}"
+            );
+            searchable(l, "big");
+            assert!(doctor(l).1["stores"][0]["healthy"] == true);
         },
+        |l| format!("{} files in the catalog", counts(l, "big2").0),
+        &["index", "big2"],
+        "big2",
+        clean_add,
+    );
+    // store add: killed after its first batch's BM25 commit.
+    let id = id + 1;
+    crash(
+        &lore,
+        &mut m,
+        &["store", "add", "big3", &src_s],
+        "first batch's BM25 commit",
+        || bm25_generation(&lore, id).is_some_and(|g| g >= 1),
+        |_, _| {},
+        |l| format!("{} files in the catalog", counts(l, "big3").0),
+        &["index", "big3"],
+        "big3",
+        clean_add,
+    );
+    searchable(&lore, "big3");
+    for s in ["big2", "big3"] {
+        lore.ok(&["store", "remove", s]);
+    }
+
+    // index: 30 files edited; the clean run, then edited again and killed after its BM25
+    // commit (the catalog's may or may not have landed).
+    let big = store_id(&lore, "big");
+    write_corpus(&src, 30, 1);
+    lore.json(&["index", "big"]);
+    let clean_index = counts(&lore, "big");
+    write_corpus(&src, 30, 2);
+    let g = bm25_generation(&lore, big);
+    crash(
+        &lore,
+        &mut m,
+        &["index", "big"],
+        "BM25 commit",
+        || bm25_generation(&lore, big) != g,
+        |_, _| {},
+        |l| {
+            let info = l.json(&["store", "info", "big"]);
+            format!(
+                "BM25 at generation {}, the catalog at {}",
+                bm25_generation(l, big).unwrap_or(-1),
+                info["generation"]
+            )
+        },
+        &["index", "big"],
+        "big",
+        clean_index,
+    );
+
+    // index --full: the clean run, then killed after its first catalog commit (the old
+    // BM25 index stays live and searchable), while building the new BM25 index beside it,
+    // and right after swapping it in.
+    lore.json(&["index", "--full", "big"]);
+    let clean_full = counts(&lore, "big");
+    let before = wal(&lore);
+    crash(
+        &lore,
+        &mut m,
+        &["index", "--full", "big"],
+        "first catalog commit",
+        || {
+            let w = wal(&lore);
+            w.len() > 32 && w != before
+        },
+        |_, _| {},
+        |l| {
+            // The last index stays whole and searchable before any repair.
+            searchable(l, "big");
+            "old BM25 index live and searchable".into()
+        },
+        &["index", "--full", "big"],
+        "big",
+        clean_full,
+    );
+    crash(
+        &lore,
+        &mut m,
+        &["index", "--full", "big"],
+        "fresh BM25 folder appears",
+        || fts_builds(&lore, big) > 1,
+        |_, _| {},
+        |l| format!("{} BM25 folders", fts_builds(l, big)),
+        &["index", "--full", "big"],
+        "big",
+        clean_full,
+    );
+    let pointer = std::fs::read(lore.data().join(format!("stores/{big}/fts/CURRENT"))).unwrap();
+    crash(
+        &lore,
+        &mut m,
+        &["index", "--full", "big"],
+        "BM25 swapped in (CURRENT replaced)",
+        || {
+            std::fs::read(lore.data().join(format!("stores/{big}/fts/CURRENT")))
+                .is_ok_and(|p| p != pointer)
+        },
+        |_, _| {},
+        |l| {
+            format!(
+                "BM25 at generation {}",
+                bm25_generation(l, big).unwrap_or(-1)
+            )
+        },
+        &["index", "--full", "big"],
+        "big",
+        clean_full,
+    );
+    // Leftovers of the killed rebuilds are gone: one live index.
+    assert_eq!(fts_builds(&lore, big), 1);
+    searchable(&lore, "big");
+
+    // A server's index job, killed after the job's first catalog commit.
+    {
+        let mut server = Server::no_watch(&lore, &[]);
+        // One writer: the CLI is refused, naming the server; reading (doctor) goes on.
+        let err = lore.fails(&["index", "big"], 1);
+        assert!(err.contains("lore serve (pid"), "{err}");
+        let out = lore.run(&["doctor"]);
+        assert_eq!(out.code, 0, "doctor while a server writes: {out:?}");
+        assert!(out.stdout.contains("big: ok"), "{}", out.stdout);
+        let t = Instant::now();
+        let before_out = outside(&lore);
+        let (status, job) = post(&server.api("/api/stores/big/index"), &json!({"full": true}));
+        assert_eq!(status, 202, "{job}");
+        let id = job["id"].as_str().unwrap().to_string();
+        // Killed while the job builds the fresh BM25 index (a second index folder).
+        let deadline = Instant::now() + WAIT;
+        let mut building = false;
+        let mut polls = 0u32;
+        while !building && Instant::now() < deadline {
+            building = fts_builds(&lore, big) > 1;
+            polls += 1;
+            if !building
+                && polls.is_multiple_of(20)
+                && get(&server.api(&format!("/api/jobs/{id}"))).1["status"] == "done"
+            {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        server.kill();
+        let landed = if building {
+            let info = lore.json(&["store", "info", "big"]);
+            format!(
+                "catalog at generation {}, BM25 at {}, {} BM25 folders",
+                info["generation"],
+                bm25_generation(&lore, big).unwrap_or(-1),
+                fts_builds(&lore, big)
+            )
+        } else {
+            "had finished".into()
+        };
+        let (said, repair) = heal(&lore);
+        let server = Server::no_watch(&lore, &[]);
+        let (status, job) = post(&server.api("/api/stores/big/index"), &json!({"full": true}));
+        assert_eq!(status, 202, "{job}");
+        let done = wait_job(&server, job["id"].as_str().unwrap());
+        assert_eq!(done["status"], "done", "{done}");
+        // The killed server's job is no longer shown as running.
+        let (_, old) = get(&server.api(&format!("/api/jobs/{id}")));
+        assert_ne!(old["status"], "running", "{old}");
+        drop(server);
+        assert!(doctor(&lore).0);
+        let got = counts(&lore, "big");
+        assert_eq!(got, clean_full);
+        assert_eq!(outside(&lore), before_out);
+        m.rows.push(Row {
+            command: "serve: POST /api/stores/big/index {full}".into(),
+            point: "fresh BM25 folder appears",
+            landed,
+            doctor: said,
+            repair,
+            rerun: "serve: POST /api/stores/big/index {full}".into(),
+            counts: got,
+            clean: clean_full,
+            secs: t.elapsed().as_secs_f64(),
+        });
+    }
+
+    // A web store's sync: the clean sync, then killed mid-crawl and again mid-index.
+    let site = Site::start(&[("/robots.txt", "User-agent: *\nCrawl-delay: 0.05\n")]);
+    set_pages(&site, 1);
+    lore.json(&["store", "add", "web", &site.url("/docs/"), "--type", "web"]);
+    set_pages(&site, 2);
+    lore.json(&["sync", "web"]);
+    let clean_sync = counts(&lore, "web");
+    assert_eq!(clean_sync.0, PAGES as u64 + 1);
+    let web = store_id(&lore, "web");
+    set_pages(&site, 3);
+    let requests = site.requests().len();
+    crash(
+        &lore,
+        &mut m,
+        &["sync", "web"],
+        "mid-crawl (5 requests made)",
+        || site.requests().len() >= requests + 5,
+        |_, _| {},
+        |_| format!("{} requests", site.requests().len() - requests),
+        &["sync", "web"],
+        "web",
+        clean_sync,
+    );
+    set_pages(&site, 4);
+    let g = bm25_generation(&lore, web);
+    crash(
+        &lore,
+        &mut m,
+        &["sync", "web"],
+        "BM25 commit after the crawl",
+        || bm25_generation(&lore, web) != g,
+        |_, _| {},
+        |l| {
+            format!(
+                "BM25 at generation {}",
+                bm25_generation(l, web).unwrap_or(-1)
+            )
+        },
+        &["sync", "web"],
+        "web",
+        clean_sync,
+    );
+
+    // brain ingest-raw: the clean run in a world of its own, then killed once pages appear.
+    let pages = brain_pages(24);
+    let clean_brain = {
+        let Some(other) = Lore::with_model_or_skip() else {
+            return;
+        };
+        let file = other.path("pages.json");
+        std::fs::write(&file, pages.to_string()).unwrap();
+        other.json(&["brain", "ingest-raw", file.to_str().unwrap()]);
+        counts(&other, "brain")
+    };
+    let file = lore.path("pages.json");
+    std::fs::write(&file, pages.to_string()).unwrap();
+    let f = file.to_str().unwrap().to_string();
+    let brain = lore.data().join("brain");
+    crash(
+        &lore,
+        &mut m,
+        &["brain", "ingest-raw", &f],
+        "first page written",
+        || !files_under(&brain).is_empty(),
+        |_, _| {},
+        |_| format!("{} pages on disk", files_under(&brain).len()),
+        &["brain", "ingest-raw", &f],
+        "brain",
+        clean_brain,
+    );
+
+    m.print();
+    let killed = m.rows.iter().filter(|r| r.landed != "had finished").count();
+    eprintln!(
+        "crash matrix: {killed} of {} commands killed mid-run, {:.1}s",
+        m.rows.len(),
         t0.elapsed().as_secs_f64()
     );
-    let stores = lore.json(&["store", "list"]);
-    if stores.as_array().unwrap().is_empty() {
-        // Killed before the store was created (indexing never started): add it now.
-        assert!(!started);
-        lore.json(&["store", "add", "big", dir.to_str().unwrap()]);
-    } else {
-        let info = lore.json(&["store", "info", "big"]);
-        eprintln!(
-            "after kill: {} files, {} chunks",
-            info["files"], info["chunks"]
-        );
-        // Reading works on whatever was committed.
-        let out = lore.run(&["--json", "search", &token(5), "--mode", "fts"]);
-        assert_eq!(out.code, 0, "search after kill: {out:?}");
-        assert!(out.json()["results"].is_array());
-        let r = &lore.json(&["index"])[0];
-        assert_eq!(r["files_seen"], FILES, "{r:#}");
-        assert_eq!(r["deleted"], 0, "{r:#}");
-    }
-    check_complete(&lore);
-
-    // 2. A second writer is refused while one runs.
-    let meta = lore.store_dir("big").join("fts/meta.json");
-    let meta_before = std::fs::read(&meta).unwrap();
-    let mut full = lore.spawn(&["index", "--full"]);
-    if wait_for_lock(&lore, &mut full.0, Duration::from_secs(120)) {
-        let out = lore.run(&["index"]);
-        let still_running = full.0.try_wait().unwrap().is_none();
-        if out.code == 0 && !still_running {
-            eprintln!("skipping lock check: `index --full` finished before the second writer ran");
-        } else {
-            assert_eq!(out.code, 1, "second writer: {out:?}");
-            let err = common::one_error_line(&out.stderr, &["index"]);
-            assert!(err.contains("another lore process"), "{err}");
-            assert!(err.contains(&format!("pid {}", full.0.id())), "{err}");
-        }
-        // Reads are not blocked by the writer.
-        let out = lore.run(&["search", &token(7), "--mode", "fts"]);
-        assert_eq!(out.code, 0, "search during index: {out:?}");
-    } else {
-        eprintln!("skipping lock check: `index --full` finished before it was observed");
-    }
-
-    // 3. Kill the full rebuild too (at whatever point it has reached); an incremental
-    //    run then finds everything intact.
-    let killed = kill(&mut full.0);
-    let bm25_committed = std::fs::read(&meta).unwrap() != meta_before;
-    eprintln!(
-        "index --full: {} (a batch was committed: {bm25_committed})",
-        if killed { "killed" } else { "had finished" }
-    );
-    let args: &[&str] = &["index"];
-    let r = &lore.json(args)[0];
-    assert_eq!(r["files_seen"], FILES, "{r:#}");
-    check_complete(&lore);
-    eprintln!("crash test took {:.1}s", t0.elapsed().as_secs_f64());
-}
-
-#[test]
-fn killed_full_rebuild_is_completed_by_the_next_index() {
-    let Some(lore) = Lore::with_model_or_skip() else {
-        return;
-    };
-    let dir = lore.path("big");
-    write_corpus(&dir);
-    lore.json(&["store", "add", "big", dir.to_str().unwrap()]);
-    check_complete(&lore);
-
-    // Kill `index --full` right after its first BM25 commit (meta.json rewritten), before
-    // the catalog transaction of that batch lands: BM25 then holds only batch 1 (the rest
-    // was deleted by `delete_all`), while the catalog still lists all 400 files unchanged.
-    let meta = lore.store_dir("big").join("fts/meta.json");
-    let before = std::fs::read(&meta).unwrap();
-    let mut full = lore.spawn(&["index", "--full"]);
-    let committed = wait_for_change(&meta, &before, &mut full.0, Duration::from_secs(120));
-    assert!(
-        kill(&mut full.0) && committed,
-        "missed the window between the two commits"
-    );
-    let info = lore.json(&["store", "info", "big"]);
-    eprintln!("catalog after kill: {} files", info["files"]);
-
-    // The recovery a user would run: an incremental index, which must make BM25 whole again.
-    lore.json(&["index"]);
-    check_complete(&lore); // fails: src/m399.rs (second batch) is no longer in BM25
-}
-
-#[test]
-fn a_killed_full_rebuild_keeps_the_old_index_searchable() {
-    let Some(lore) = Lore::with_model_or_skip() else {
-        return;
-    };
-    let dir = lore.path("big");
-    write_corpus(&dir);
-    lore.json(&["store", "add", "big", dir.to_str().unwrap()]);
-    let before = lore.json(&["store", "info", "big"]);
-
-    // Kill `index --full` right after its first catalog commit (the first frames in the
-    // WAL beyond its 32-byte header): the last index must stay whole and searchable (it
-    // used to commit "forget every file" first).
-    let wal = lore.data().join("lore.db-wal");
-    let wal_before = std::fs::read(&wal).unwrap_or_default();
-    let mut full = lore.spawn(&["index", "--full"]);
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let mut committed = false;
-    while !committed && Instant::now() < deadline && full.0.try_wait().unwrap().is_none() {
-        committed = std::fs::read(&wal).is_ok_and(|w| w.len() > 32 && w != wal_before);
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    assert!(
-        kill(&mut full.0) && committed,
-        "`index --full` ended before it could be killed"
-    );
-    let info = lore.json(&["store", "info", "big"]);
-    assert_eq!(info["files"], before["files"], "{info:#}");
-    assert_eq!(info["chunks"], before["chunks"], "{info:#}");
-    assert_first(&lore.search(&token(321), "fts", &[]), "src/m321.rs");
-
-    // Recovery embeds nothing: every chunk still has its vector.
-    let r = &lore.json(&["index"])[0];
-    assert_eq!(r["embedded"], 0, "{r:#}");
-    check_complete(&lore);
 }

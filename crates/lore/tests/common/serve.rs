@@ -56,6 +56,16 @@ impl Server {
         Server { child, url, log }
     }
 
+    /// Kills the server with SIGKILL (as a crash would); false if it had already exited.
+    pub fn kill(&mut self) -> bool {
+        let running = matches!(self.child.0.try_wait(), Ok(None));
+        if running {
+            let _ = self.child.0.kill();
+        }
+        let _ = self.child.0.wait();
+        running
+    }
+
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
