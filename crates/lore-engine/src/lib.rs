@@ -11,12 +11,14 @@ mod graph;
 mod indexer;
 mod intent;
 mod jobs;
+mod locate;
 mod present;
 mod progress;
 mod related;
 pub mod sample;
 mod search;
 mod stores;
+mod task;
 mod text;
 mod unit;
 mod writer;
@@ -29,6 +31,7 @@ pub use graph::{Direction, EdgeRecord, GraphAnswer, GraphLink, GraphQuery, Symbo
 pub use indexer::IndexReport;
 pub use intent::{Detail, Intent};
 pub use jobs::JobSpec;
+pub use locate::{LocateEvidence, LocateRequest, LocateResponse, LocatedFile, LocatedUnit};
 pub use lore_core::AddStore;
 pub use present::{ContextLayer, FullLayer, estimate_tokens};
 pub use progress::{NoProgress, Phase, Progress};
@@ -37,6 +40,7 @@ pub use search::{
     Freshness, IntentUsed, Mode, Retrieved, SearchHit, SearchRequest, SearchResponse, UnitRef,
 };
 pub use stores::StoreSummary;
+pub use task::{Frame, TaskClues};
 pub use unit::{Lines, MAX_UNIT_LINES, Truncation};
 pub use writer::{ServerAnnouncement, WriterInfo};
 

@@ -1,4 +1,5 @@
-//! Shallow clones and updates through the `git` command line (no libgit2 build).
+//! Shallow clones and updates through the `git` command line (no libgit2 build); for
+//! measuring, a scratch work tree moved from commit to commit and a history of changes.
 //!
 //! Under a server's `FetchPolicy` git runs over http(s) and ssh only, to hosts whose
 //! addresses are public (checked before git runs; git's own lookups are pinned to the checked
@@ -7,7 +8,7 @@
 
 use crate::SourceError;
 use crate::net::{self, FetchPolicy};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// True when `source` looks like a git URL rather than a local path.
@@ -272,6 +273,124 @@ pub fn head(dir: &Path) -> Result<String, SourceError> {
     )
 }
 
+/// The git directory of `dir`: `dir/.git` for a work tree, else `dir` itself (a bare
+/// repository or a mirror).
+pub fn git_dir(dir: &Path) -> PathBuf {
+    let dotgit = dir.join(".git");
+    if dotgit.exists() {
+        dotgit
+    } else {
+        dir.to_path_buf()
+    }
+}
+
+fn in_repo(repo: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.arg("--git-dir").arg(git_dir(repo));
+    cmd
+}
+
+/// The committer time of `commit` in `repo` (Unix seconds).
+pub fn commit_time(repo: &Path, commit: &str) -> Result<i64, SourceError> {
+    let out = run(
+        "log",
+        commit,
+        in_repo(repo).args(["log", "-1", "--format=%ct", commit, "--"]),
+    )?;
+    out.trim().parse().map_err(|_| SourceError::Git {
+        action: "log",
+        target: commit.to_string(),
+        message: format!("no commit time in {out:?}"),
+    })
+}
+
+/// Makes `work_tree` hold `commit` of `repo` without touching the repository: git's own
+/// index for the tree lives in `index_file`, so moving one work tree from commit to commit
+/// rewrites only the files that differ (and an incremental index re-reads only those).
+pub fn check_out_into(
+    repo: &Path,
+    work_tree: &Path,
+    index_file: &Path,
+    commit: &str,
+) -> Result<(), SourceError> {
+    std::fs::create_dir_all(work_tree)
+        .map_err(|e| SourceError::Io(work_tree.display().to_string(), e))?;
+    run(
+        "read-tree",
+        commit,
+        in_repo(repo)
+            .env("GIT_INDEX_FILE", index_file)
+            .arg("--work-tree")
+            .arg(work_tree)
+            .args(["read-tree", "-u", "--reset", commit]),
+    )?;
+    Ok(())
+}
+
+/// One commit of a history: its message and the files it changed.
+#[derive(Debug, Clone)]
+pub struct CommitChange {
+    pub commit: String,
+    /// The first parent: the commit the change was made on.
+    pub parent: String,
+    pub time: i64,
+    pub message: String,
+    /// (path, lines added + removed); binary files count 0.
+    pub files: Vec<(String, u64)>,
+}
+
+/// The last `max` non-merge commits reachable from `rev` (newest first), with the files
+/// each changed. Root commits are left out (they have no parent to look from).
+pub fn changes(repo: &Path, rev: &str, max: usize) -> Result<Vec<CommitChange>, SourceError> {
+    const START: &str = "\x1e";
+    const END: &str = "\x1f";
+    let format = format!("--format={START}%H %P%n%ct%n%B{END}");
+    let out = run(
+        "log",
+        rev,
+        in_repo(repo)
+            .args(["log", "--no-merges", "--numstat", "--no-renames"])
+            .arg(format!("--max-count={max}"))
+            .arg(format)
+            .args([rev, "--"]),
+    )?;
+    let mut changes = Vec::new();
+    for record in out.split(START).filter(|r| !r.trim().is_empty()) {
+        let Some((head, rest)) = record.split_once(END) else {
+            continue;
+        };
+        let mut lines = head.lines();
+        let ids: Vec<&str> = lines.next().unwrap_or("").split_whitespace().collect();
+        let (Some(commit), Some(parent)) = (ids.first(), ids.get(1)) else {
+            continue;
+        };
+        let time = lines
+            .next()
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(0);
+        let message = lines.collect::<Vec<_>>().join("\n").trim().to_string();
+        let files = rest
+            .lines()
+            .filter_map(|l| {
+                let mut cols = l.splitn(3, '\t');
+                let added = cols.next()?;
+                let removed = cols.next()?;
+                let path = cols.next()?;
+                let n = added.parse::<u64>().unwrap_or(0) + removed.parse::<u64>().unwrap_or(0);
+                Some((path.to_string(), n))
+            })
+            .collect();
+        changes.push(CommitChange {
+            commit: commit.to_string(),
+            parent: parent.to_string(),
+            time,
+            message,
+            files,
+        });
+    }
+    Ok(changes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -392,5 +511,46 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn a_work_tree_moves_between_commits_and_history_lists_changes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        std::fs::create_dir_all(&repo).unwrap();
+        git(&repo, &["init", "-q"]);
+        std::fs::write(repo.join("a.py"), "x = 1\n").unwrap();
+        std::fs::write(repo.join("b.py"), "y = 1\n").unwrap();
+        git(&repo, &["add", "."]);
+        git(&repo, &["commit", "-q", "-m", "first"]);
+        let first = head(&repo).unwrap();
+        std::fs::write(repo.join("a.py"), "x = 2\nz = 3\n").unwrap();
+        std::fs::remove_file(repo.join("b.py")).unwrap();
+        git(&repo, &["add", "-A"]);
+        git(&repo, &["commit", "-q", "-m", "Fix x (#12)\n\nlonger body"]);
+        let second = head(&repo).unwrap();
+
+        let wt = tmp.path().join("wt");
+        let index = tmp.path().join("wt.index");
+        check_out_into(&repo, &wt, &index, &first).unwrap();
+        assert_eq!(std::fs::read_to_string(wt.join("b.py")).unwrap(), "y = 1\n");
+        check_out_into(&repo, &wt, &index, &second).unwrap();
+        assert!(!wt.join("b.py").exists());
+        assert_eq!(
+            std::fs::read_to_string(wt.join("a.py")).unwrap(),
+            "x = 2\nz = 3\n"
+        );
+        assert!(commit_time(&repo, &second).unwrap() >= commit_time(&repo, &first).unwrap());
+        assert!(check_out_into(&repo, &wt, &index, "0123456789abcdef").is_err());
+
+        // The root commit has no parent and is left out.
+        let log = changes(&repo, "HEAD", 10).unwrap();
+        assert_eq!(log.len(), 1, "{log:?}");
+        assert_eq!(log[0].commit, second);
+        assert_eq!(log[0].parent, first);
+        assert_eq!(log[0].message, "Fix x (#12)\n\nlonger body");
+        let mut files = log[0].files.clone();
+        files.sort();
+        assert_eq!(files, [("a.py".to_string(), 3), ("b.py".to_string(), 1)]);
     }
 }

@@ -1,7 +1,7 @@
-//! `lore eval labeled|judge|compare|intents`: lore measuring itself (`lore-eval`), printed as
+//! `lore eval labeled|judge|compare|intents|locate`: lore measuring itself (`lore-eval`), printed as
 //! text or JSON.
 
-use crate::cli::{CompareArgs, EvalCommand, IntentsArgs, JudgeArgs, LabeledArgs};
+use crate::cli::{CompareArgs, EvalCommand, IntentsArgs, JudgeArgs, LabeledArgs, LocateArgs};
 use crate::output::print_json;
 use lore_engine::{Engine, EngineError, ExitKind, Progress};
 use lore_eval::compare::{self, CompareError};
@@ -19,6 +19,7 @@ pub fn run(
         EvalCommand::Judge(a) => run_judge(engine, a, json, progress),
         EvalCommand::Compare(a) => run_compare(a, json),
         EvalCommand::Intents(a) => run_intents(engine, a, json, progress),
+        EvalCommand::Locate(a) => run_locate(engine, a, json, progress),
     }
 }
 
@@ -51,6 +52,53 @@ fn run_intents(
         );
     }
     out!("{}", report.tokens);
+    Ok(())
+}
+
+fn run_locate(
+    engine: &mut Engine,
+    a: LocateArgs,
+    json: bool,
+    progress: &dyn Progress,
+) -> anyhow::Result<()> {
+    let report = lore_eval::locate::run(engine, &a.options(), progress)?;
+    if json {
+        return print_json(&report);
+    }
+    out!(
+        "{} ({} instances, {} repositories{})",
+        report.set,
+        report.instances,
+        report.repos,
+        if report.lexical { ", lexical" } else { "" }
+    );
+    out!(
+        "{:<22} {:>6} {:>6} {:>6} {:>9} {:>6} {:>10} {:>8} {:>8}",
+        "ranker",
+        "Acc@1",
+        "Acc@5",
+        "Acc@10",
+        "Recall@10",
+        "MRR",
+        "unit R@10",
+        "p50 ms",
+        "p95 ms"
+    );
+    for s in &report.scores {
+        out!(
+            "{:<22} {:>6.3} {:>6.3} {:>6.3} {:>9.3} {:>6.3} {:>10.3} {:>8.1} {:>8.1}",
+            s.ranker,
+            s.acc1,
+            s.acc5,
+            s.acc10,
+            s.recall10,
+            s.mrr,
+            s.unit_recall10,
+            s.p50_ms,
+            s.p95_ms
+        );
+    }
+    out!("per-instance results: {}", report.out.display());
     Ok(())
 }
 

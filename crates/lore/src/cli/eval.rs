@@ -7,6 +7,7 @@ use lore_engine::{Detail, Mode};
 use lore_eval::intents::IntentsOptions;
 use lore_eval::judge::{JudgeError, JudgeSettings};
 use lore_eval::labeled::LabeledOptions;
+use lore_eval::locate::{LocateOptions, Ranker};
 use std::path::PathBuf;
 
 #[derive(Subcommand, Debug)]
@@ -20,6 +21,65 @@ pub enum EvalCommand {
     /// MRR of queries labeled per intent, with intent priors off, inferred and given;
     /// and the tokens results cost per detail level against the raw chunks.
     Intents(IntentsArgs),
+    /// Task → code on real issues: each task at its repository's base commit, files ranked
+    /// by each mode and `locate`; Acc@1/5/10, Recall@10, MRR, and gold units in the top 10.
+    Locate(LocateArgs),
+}
+
+fn rankers() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(Ranker::ALL.map(Ranker::as_str))
+}
+
+#[derive(Args, Debug)]
+pub struct LocateArgs {
+    /// JSONL: instance_id, repo (owner/name), base_commit, query, gold_files, gold_spans?
+    pub set: PathBuf,
+    /// Folder holding each repository as <owner>+<name>, <owner>+<name>/repo or
+    /// <owner>/<name> (a clone or a bare mirror with the base commits).
+    #[arg(long, value_name = "DIR")]
+    pub repos: PathBuf,
+    /// Rankers to score (repeatable; default: fts, vector, hybrid, locate; with --lexical:
+    /// fts, locate).
+    #[arg(long = "mode", value_parser = rankers())]
+    pub modes: Vec<String>,
+    /// Index without the embedding model (BM25 and the code graph only).
+    #[arg(long)]
+    pub lexical: bool,
+    /// Only the instances of this repository (owner/name).
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repo: Option<String>,
+    /// Only the first N instances.
+    #[arg(long, value_name = "N")]
+    pub max: Option<usize>,
+    /// Also score locate with each kind of evidence turned off.
+    #[arg(long)]
+    pub ablation: bool,
+    /// Per-instance JSONL output (default: under <data>/eval/).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+impl LocateArgs {
+    pub fn options(self) -> LocateOptions {
+        let mut rankers: Vec<Ranker> = self.modes.iter().filter_map(|m| Ranker::parse(m)).collect();
+        if rankers.is_empty() {
+            rankers = if self.lexical {
+                vec![Ranker::Fts, Ranker::Locate]
+            } else {
+                Ranker::ALL.to_vec()
+            };
+        }
+        LocateOptions {
+            set: self.set,
+            repos: self.repos,
+            rankers,
+            lexical: self.lexical,
+            repo: self.repo,
+            max: self.max,
+            ablation: self.ablation,
+            out: self.out,
+        }
+    }
 }
 
 #[derive(Args, Debug)]

@@ -9,7 +9,9 @@ mod serve;
 mod store;
 
 pub use brain::BrainCommand;
-pub use eval::{BenchArgs, CompareArgs, EvalCommand, IntentsArgs, JudgeArgs, LabeledArgs};
+pub use eval::{
+    BenchArgs, CompareArgs, EvalCommand, IntentsArgs, JudgeArgs, LabeledArgs, LocateArgs,
+};
 pub use search::{GraphArgs, SearchArgs};
 pub use serve::{JobsCommand, ServeArgs};
 pub use store::{ModelCommand, StoreCommand};

@@ -1,0 +1,502 @@
+//! From a task (an issue, a bug report, a traceback) to the files and units to change.
+//!
+//! Long, noisy task text defeats a per-chunk ranking: the right file rarely holds the one
+//! chunk that repeats the most words of the report. So files are ranked, from three kinds of
+//! evidence: every retrieved chunk of the file (not only its best), what the task names
+//! (paths, traceback frames, dotted module paths, identifiers the store defines; see
+//! `task.rs`), and priors (tests and prose below code unless the task names them).
+
+use crate::error::Param;
+use crate::search::Mode;
+use crate::task::{self, TaskClues};
+use crate::{Engine, EngineError};
+use lore_index::{StoreRecord, StoredChunk};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::time::Instant;
+
+/// Which kinds of evidence a locate uses; all on by default. Turning one off measures what
+/// it adds (`lore eval locate --ablation`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LocateEvidence {
+    /// A file's score sums its retrieved chunks (decaying), not only its best one.
+    pub all_chunks: bool,
+    /// Paths and traceback frames in the task point at files.
+    pub paths: bool,
+    /// Identifiers and dotted names in the task point at the files that define them.
+    pub symbols: bool,
+    /// Tests, docs and examples rank below code unless the task names them.
+    pub priors: bool,
+}
+
+impl Default for LocateEvidence {
+    fn default() -> Self {
+        LocateEvidence {
+            all_chunks: true,
+            paths: true,
+            symbols: true,
+            priors: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct LocateRequest {
+    pub task: String,
+    /// Stores to look in (empty: all).
+    pub stores: Vec<String>,
+    /// Files to return.
+    pub limit: usize,
+    /// Units per file.
+    pub units: usize,
+    /// The retrieval under the file ranking: hybrid by default; fts needs no model.
+    pub mode: Mode,
+    pub evidence: LocateEvidence,
+}
+
+impl LocateRequest {
+    pub fn new(task: impl Into<String>) -> LocateRequest {
+        LocateRequest {
+            task: task.into(),
+            stores: Vec::new(),
+            limit: 10,
+            units: 3,
+            mode: Mode::Hybrid,
+            evidence: LocateEvidence::default(),
+        }
+    }
+}
+
+/// A unit of a located file worth reading first.
+#[derive(Debug, Clone, Serialize)]
+pub struct LocatedUnit {
+    /// Chunk id (hex), usable with `lore context` / `get_full_context`.
+    pub id: String,
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+    /// `Container.symbol` when the unit is a member.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qualified: Option<String>,
+    pub start_line: u32,
+    pub end_line: u32,
+    #[serde(serialize_with = "crate::search::round4")]
+    pub score: f32,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LocatedFile {
+    pub store: String,
+    pub path: String,
+    #[serde(serialize_with = "crate::search::round4")]
+    pub score: f32,
+    /// The evidence behind the score, strongest first.
+    pub why: Vec<String>,
+    pub units: Vec<LocatedUnit>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LocateResponse {
+    pub files: Vec<LocatedFile>,
+    /// What the task was read to name.
+    pub clues: TaskClues,
+    pub mode: Mode,
+    pub elapsed_ms: u64,
+}
+
+/// Chunks retrieved for the file ranking.
+const CANDIDATES: usize = 400;
+/// Weights of a file's 2nd, 3rd, … best chunk relative to its best.
+const CHUNK_DECAY: [f32; 4] = [0.35, 0.2, 0.1, 0.05];
+/// Evidence weights, on the scale of the best file's retrieval score (1.0).
+const PATH_NAMED: f32 = 0.6;
+const FRAME: f32 = 0.35;
+const DEFINES: f32 = 0.35;
+const MODULE_NAMED: f32 = 0.4;
+/// A name defined in more files than this says nothing about which one is meant.
+const MAX_DEFINITIONS: usize = 12;
+const TEST_PRIOR: f32 = 0.4;
+const PROSE_PRIOR: f32 = 0.6;
+
+#[derive(Default)]
+struct FileEvidence {
+    store: usize,
+    chunks: Vec<(f32, i64)>,
+    boost: f32,
+    why: Vec<(f32, String)>,
+    /// Units that define a name the task mentions.
+    defines: Vec<i64>,
+}
+
+impl FileEvidence {
+    fn add(&mut self, weight: f32, why: String) {
+        self.boost += weight;
+        if !self.why.iter().any(|(_, w)| *w == why) {
+            self.why.push((weight, why));
+        }
+    }
+}
+
+/// Number of trailing path segments `a` and `b` share.
+fn common_suffix(a: &str, b: &str) -> usize {
+    a.rsplit('/')
+        .zip(b.rsplit('/'))
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// Files a written path means: the ones sharing its longest tail (at least the file
+/// name), with that tail's length.
+fn files_for_path<'a>(written: &str, paths: &'a [String]) -> (usize, Vec<&'a String>) {
+    let mut best = 0;
+    let mut out = Vec::new();
+    for p in paths {
+        let n = common_suffix(written, p);
+        if n == 0 || n < best {
+            continue;
+        }
+        if n > best {
+            best = n;
+            out.clear();
+        }
+        out.push(p);
+    }
+    (best, out)
+}
+
+/// Paths a dotted module name may live at: `a.b.c` → `a/b/c.py`, `a/b/c/__init__.py`, and
+/// its prefixes (`a/b.py` holding `c`).
+fn module_paths(dotted: &str) -> Vec<String> {
+    let parts: Vec<&str> = dotted.split('.').collect();
+    let mut out = Vec::new();
+    for n in (2..=parts.len()).rev() {
+        let base = parts[..n].join("/");
+        out.push(format!("{base}.py"));
+        out.push(format!("{base}/__init__.py"));
+    }
+    out
+}
+
+fn is_prose(path: &str) -> bool {
+    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+    matches!(ext, "md" | "rst" | "txt" | "markdown" | "adoc" | "") || path.starts_with("doc")
+}
+
+fn is_example(path: &str) -> bool {
+    path.split('/').any(|s| {
+        matches!(
+            s,
+            "examples" | "example" | "benchmarks" | "bench" | "vendor" | "third_party" | "extern"
+        )
+    })
+}
+
+impl Engine {
+    /// Ranks the files (and their units) a task is about.
+    pub fn locate(&self, req: &LocateRequest) -> Result<LocateResponse, EngineError> {
+        let started = Instant::now();
+        if req.task.trim().is_empty() {
+            return Err(EngineError::Input(
+                "the task is empty; give the issue, bug report or error to locate".into(),
+            ));
+        }
+        if req.limit == 0 {
+            return Err(EngineError::param(Param::Limit, "must be at least 1"));
+        }
+        let stores = self.select_stores(&req.stores)?;
+        if stores.is_empty() {
+            return Err(EngineError::Input(
+                "there are no stores yet; add one with `lore store add NAME PATH`".into(),
+            ));
+        }
+        let clues = task::parse(&req.task);
+        let lower = req.task.to_lowercase();
+        let ev = req.evidence;
+
+        // Retrieval: every chunk's score counts toward its file.
+        let retrieved = self.retrieve(&req.task, &stores, req.mode, CANDIDATES)?;
+        let ranked = Self::rank(&retrieved, req.mode, self.config.fusion);
+        let store_index: HashMap<i64, usize> =
+            stores.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
+        let mut chunks: HashMap<i64, StoredChunk> = HashMap::new();
+        let ids: Vec<i64> = ranked.iter().map(|c| c.0).collect();
+        for part in ids.chunks(64) {
+            chunks.extend(self.catalog.chunks(part)?.into_iter().map(|c| (c.id, c)));
+        }
+        let mut files: HashMap<(usize, String), FileEvidence> = HashMap::new();
+        for &(id, score, _) in &ranked {
+            let Some(sc) = chunks.get(&id) else { continue };
+            let Some(&si) = store_index.get(&sc.store_id) else {
+                continue;
+            };
+            let f = files.entry((si, sc.path.clone())).or_default();
+            f.store = si;
+            f.chunks.push((score, id));
+        }
+        let base = |f: &FileEvidence| -> f32 {
+            let mut s: Vec<f32> = f.chunks.iter().map(|c| c.0).collect();
+            s.sort_by(|a, b| b.total_cmp(a));
+            let first = s.first().copied().unwrap_or(0.0);
+            if !ev.all_chunks {
+                return first;
+            }
+            first
+                + s.iter()
+                    .skip(1)
+                    .zip(CHUNK_DECAY)
+                    .map(|(x, w)| x * w)
+                    .sum::<f32>()
+        };
+        let top = files.values().map(base).fold(0.0f32, f32::max);
+        let scale = if top > 0.0 { 1.0 / top } else { 1.0 };
+
+        // What the task names.
+        for (si, store) in stores.iter().enumerate() {
+            self.name_evidence(si, store, &clues, ev, &mut files)?;
+        }
+
+        let mut scored: Vec<(f32, (usize, String), FileEvidence)> = files
+            .into_iter()
+            .map(|(key, mut f)| {
+                let retrieval = base(&f) * scale;
+                if retrieval > 0.0 {
+                    let n = f.chunks.len();
+                    f.why.push((
+                        retrieval,
+                        format!(
+                            "matches the task's text ({n} chunk{})",
+                            if n == 1 { "" } else { "s" }
+                        ),
+                    ));
+                }
+                let mut score = retrieval + f.boost;
+                if ev.priors {
+                    let path = key.1.as_str();
+                    let named = f.boost > 0.0;
+                    if lore_core::is_test_path(path) && !named {
+                        score *= TEST_PRIOR;
+                        f.why.push((0.0, "a test (the task names no test)".into()));
+                    } else if is_prose(path) && !named && !lower.contains("doc") {
+                        score *= PROSE_PRIOR;
+                    } else if is_example(path) && !named {
+                        score *= PROSE_PRIOR;
+                    }
+                }
+                (score, key, f)
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        scored.truncate(req.limit);
+
+        let mut out = Vec::with_capacity(scored.len());
+        for (score, (si, path), mut f) in scored {
+            f.why.sort_by(|a, b| b.0.total_cmp(&a.0));
+            let units = self.located_units(&f, &chunks, req.units)?;
+            out.push(LocatedFile {
+                store: stores[si].name.clone(),
+                path,
+                score,
+                why: f.why.into_iter().map(|(_, w)| w).collect(),
+                units,
+            });
+        }
+        Ok(LocateResponse {
+            files: out,
+            clues,
+            mode: req.mode,
+            elapsed_ms: started.elapsed().as_millis() as u64,
+        })
+    }
+
+    /// Adds to `files` what the task names in `store`: written paths, traceback frames,
+    /// dotted module paths, and the files defining the identifiers it uses.
+    fn name_evidence(
+        &self,
+        si: usize,
+        store: &StoreRecord,
+        clues: &TaskClues,
+        ev: LocateEvidence,
+        files: &mut HashMap<(usize, String), FileEvidence>,
+    ) -> Result<(), EngineError> {
+        let mut paths: Vec<String> = self.catalog.manifest(store.id)?.into_keys().collect();
+        paths.sort();
+        let mut give = |path: &str, weight: f32, why: String| {
+            let f = files.entry((si, path.to_string())).or_default();
+            f.store = si;
+            f.add(weight, why);
+        };
+        if ev.paths {
+            for written in &clues.paths {
+                let (n, found) = files_for_path(written, &paths);
+                // A bare file name shared by many files names none of them.
+                if found.is_empty() || (n == 1 && found.len() > 3) {
+                    continue;
+                }
+                let w = PATH_NAMED / found.len() as f32;
+                for p in found {
+                    give(p, w, format!("the task names {written}"));
+                }
+            }
+            let frames = clues.frames.len();
+            for (i, frame) in clues.frames.iter().enumerate() {
+                let (n, found) = files_for_path(&frame.path, &paths);
+                if found.is_empty() || (n == 1 && found.len() > 3) {
+                    continue;
+                }
+                // The innermost frames are nearest the fault.
+                let depth = (i + 1) as f32 / frames as f32;
+                let w = FRAME * (0.5 + 0.5 * depth) / found.len() as f32;
+                let what = match &frame.function {
+                    Some(func) => format!("traceback frame: {} in {func}", frame.path),
+                    None => format!("traceback frame: {}", frame.path),
+                };
+                for p in found {
+                    give(p, w, what.clone());
+                }
+            }
+        }
+        if !ev.symbols {
+            return Ok(());
+        }
+        for dotted in &clues.dotted {
+            for candidate in module_paths(dotted) {
+                let hits: Vec<&String> = paths
+                    .iter()
+                    .filter(|p| **p == candidate || p.ends_with(&format!("/{candidate}")))
+                    .collect();
+                if !hits.is_empty() && hits.len() <= 3 {
+                    for p in hits {
+                        give(p, MODULE_NAMED, format!("the task names module {dotted}"));
+                    }
+                    break;
+                }
+            }
+        }
+        let ids = [store.id];
+        for ident in clues.identifiers.iter().take(60) {
+            let defs = self.catalog.symbols_named(&ids, ident)?;
+            let mut def_files: Vec<&str> = defs.iter().map(|d| d.path.as_str()).collect();
+            def_files.sort_unstable();
+            def_files.dedup();
+            if def_files.is_empty() || def_files.len() > MAX_DEFINITIONS {
+                continue;
+            }
+            let w = DEFINES / def_files.len() as f32;
+            for d in &defs {
+                let f = files.entry((si, d.path.clone())).or_default();
+                f.store = si;
+                if !f
+                    .why
+                    .iter()
+                    .any(|(_, w)| w.ends_with(&format!("`{ident}`")))
+                {
+                    f.add(w, format!("defines `{ident}`"));
+                }
+                f.defines.push(d.id);
+            }
+        }
+        Ok(())
+    }
+
+    /// The units of a located file to read first: its best-scoring chunks, then those that
+    /// define a name the task mentions.
+    fn located_units(
+        &self,
+        f: &FileEvidence,
+        chunks: &HashMap<i64, StoredChunk>,
+        n: usize,
+    ) -> Result<Vec<LocatedUnit>, EngineError> {
+        let mut best: Vec<(f32, i64)> = f.chunks.clone();
+        best.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let mut out: Vec<LocatedUnit> = Vec::new();
+        for (score, id) in best {
+            if out.len() >= n {
+                break;
+            }
+            let Some(sc) = chunks.get(&id) else { continue };
+            let unit = located(sc, score);
+            if !out
+                .iter()
+                .any(|u| u.qualified == unit.qualified && u.symbol == unit.symbol)
+            {
+                out.push(unit);
+            }
+        }
+        for &symbol_id in &f.defines {
+            if out.len() >= n + 2 {
+                break;
+            }
+            let Some(sym) = self.catalog.symbol(symbol_id)? else {
+                continue;
+            };
+            if out.iter().any(|u| {
+                u.qualified.as_deref() == Some(sym.qualified.as_str())
+                    || (u.qualified.is_none() && u.symbol.as_deref() == Some(sym.name.as_str()))
+            }) {
+                continue;
+            }
+            out.push(LocatedUnit {
+                id: String::new(),
+                kind: sym.kind.as_str().to_string(),
+                symbol: Some(sym.name.clone()),
+                qualified: (sym.qualified != sym.name).then(|| sym.qualified.clone()),
+                start_line: sym.start_line,
+                end_line: sym.end_line,
+                score: 0.0,
+            });
+        }
+        Ok(out)
+    }
+}
+
+fn located(sc: &StoredChunk, score: f32) -> LocatedUnit {
+    let c = &sc.chunk;
+    LocatedUnit {
+        id: format!("{:016x}", sc.id),
+        kind: c.kind.as_str().to_string(),
+        symbol: c.symbol.clone(),
+        qualified: match (&c.parent, &c.symbol) {
+            (Some(p), Some(s)) => Some(format!("{p}.{s}")),
+            _ => None,
+        },
+        start_line: c.start_line,
+        end_line: c.end_line,
+        score,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_match_by_their_longest_tail() {
+        let paths: Vec<String> = [
+            "requests/models.py",
+            "requests/sessions.py",
+            "docs/models.py",
+            "tests/test_models.py",
+        ]
+        .map(String::from)
+        .to_vec();
+        let (n, found) = files_for_path("/usr/lib/site-packages/requests/models.py", &paths);
+        assert_eq!((n, found), (2, vec![&paths[0]]));
+        let (n, found) = files_for_path("models.py", &paths);
+        assert_eq!(n, 1);
+        assert_eq!(found.len(), 2);
+        assert!(files_for_path("other.py", &paths).1.is_empty());
+    }
+
+    #[test]
+    fn module_paths_try_the_longest_first() {
+        assert_eq!(
+            module_paths("sympy.core.mul"),
+            [
+                "sympy/core/mul.py",
+                "sympy/core/mul/__init__.py",
+                "sympy/core.py",
+                "sympy/core/__init__.py"
+            ]
+        );
+    }
+}
