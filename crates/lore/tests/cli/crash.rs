@@ -628,3 +628,87 @@ fn crash_matrix() {
         t0.elapsed().as_secs_f64()
     );
 }
+
+/// The data dir's files with a hash of each; SQLite's side files aside when they hold
+/// nothing (a read-only connection makes an empty WAL and a shared-memory index).
+fn data_files(lore: &Lore) -> BTreeMap<String, u64> {
+    use std::hash::{Hash, Hasher};
+    files_under(&lore.data())
+        .into_iter()
+        .filter(|p| {
+            let empty = std::fs::metadata(lore.data().join(p)).is_ok_and(|m| m.len() == 0);
+            !p.ends_with("-shm") && !(p.ends_with("-wal") && empty)
+        })
+        .map(|p| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            std::fs::read(lore.data().join(&p))
+                .unwrap_or_default()
+                .hash(&mut h);
+            (p, h.finish())
+        })
+        .collect()
+}
+
+#[test]
+fn doctor_reads_only_names_each_repair_and_the_repair_works() {
+    // No data dir: no stores, and none is created.
+    let empty = Lore::without_model();
+    let out = empty.run(&["doctor"]);
+    assert_eq!((out.code, out.stdout.trim()), (0, "no stores"), "{out:?}");
+    assert!(!empty.data().exists());
+    assert!(
+        empty
+            .fails(&["doctor", "nope"], 2)
+            .contains("no store named")
+    );
+
+    let Some((lore, proj)) = Lore::with_project_or_skip() else {
+        return;
+    };
+    lore.json(&["store", "add", "proj", proj.to_str().unwrap()]);
+    let files = data_files(&lore);
+    let out = lore.run(&["doctor"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.starts_with("proj: ok ("), "{}", out.stdout);
+    assert_eq!(data_files(&lore), files, "doctor wrote to the data dir");
+
+    // The BM25 folder deleted by hand: named with its repair, which rebuilds it from the
+    // catalog (nothing re-read or embedded).
+    let id = store_id(&lore, "proj");
+    std::fs::remove_dir_all(lore.data().join(format!("stores/{id}/fts"))).unwrap();
+    let out = lore.run(&["doctor", "proj"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stdout
+            .contains("  BM25: the BM25 index is missing; the catalog holds"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("    repair: lore index proj"),
+        "{}",
+        out.stdout
+    );
+    let r = &lore.json(&["index", "proj"])[0];
+    assert_eq!(
+        (r["embedded"].as_u64(), r["changed"].as_u64()),
+        (Some(0), Some(0))
+    );
+    assert!(doctor(&lore).0);
+    let resp = lore.search("HaversineKm", "fts", &[]);
+    assert_first(&resp, "geo/geo.go");
+
+    // A damaged vector snapshot: named, and rewritten by the same repair.
+    std::fs::write(
+        lore.data().join(format!("stores/{id}/vectors.bin")),
+        b"junk",
+    )
+    .unwrap();
+    let (healthy, report) = doctor(&lore);
+    assert!(!healthy);
+    let p = &report["stores"][0]["problems"][0];
+    assert_eq!(p["part"], "vectors", "{report:#}");
+    assert_eq!(p["repair"], "lore index proj", "{report:#}");
+    lore.json(&["index", "proj"]);
+    assert!(doctor(&lore).0);
+}
