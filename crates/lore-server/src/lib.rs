@@ -21,6 +21,52 @@ pub use http::MAX_BODY;
 pub use mcp::LoreMcp;
 pub use policy::DEFAULT_MAX_QUERY_BYTES;
 
+/// The MCP/REST argument parsers (`params`), reachable from the fuzz targets of
+/// `crates/lore-fuzz`. Not an API: plain delegation, so the fuzzers run the parsers every
+/// tool and route uses.
+#[doc(hidden)]
+pub mod fuzzing {
+    use crate::params::{self, JsonObject, SourcePolicy};
+    use lore_engine::brain::{BrainQuery, IngestRequest, Note, RawIngest, SessionEntry};
+    use lore_engine::{GraphQuery, JobSpec, SearchRequest};
+    use std::path::Path;
+
+    pub fn search_request(obj: &JsonObject, max_query: usize) -> Result<SearchRequest, String> {
+        params::search_request(obj, max_query)
+    }
+    pub fn graph_query(obj: &JsonObject, max_query: usize) -> Result<GraphQuery, String> {
+        params::graph_query(obj, max_query)
+    }
+    pub fn add_spec(
+        obj: &JsonObject,
+        base: Option<&Path>,
+        data_dir: &Path,
+    ) -> Result<JobSpec, String> {
+        params::add_spec(obj, &SourcePolicy { base, data_dir })
+    }
+    pub fn index_spec(store: &str, obj: &JsonObject) -> Result<JobSpec, String> {
+        params::index_spec(store, obj)
+    }
+    pub fn store_name(name: &str) -> Result<&str, String> {
+        params::store_name(name)
+    }
+    pub fn brain_query(obj: &JsonObject, max_query: usize) -> Result<BrainQuery, String> {
+        params::brain_query(obj, max_query)
+    }
+    pub fn note(obj: &JsonObject) -> Result<Note, String> {
+        params::note(obj)
+    }
+    pub fn raw_ingest(obj: &JsonObject) -> Result<RawIngest, String> {
+        params::raw_ingest(obj)
+    }
+    pub fn ingest_request(obj: &JsonObject, base: Option<&Path>) -> Result<IngestRequest, String> {
+        params::ingest_request(obj, base)
+    }
+    pub fn session_entry(obj: &JsonObject) -> Result<SessionEntry, String> {
+        params::session_entry(obj)
+    }
+}
+
 use app::App;
 use lore_core::DataDir;
 use lore_engine::{Engine, EngineError};

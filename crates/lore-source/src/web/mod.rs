@@ -181,8 +181,10 @@ fn web_error(url: &str, message: impl Into<String>) -> SourceError {
 /// Most sitemap files read per crawl (an index may name many).
 const MAX_SITEMAPS: usize = 20;
 
-/// The `<loc>` values of a sitemap (XML entities in URLs decoded).
-fn sitemap_locs(xml: &str) -> Vec<String> {
+/// The `<loc>` values of a sitemap (XML entities in URLs decoded). Public for the fuzz
+/// targets (`crates/lore-fuzz`) only.
+#[doc(hidden)]
+pub fn sitemap_locs(xml: &str) -> Vec<String> {
     xml.split("<loc>")
         .skip(1)
         .filter_map(|s| s.split_once("</loc>"))
