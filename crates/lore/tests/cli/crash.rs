@@ -637,7 +637,8 @@ fn data_files(lore: &Lore) -> BTreeMap<String, u64> {
         .into_iter()
         .filter(|p| {
             let empty = std::fs::metadata(lore.data().join(p)).is_ok_and(|m| m.len() == 0);
-            !p.ends_with("-shm") && !(p.ends_with("-wal") && empty)
+            let side = p.ends_with("-shm") || (p.ends_with("-wal") && empty);
+            !side
         })
         .map(|p| {
             let mut h = std::collections::hash_map::DefaultHasher::new();
