@@ -196,9 +196,9 @@ impl Catalog {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(ctx)?;
         if version != crate::schema::SCHEMA_VERSION {
-            return Err(IndexError::Corrupt(format!(
-                "{} (schema version {version}, this lore reads {}: run `lore store list` once to \
-                 bring it up to date)",
+            return Err(IndexError::Outdated(format!(
+                "{} has schema version {version}, this lore reads {}; run `lore store list` \
+                 once to bring it up to date",
                 path.display(),
                 crate::schema::SCHEMA_VERSION
             )));

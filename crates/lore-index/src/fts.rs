@@ -194,26 +194,40 @@ impl Fts {
     /// Opens a store's index for reading (`dir` is its BM25 folder). A store without one
     /// yet reads as empty (nothing is created); one that does not open is an error.
     pub fn open(dir: &Path) -> Result<Fts, IndexError> {
-        match live_dir(dir)? {
-            Some(live) => open_index(&live),
-            None => {
+        match Fts::probe(dir) {
+            FtsState::Present(fts) => Ok(fts),
+            FtsState::Missing if live_dir(dir)?.is_none() => {
                 let (schema, fields) = schema();
                 Fts::with_index(Index::create_in_ram(schema), fields, dir)
             }
+            // The error itself, with its cause.
+            _ => open_index(&live_dir(dir)?.unwrap_or_else(|| dir.to_path_buf())),
         }
     }
 
     /// What the folder holds, found without writing to it (for checks).
     pub fn probe(dir: &Path) -> FtsState {
-        match live_dir(dir) {
-            Ok(None) => FtsState::Missing,
-            Ok(Some(live)) if !live.join("meta.json").exists() => FtsState::Missing,
-            Ok(Some(live)) => match open_index(&live) {
-                Ok(fts) => FtsState::Present(fts),
-                Err(e) => FtsState::Damaged(e.to_string()),
-            },
-            Err(e) => FtsState::Damaged(e.to_string()),
+        // A writer swapping in a rebuilt index replaces `CURRENT`, then removes the folder
+        // it named: a reader that read the old name just before looks again.
+        let mut state = FtsState::Missing;
+        for _ in 0..3 {
+            let live = match live_dir(dir) {
+                Ok(live) => live,
+                Err(e) => return FtsState::Damaged(e.to_string()),
+            };
+            state = match &live {
+                None => return FtsState::Missing,
+                Some(l) if !l.join("meta.json").exists() => FtsState::Missing,
+                Some(l) => match open_index(l) {
+                    Ok(fts) => return FtsState::Present(fts),
+                    Err(e) => FtsState::Damaged(e.to_string()),
+                },
+            };
+            if live_dir(dir).ok().flatten() == live {
+                break;
+            }
         }
+        state
     }
 
     /// Opens the index for a writer, creating an empty one when the store has none. Leftovers

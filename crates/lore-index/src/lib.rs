@@ -47,6 +47,9 @@ pub enum IndexError {
     StoreNotFound(String),
     #[error("{0}")]
     Locked(String),
+    /// A catalog from another version of lore, opened read-only (nothing can migrate it).
+    #[error("{0}")]
+    Outdated(String),
 }
 
 /// Hex content hash of a file's bytes (change detection, not security).
