@@ -89,8 +89,30 @@ fn fts_builds(lore: &Lore, id: i64) -> usize {
         .unwrap_or(0)
 }
 
-fn wal(lore: &Lore) -> Vec<u8> {
-    std::fs::read(lore.data().join("lore.db-wal")).unwrap_or_default()
+/// The catalog's committed transactions in its WAL: the WAL's salt and how many of its
+/// frames end a transaction (a frame of the current salt whose "size after commit" is set).
+/// Frames a big transaction spills before it commits are not counted.
+fn wal_commits(lore: &Lore) -> (u64, usize) {
+    let wal = std::fs::read(lore.data().join("lore.db-wal")).unwrap_or_default();
+    if wal.len() < 32 {
+        return (0, 0);
+    }
+    let be32 = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    let page = be32(&wal[8..12]) as usize;
+    let salt = &wal[16..24];
+    let mut commits = 0;
+    let mut at = 32;
+    while page > 0 && at + 24 + page <= wal.len() {
+        let frame = &wal[at..at + 24];
+        if &frame[8..16] != salt {
+            break;
+        }
+        if be32(&frame[4..8]) != 0 {
+            commits += 1;
+        }
+        at += 24 + page;
+    }
+    (u64::from_be_bytes(salt.try_into().unwrap()), commits)
 }
 
 /// Every file under the test's root outside the data dir (and the server logs), with a
@@ -372,14 +394,28 @@ fn crash_matrix() {
         "big2",
         clean_add,
     );
-    // store add: killed after its first batch's BM25 commit.
+    // store add: killed after its first batch's catalog commit (the WAL has a new commit
+    // once BM25 holds batch 1), before the second batch's.
     let id = id + 1;
+    // The WAL as last seen before BM25 held batch 1: the next commit is batch 1's.
+    let (mut before_bm25, mut bm25_seen) = ((0, 0), false);
     crash(
         &lore,
         &mut m,
         &["store", "add", "big3", &src_s],
-        "first batch's BM25 commit",
-        || bm25_generation(&lore, id).is_some_and(|g| g >= 1),
+        "first batch committed",
+        || {
+            if !bm25_seen {
+                let wal = wal_commits(&lore);
+                bm25_seen = bm25_generation(&lore, id).is_some_and(|g| g >= 1);
+                if !bm25_seen {
+                    before_bm25 = wal;
+                }
+                return false;
+            }
+            let now = wal_commits(&lore);
+            now != before_bm25 && now.1 > 0
+        },
         |_, _| {},
         |l| format!("{} files in the catalog", counts(l, "big3").0),
         &["index", "big3"],
@@ -403,7 +439,7 @@ fn crash_matrix() {
         &lore,
         &mut m,
         &["index", "big"],
-        "BM25 commit",
+        "BM25 commit (before the catalog's)",
         || bm25_generation(&lore, big) != g,
         |_, _| {},
         |l| {
@@ -424,15 +460,15 @@ fn crash_matrix() {
     // and right after swapping it in.
     lore.json(&["index", "--full", "big"]);
     let clean_full = counts(&lore, "big");
-    let before = wal(&lore);
+    let before = wal_commits(&lore);
     crash(
         &lore,
         &mut m,
         &["index", "--full", "big"],
         "first catalog commit",
         || {
-            let w = wal(&lore);
-            w.len() > 32 && w != before
+            let now = wal_commits(&lore);
+            now != before && now.1 > 0
         },
         |_, _| {},
         |l| {
