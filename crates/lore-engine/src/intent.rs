@@ -11,15 +11,19 @@ pub enum Intent {
     FindUsage,
     FindPattern,
     FindDocumentation,
+    /// A whole task (an issue, a bug report, a traceback): the files and units to change,
+    /// ranked by `Engine::locate`.
+    FindTask,
 }
 
 impl Intent {
-    pub const ALL: [Intent; 5] = [
+    pub const ALL: [Intent; 6] = [
         Intent::FindDefinition,
         Intent::FindImplementation,
         Intent::FindUsage,
         Intent::FindPattern,
         Intent::FindDocumentation,
+        Intent::FindTask,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -29,6 +33,7 @@ impl Intent {
             Intent::FindUsage => "find-usage",
             Intent::FindPattern => "find-pattern",
             Intent::FindDocumentation => "find-documentation",
+            Intent::FindTask => "find-task",
         }
     }
 
@@ -95,6 +100,9 @@ fn has_any(q: &str, phrases: &[&str]) -> bool {
 impl Intent {
     /// The intent a query's wording implies, if any.
     pub fn infer(query: &str) -> Option<Intent> {
+        if crate::task::is_task(query) {
+            return Some(Intent::FindTask);
+        }
         let q = format!(" {} ", query.to_lowercase());
         if has_any(
             &q,
@@ -307,6 +315,8 @@ pub(crate) fn prior(
                 p *= 0.85;
             }
         }
+        // Ranked by `Engine::locate`, not by these priors.
+        Some(Intent::FindTask) => {}
         Some(Intent::FindPattern) if !is_doc => p *= 1.05,
         Some(Intent::FindPattern) => {}
         Some(Intent::FindDocumentation) => {

@@ -7,7 +7,9 @@
 //! `task.rs`), and priors (tests and prose below code unless the task names them).
 
 use crate::error::Param;
-use crate::search::Mode;
+use crate::fusion::Signals;
+use crate::present::{json_tokens, query_words};
+use crate::search::{Mode, SearchHit, SearchRequest};
 use crate::task::{self, TaskClues};
 use crate::{Engine, EngineError};
 use lore_index::{StoreRecord, StoredChunk};
@@ -113,6 +115,7 @@ const PATH_NAMED: f32 = 0.6;
 const FRAME: f32 = 0.35;
 const DEFINES: f32 = 0.35;
 const MODULE_NAMED: f32 = 0.4;
+const QUALIFIED_DEFINES: f32 = 0.5;
 /// A name defined in more files than this says nothing about which one is meant.
 const MAX_DEFINITIONS: usize = 12;
 const TEST_PRIOR: f32 = 0.4;
@@ -209,12 +212,67 @@ impl Engine {
                 "there are no stores yet; add one with `lore store add NAME PATH`".into(),
             ));
         }
+        self.locate_in(req, &stores, started)
+    }
+
+    /// A task searched for (`Intent::FindTask`): the located files' units as search hits,
+    /// files in order, `per_file` units each, scored relative to the best file.
+    pub(crate) fn task_hits(
+        &self,
+        req: &SearchRequest,
+        stores: &[StoreRecord],
+    ) -> Result<Vec<SearchHit>, EngineError> {
+        let mut lr = LocateRequest::new(req.query.clone());
+        lr.limit = req.limit;
+        lr.units = req.per_file;
+        lr.mode = req.mode;
+        let located = self.locate_in(&lr, stores, Instant::now())?;
+        let top = located
+            .files
+            .first()
+            .map_or(1.0, |f| f.score)
+            .max(f32::EPSILON);
+        let words = query_words(&req.query);
+        let mut hits = Vec::new();
+        for f in &located.files {
+            let score = (f.score / top).min(1.0);
+            if req.threshold.is_some_and(|t| score < t) {
+                continue;
+            }
+            let Some(store) = stores.iter().find(|s| s.name == f.store) else {
+                continue;
+            };
+            for u in f.units.iter().take(req.per_file) {
+                let Ok(id) = i64::from_str_radix(&u.id, 16) else {
+                    continue;
+                };
+                if let Some(sc) = self.catalog.chunks(&[id])?.into_iter().next() {
+                    let signals = Signals::default();
+                    let mut hit = self.hit(&sc, store, score, signals, &words, req.detail)?;
+                    hit.reason = f.why.join("; ");
+                    hit.estimated_tokens = json_tokens(&hit);
+                    hits.push(hit);
+                }
+                if hits.len() >= req.limit {
+                    return Ok(hits);
+                }
+            }
+        }
+        Ok(hits)
+    }
+
+    fn locate_in(
+        &self,
+        req: &LocateRequest,
+        stores: &[StoreRecord],
+        started: Instant,
+    ) -> Result<LocateResponse, EngineError> {
         let clues = task::parse(&req.task);
         let lower = req.task.to_lowercase();
         let ev = req.evidence;
 
         // Retrieval: every chunk's score counts toward its file.
-        let retrieved = self.retrieve(&req.task, &stores, req.mode, CANDIDATES)?;
+        let retrieved = self.retrieve(&req.task, stores, req.mode, CANDIDATES)?;
         let ranked = Self::rank(&retrieved, req.mode, self.config.fusion);
         let store_index: HashMap<i64, usize> =
             stores.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
@@ -276,9 +334,9 @@ impl Engine {
                     if lore_core::is_test_path(path) && !named {
                         score *= TEST_PRIOR;
                         f.why.push((0.0, "a test (the task names no test)".into()));
-                    } else if is_prose(path) && !named && !lower.contains("doc") {
-                        score *= PROSE_PRIOR;
-                    } else if is_example(path) && !named {
+                    } else if !named
+                        && (is_prose(path) && !lower.contains("doc") || is_example(path))
+                    {
                         score *= PROSE_PRIOR;
                     }
                 }
@@ -291,7 +349,7 @@ impl Engine {
         let mut out = Vec::with_capacity(scored.len());
         for (score, (si, path), mut f) in scored {
             f.why.sort_by(|a, b| b.0.total_cmp(&a.0));
-            let units = self.located_units(&f, &chunks, req.units)?;
+            let units = self.located_units(stores[si].id, &path, &f, &chunks, req.units)?;
             out.push(LocatedFile {
                 store: stores[si].name.clone(),
                 path,
@@ -373,6 +431,29 @@ impl Engine {
             }
         }
         let ids = [store.id];
+        // `Type.method` written out names one definition more surely than its parts.
+        for dotted in &clues.dotted {
+            let parts: Vec<&str> = dotted.rsplitn(3, '.').collect();
+            if parts.len() < 2 {
+                continue;
+            }
+            let qualified = format!("{}.{}", parts[1], parts[0]);
+            let defs = self.catalog.symbols_named(&ids, &qualified)?;
+            let defs: Vec<_> = defs
+                .into_iter()
+                .filter(|d| d.qualified == qualified)
+                .collect();
+            if defs.is_empty() || defs.len() > MAX_DEFINITIONS {
+                continue;
+            }
+            let w = QUALIFIED_DEFINES / defs.len() as f32;
+            for d in &defs {
+                let f = files.entry((si, d.path.clone())).or_default();
+                f.store = si;
+                f.add(w, format!("defines `{qualified}`"));
+                f.defines.push(d.id);
+            }
+        }
         for ident in clues.identifiers.iter().take(60) {
             let defs = self.catalog.symbols_named(&ids, ident)?;
             let mut def_files: Vec<&str> = defs.iter().map(|d| d.path.as_str()).collect();
@@ -400,50 +481,69 @@ impl Engine {
 
     /// The units of a located file to read first: its best-scoring chunks, then those that
     /// define a name the task mentions.
+    /// The units of a located file to read first: up to two that define a name the task
+    /// writes out, then its best-scoring chunks, then the other named definitions.
     fn located_units(
         &self,
+        store_id: i64,
+        path: &str,
         f: &FileEvidence,
         chunks: &HashMap<i64, StoredChunk>,
         n: usize,
     ) -> Result<Vec<LocatedUnit>, EngineError> {
+        let same = |a: &LocatedUnit, b: &LocatedUnit| {
+            a.qualified == b.qualified && a.symbol == b.symbol && a.start_line == b.start_line
+        };
+        let mut named: Vec<LocatedUnit> = Vec::new();
+        let mut file_chunks: Option<Vec<StoredChunk>> = None;
+        for &symbol_id in &f.defines {
+            let Some(sym) = self.catalog.symbol(symbol_id)? else {
+                continue;
+            };
+            if file_chunks.is_none() {
+                file_chunks = Some(self.catalog.file_chunks(store_id, path)?);
+            }
+            // The innermost chunk holding the definition's first line gives the id (a small
+            // class kept whole holds its methods).
+            let holder = file_chunks
+                .iter()
+                .flatten()
+                .filter(|c| {
+                    c.chunk.start_line <= sym.start_line && sym.start_line <= c.chunk.end_line
+                })
+                .min_by_key(|c| c.chunk.end_line - c.chunk.start_line);
+            let Some(holder) = holder else { continue };
+            let mut unit = located(holder, 0.0);
+            unit.kind = sym.kind.as_str().to_string();
+            unit.symbol = Some(sym.name.clone());
+            unit.qualified = (sym.qualified != sym.name).then(|| sym.qualified.clone());
+            [unit.start_line, unit.end_line] = [sym.start_line, sym.end_line];
+            if !named.iter().any(|u| same(u, &unit)) {
+                named.push(unit);
+            }
+        }
         let mut best: Vec<(f32, i64)> = f.chunks.clone();
         best.sort_by(|a, b| b.0.total_cmp(&a.0));
         let mut out: Vec<LocatedUnit> = Vec::new();
+        let mut named = named.into_iter();
+        out.extend(named.by_ref().take(2.min(n)));
         for (score, id) in best {
             if out.len() >= n {
                 break;
             }
             let Some(sc) = chunks.get(&id) else { continue };
             let unit = located(sc, score);
-            if !out
-                .iter()
-                .any(|u| u.qualified == unit.qualified && u.symbol == unit.symbol)
-            {
+            if !out.iter().any(|u| same(u, &unit)) {
                 out.push(unit);
             }
         }
-        for &symbol_id in &f.defines {
-            if out.len() >= n + 2 {
+        for unit in named {
+            if out.len() >= n {
                 break;
             }
-            let Some(sym) = self.catalog.symbol(symbol_id)? else {
-                continue;
-            };
-            if out.iter().any(|u| {
-                u.qualified.as_deref() == Some(sym.qualified.as_str())
-                    || (u.qualified.is_none() && u.symbol.as_deref() == Some(sym.name.as_str()))
-            }) {
-                continue;
+            if !out.iter().any(|u| same(u, &unit)) {
+                out.push(unit);
             }
-            out.push(LocatedUnit {
-                id: String::new(),
-                kind: sym.kind.as_str().to_string(),
-                symbol: Some(sym.name.clone()),
-                qualified: (sym.qualified != sym.name).then(|| sym.qualified.clone()),
-                start_line: sym.start_line,
-                end_line: sym.end_line,
-                score: 0.0,
-            });
         }
         Ok(out)
     }

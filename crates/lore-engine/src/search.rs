@@ -396,11 +396,6 @@ impl Engine {
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse, EngineError> {
         let started = Instant::now();
         let stores = self.validate(req)?;
-        let n = self.config.candidates.max(req.limit * 3);
-        let retrieved = self.retrieve(&req.query, &stores, req.mode, n)?;
-        let ranked = Self::rank(&retrieved, req.mode, self.config.fusion);
-        let by_id: HashMap<i64, &StoreRecord> = stores.iter().map(|s| (s.id, s)).collect();
-        let words = query_words(&req.query);
         let intent = match req.intent {
             _ if !req.priors => None,
             Some(i) => Some(IntentUsed {
@@ -412,6 +407,15 @@ impl Engine {
                 inferred: true,
             }),
         };
+        if intent.is_some_and(|i| i.intent == Intent::FindTask) {
+            let results = self.task_hits(req, &stores)?;
+            return self.respond(req, &stores, intent, results, started);
+        }
+        let n = self.config.candidates.max(req.limit * 3);
+        let retrieved = self.retrieve(&req.query, &stores, req.mode, n)?;
+        let ranked = Self::rank(&retrieved, req.mode, self.config.fusion);
+        let by_id: HashMap<i64, &StoreRecord> = stores.iter().map(|s| (s.id, s)).collect();
+        let words = query_words(&req.query);
         let idents = query_identifiers(&req.query);
         let wants_tests = words.iter().any(|w| w.starts_with("test") || w == "spec");
 
@@ -505,6 +509,19 @@ impl Engine {
             *seen += 1;
             results.push(self.hit(sc, store, score, signals, &words, req.detail)?);
         }
+        self.respond(req, &stores, intent, results, started)
+    }
+
+    /// The response around `results`: warnings for empty stores, per-store freshness when
+    /// asked, token estimates.
+    fn respond(
+        &self,
+        req: &SearchRequest,
+        stores: &[StoreRecord],
+        intent: Option<IntentUsed>,
+        results: Vec<SearchHit>,
+        started: Instant,
+    ) -> Result<SearchResponse, EngineError> {
         let mut warnings = Vec::new();
         for s in stores
             .iter()
@@ -607,7 +624,7 @@ impl Engine {
 
 impl Engine {
     /// A result at the requested detail, with its token estimate.
-    fn hit(
+    pub(crate) fn hit(
         &self,
         sc: &StoredChunk,
         store: &StoreRecord,

@@ -102,6 +102,17 @@ fn pytest_frame(line: &str) -> Option<Frame> {
     })
 }
 
+/// Whether a query is a whole task rather than a search: it holds a traceback, or runs to
+/// several lines and hundreds of characters (an issue as written).
+pub fn is_task(query: &str) -> bool {
+    const TASK_CHARS: usize = 400;
+    const TASK_LINES: usize = 4;
+    query.contains("Traceback (most recent call last)")
+        || query.lines().any(|l| python_frame(l).is_some())
+        || (query.len() >= TASK_CHARS
+            && query.lines().filter(|l| !l.trim().is_empty()).count() >= TASK_LINES)
+}
+
 /// Reads the clues of a task text.
 pub fn parse(task: &str) -> TaskClues {
     let mut clues = TaskClues::default();
@@ -157,6 +168,10 @@ pub fn parse(task: &str) -> TaskClues {
             push_new(&mut clues.identifiers, parts[0]);
         }
     }
+    // A frame's path is counted as a frame, not again as a written path.
+    clues
+        .paths
+        .retain(|p| !clues.frames.iter().any(|f| &f.path == p));
     for f in &clues.frames {
         if let Some(func) = &f.function
             && func != "<module>"
@@ -209,6 +224,17 @@ mod tests {
         for word in ["ALWAYS", "sending", "content", "length"] {
             assert!(!c.identifiers.iter().any(|i| i == word), "{word}: {c:?}");
         }
+    }
+
+    #[test]
+    fn tasks_are_told_from_searches() {
+        assert!(!is_task("how are bm25 and vector scores fused"));
+        assert!(!is_task(&"a long single line query ".repeat(30)));
+        assert!(is_task(
+            "Traceback (most recent call last):\n  File \"a.py\", line 1"
+        ));
+        let issue = "Title of the bug\n\nWhen I call foo it fails.\n\nSteps:\n1. run\n".repeat(8);
+        assert!(is_task(&issue));
     }
 
     #[test]

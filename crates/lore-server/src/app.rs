@@ -70,6 +70,11 @@ impl App {
         self.pool.run(move |e| e.search(&req)).await
     }
 
+    pub async fn locate(&self, args: &JsonObject) -> Result<lore_engine::LocateResponse, AppError> {
+        let req = params::locate_request(args, self.max_query()).map_err(AppError::BadRequest)?;
+        self.pool.run(move |e| e.locate(&req)).await
+    }
+
     pub async fn graph(&self, args: &JsonObject) -> Result<lore_engine::GraphAnswer, AppError> {
         let q = params::graph_query(args, self.max_query()).map_err(AppError::BadRequest)?;
         self.pool.run(move |e| e.graph(&q)).await

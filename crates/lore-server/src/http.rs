@@ -69,6 +69,7 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/stores/{name}", get(store).delete(remove_store))
         .route("/api/stores/{name}/index", post(index_store))
         .route("/api/search", post(search))
+        .route("/api/locate", post(locate))
         .route("/api/results/{id}", get(result))
         .route("/api/graph", get(graph))
         .route("/api/jobs", get(jobs))
@@ -206,6 +207,10 @@ async fn index_store(
 
 async fn search(State(app): AppState, Body(args): Body) -> Rest {
     reply(StatusCode::OK, app.search(&args).await?)
+}
+
+async fn locate(State(app): AppState, Body(args): Body) -> Rest {
+    reply(StatusCode::OK, app.locate(&args).await?)
 }
 
 async fn result(State(app): AppState, Path(id): Path<String>) -> Rest {

@@ -24,8 +24,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use std::sync::{Arc, LazyLock};
 
-const INSTRUCTIONS: &str = "lore searches local code and docs. Call search first; pass a result \
-id to get_full_context for the whole unit. Keep what you learn with brain_write; recall it with \
+const INSTRUCTIONS: &str = "lore searches local code and docs. Call search first (locate for a \
+whole task or bug report); pass a result id to get_full_context for the whole unit. Keep what you learn with brain_write; recall it with \
 brain_query.";
 
 fn schema(v: Value) -> Arc<JsonObject> {
@@ -66,6 +66,23 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
                     "threshold": {"type": "number", "description": "minimum score, 0-1"}
                 },
                 "required": ["query"]
+            })),
+        )
+        .with_annotations(read_only.clone()),
+        Tool::new(
+            "locate",
+            "From a task (an issue, a bug report, a traceback, a feature request) to the files \
+             to read and change: ranked files, each with its best units (ids for \
+             get_full_context) and why it was chosen.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "task": {"type": "string", "description": "the task as given, tracebacks and code included"},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 10, "description": "files"},
+                    "stores": {"type": "array", "items": {"type": "string"}, "description": "default: all"},
+                    "mode": {"type": "string", "enum": Mode::ALL.map(Mode::as_str), "default": "hybrid"}
+                },
+                "required": ["task"]
             })),
         )
         .with_annotations(read_only.clone()),
@@ -205,6 +222,7 @@ impl LoreMcp {
         let bad = AppError::BadRequest;
         match name {
             "search" => to_text(&self.app.search(args).await?),
+            "locate" => to_text(&self.app.locate(args).await?),
             "get_full_context" => {
                 let id = match a.string("resultId").map_err(bad)? {
                     Some(id) => id,
@@ -389,7 +407,7 @@ impl ServerHandler for LoreMcp {
         if !TOOLS.iter().any(|t| t.name == request.name) {
             return Err(ErrorData::invalid_params(
                 format!(
-                    "unknown tool {}: use search, get_full_context, code_graph, stores or a brain_ tool",
+                    "unknown tool {}: use search, locate, get_full_context, code_graph, stores or a brain_ tool",
                     crate::params::shown(format!("{:?}", request.name))
                 ),
                 None,

@@ -6,7 +6,9 @@ use lore_core::StoreKind;
 use lore_engine::brain::{
     BrainQuery, IngestRequest, MAX_BRAIN_LIMIT, Note, RawIngest, RawPage, SessionEntry,
 };
-use lore_engine::{AddStore, Detail, Direction, GraphQuery, Intent, JobSpec, Mode, SearchRequest};
+use lore_engine::{
+    AddStore, Detail, Direction, GraphQuery, Intent, JobSpec, LocateRequest, Mode, SearchRequest,
+};
 use serde_json::{Map, Value};
 use std::path::{Component, Path, PathBuf};
 
@@ -216,6 +218,31 @@ pub(crate) fn search_request(obj: &JsonObject, max_query: usize) -> Result<Searc
     req.freshness = true;
     Ok(req)
 }
+
+/// A task to locate: {task, limit?, stores?, mode?}. A task (an issue with its traceback)
+/// may be four times as long as a query.
+pub(crate) fn locate_request(obj: &JsonObject, max_query: usize) -> Result<LocateRequest, String> {
+    let a = Args(obj);
+    let mut req = LocateRequest::new(capped(
+        "task",
+        a.required("task")?,
+        max_query.saturating_mul(TASK_TO_QUERY),
+    )?);
+    if let Some(m) = a.choice("mode", Mode::parse, &Mode::ALL.map(Mode::as_str))? {
+        req.mode = m;
+    }
+    if let Some(limit) = a.uint("limit")? {
+        if limit == 0 || limit > MAX_LIMIT {
+            return Err(format!("`limit` must be between 1 and {MAX_LIMIT}"));
+        }
+        req.limit = limit as usize;
+    }
+    req.stores = store_names(&a, "stores")?;
+    Ok(req)
+}
+
+/// How many times the query cap a locate task may be.
+pub(crate) const TASK_TO_QUERY: usize = 4;
 
 /// A code-graph question: {symbol, direction: callers|callees|definition, store?}.
 pub(crate) fn graph_query(obj: &JsonObject, max_query: usize) -> Result<GraphQuery, String> {

@@ -1,7 +1,7 @@
 //! `lore eval labeled|judge|compare|intents|locate`: lore measuring itself (`lore-eval`), printed as
 //! text or JSON.
 
-use crate::cli::{CompareArgs, EvalCommand, IntentsArgs, JudgeArgs, LabeledArgs, LocateArgs};
+use crate::cli::{CompareArgs, EvalCommand, EvalLocateArgs, IntentsArgs, JudgeArgs, LabeledArgs};
 use crate::output::print_json;
 use lore_engine::{Engine, EngineError, ExitKind, Progress};
 use lore_eval::compare::{self, CompareError};
@@ -57,7 +57,7 @@ fn run_intents(
 
 fn run_locate(
     engine: &mut Engine,
-    a: LocateArgs,
+    a: EvalLocateArgs,
     json: bool,
     progress: &dyn Progress,
 ) -> anyhow::Result<()> {

@@ -22,7 +22,7 @@ mod progress;
 mod serve;
 
 use clap::Parser;
-use cli::{Cli, Command, GraphArgs, ModelCommand, SearchArgs, StoreCommand};
+use cli::{Cli, Command, GraphArgs, LocateArgs, ModelCommand, SearchArgs, StoreCommand};
 use lore_core::DataDir;
 use lore_engine::{Engine, EngineError};
 use progress::Bars;
@@ -96,6 +96,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Sync { stores } => sync(&ctx, &stores),
         Command::Doctor { store } => doctor(&ctx, store.as_deref()),
         Command::Search(args) => search(&ctx, args),
+        Command::Locate(args) => locate(&ctx, args),
         Command::Context { id } => context(&ctx, &id),
         Command::Graph(args) => graph(&ctx, args),
         Command::Brain { command } => brain::run(&mut ctx.open()?, ctx.json, command),
@@ -153,6 +154,11 @@ fn doctor(ctx: &Ctx, store: Option<&str>) -> anyhow::Result<()> {
 
 fn search(ctx: &Ctx, args: SearchArgs) -> anyhow::Result<()> {
     output::search(ctx.json, &ctx.open()?.search(&args.request())?)
+}
+
+fn locate(ctx: &Ctx, args: LocateArgs) -> anyhow::Result<()> {
+    let req = args.request()?;
+    output::locate(ctx.json, &ctx.open()?.locate(&req)?)
 }
 
 fn context(ctx: &Ctx, id: &str) -> anyhow::Result<()> {

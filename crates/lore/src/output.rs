@@ -310,6 +310,40 @@ pub fn store_removed(json: bool, s: &StoreRecord) -> anyhow::Result<()> {
     Ok(())
 }
 
+pub fn locate(json: bool, r: &lore_engine::LocateResponse) -> anyhow::Result<()> {
+    if json {
+        return print_json(r);
+    }
+    if r.files.is_empty() {
+        out!("no file matches the task");
+    }
+    for (i, f) in r.files.iter().enumerate() {
+        out!("{:>2}. {:.3} {}:{}", i + 1, f.score, f.store, esc(&f.path));
+        out!("    {}", esc(&f.why.join("; ")));
+        for u in &f.units {
+            let name = u
+                .qualified
+                .as_ref()
+                .or(u.symbol.as_ref())
+                .map_or("", |s| s.as_str());
+            let id = if u.id.is_empty() {
+                String::new()
+            } else {
+                format!("  {}", u.id)
+            };
+            out!(
+                "    - {}-{} [{}] {}{}",
+                u.start_line,
+                u.end_line,
+                u.kind,
+                esc(name),
+                id
+            );
+        }
+    }
+    Ok(())
+}
+
 pub fn search(json: bool, r: &SearchResponse) -> anyhow::Result<()> {
     if json {
         return print_json(r);

@@ -23,7 +23,7 @@ pub enum EvalCommand {
     Intents(IntentsArgs),
     /// Task → code on real issues: each task at its repository's base commit, files ranked
     /// by each mode and `locate`; Acc@1/5/10, Recall@10, MRR, and gold units in the top 10.
-    Locate(LocateArgs),
+    Locate(EvalLocateArgs),
 }
 
 fn rankers() -> clap::builder::PossibleValuesParser {
@@ -31,7 +31,7 @@ fn rankers() -> clap::builder::PossibleValuesParser {
 }
 
 #[derive(Args, Debug)]
-pub struct LocateArgs {
+pub struct EvalLocateArgs {
     /// JSONL: instance_id, repo (owner/name), base_commit, query, gold_files, gold_spans?
     pub set: PathBuf,
     /// Folder holding each repository as <owner>+<name>, <owner>+<name>/repo or
@@ -59,7 +59,7 @@ pub struct LocateArgs {
     pub out: Option<PathBuf>,
 }
 
-impl LocateArgs {
+impl EvalLocateArgs {
     pub fn options(self) -> LocateOptions {
         let mut rankers: Vec<Ranker> = self.modes.iter().filter_map(|m| Ranker::parse(m)).collect();
         if rankers.is_empty() {

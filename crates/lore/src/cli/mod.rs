@@ -10,9 +10,9 @@ mod store;
 
 pub use brain::BrainCommand;
 pub use eval::{
-    BenchArgs, CompareArgs, EvalCommand, IntentsArgs, JudgeArgs, LabeledArgs, LocateArgs,
+    BenchArgs, CompareArgs, EvalCommand, EvalLocateArgs, IntentsArgs, JudgeArgs, LabeledArgs,
 };
-pub use search::{GraphArgs, SearchArgs};
+pub use search::{GraphArgs, LocateArgs, SearchArgs};
 pub use serve::{JobsCommand, ServeArgs};
 pub use store::{ModelCommand, StoreCommand};
 
@@ -82,6 +82,8 @@ pub enum Command {
     },
     /// Search stores.
     Search(SearchArgs),
+    /// From a task (an issue, a bug report, a traceback) to the files and units to change.
+    Locate(LocateArgs),
     /// Show the whole unit behind a search result id.
     Context {
         /// A result id printed by `lore search`.

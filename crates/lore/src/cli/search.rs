@@ -1,8 +1,10 @@
-//! Flags of `lore search` and `lore graph`.
+//! Flags of `lore search`, `lore locate` and `lore graph`.
 
 use super::{details, directions, intents, modes, split_list};
 use clap::Args;
-use lore_engine::{Detail, Direction, GraphQuery, Intent, Mode, SearchRequest};
+use lore_engine::{Detail, Direction, GraphQuery, Intent, LocateRequest, Mode, SearchRequest};
+use std::io::Read;
+use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct SearchArgs {
@@ -44,6 +46,50 @@ impl SearchArgs {
             intent: self.intent,
             ..SearchRequest::new(self.query)
         }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct LocateArgs {
+    /// The task as given: an issue, a bug report, a traceback; `-` reads it from stdin.
+    #[arg(required_unless_present = "file")]
+    pub task: Option<String>,
+    /// Read the task from this file.
+    #[arg(long, value_name = "FILE", conflicts_with = "task")]
+    pub file: Option<PathBuf>,
+    /// Comma-separated store names (default: all).
+    #[arg(long, value_name = "A,B")]
+    pub stores: Vec<String>,
+    /// The retrieval under the file ranking; fts needs no embedding model.
+    #[arg(long, value_parser = modes(), default_value = Mode::Hybrid.as_str())]
+    pub mode: Mode,
+    /// Number of files.
+    #[arg(long, short = 'n', default_value_t = 10)]
+    pub limit: usize,
+}
+
+impl LocateArgs {
+    pub fn request(self) -> anyhow::Result<LocateRequest> {
+        use anyhow::Context as _;
+        let task = match (self.task, &self.file) {
+            (_, Some(file)) => std::fs::read_to_string(file)
+                .with_context(|| format!("cannot read the task from {}", file.display()))?,
+            (Some(t), None) if t == "-" => {
+                let mut text = String::new();
+                std::io::stdin()
+                    .read_to_string(&mut text)
+                    .context("cannot read the task from stdin")?;
+                text
+            }
+            (Some(t), None) => t,
+            (None, None) => anyhow::bail!("give the task, `-` for stdin, or --file FILE"),
+        };
+        Ok(LocateRequest {
+            stores: split_list(&self.stores),
+            mode: self.mode,
+            limit: self.limit,
+            ..LocateRequest::new(task)
+        })
     }
 }
 

@@ -152,3 +152,69 @@ fn graph_detail_levels_and_context_follow_the_code() {
         "{callers:#}"
     );
 }
+
+#[test]
+fn a_task_with_a_traceback_locates_the_file_to_change() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let shop = lore.path("shop");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../lore-engine/tests/fixtures/graph/python-shop");
+    copy_dir(&fixture, &shop);
+    lore.json(&["store", "add", "shop", shop.to_str().unwrap()]);
+    let task = "Discount code makes the total negative\n\n\
+        When I apply a discount code bigger than the subtotal, checkout crashes:\n\n\
+        Traceback (most recent call last):\n  \
+        File \"/home/me/venv/lib/python3.11/site-packages/shop/cli.py\", line 35, in checkout\n    \
+        cart.save(path)\n  \
+        File \"/home/me/venv/lib/python3.11/site-packages/shop/cart.py\", line 44, in total\n    \
+        return ceil_cents(value)\n\
+        ValueError: amount must not be negative\n\n\
+        I expected `Cart.total` to stop at zero.\n";
+    write(lore.root(), "task.txt", task);
+    let task_file = lore.path("task.txt");
+    let r = lore.json(&["locate", "--file", task_file.to_str().unwrap(), "-n", "3"]);
+    let files = r["files"].as_array().unwrap();
+    assert_eq!(files[0]["path"], "shop/cart.py", "{r:#}");
+    let why = files[0]["why"].to_string();
+    assert!(
+        why.contains("traceback frame") && why.contains("Cart.total"),
+        "{why}"
+    );
+    // Tests rank below the code they test when the task names none.
+    assert!(
+        files
+            .iter()
+            .all(|f| !f["path"].as_str().unwrap().starts_with("tests/"))
+            || files[0]["path"] != "tests/test_cart.py",
+        "{r:#}"
+    );
+    let unit = files[0]["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["qualified"] == "Cart.total")
+        .unwrap_or_else(|| panic!("Cart.total among the units: {r:#}"));
+    let id = unit["id"].as_str().unwrap();
+    let ctx = lore.json(&["context", id]);
+    assert!(ctx.to_string().contains("def total"), "{ctx:#}");
+
+    // The same task given to search is recognised as a task and answered the same way.
+    let s = lore.search(task, "hybrid", &["-n", "2"]);
+    assert_eq!(s["intent"]["intent"], "find-task", "{s:#}");
+    assert_eq!(s["intent"]["inferred"], true);
+    assert_eq!(s["results"][0]["path"], "shop/cart.py", "{s:#}");
+    assert!(
+        s["results"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("traceback")
+    );
+
+    // Bad input: named, not a panic.
+    let err = lore.fails(&["locate", "   "], 1);
+    assert!(err.contains("the task is empty"), "{err}");
+    let err = lore.fails(&["locate", "--file", "/nonexistent/task.txt"], 3);
+    assert!(err.contains("cannot read the task"), "{err}");
+}
