@@ -139,6 +139,11 @@ fn read_set(path: &Path) -> anyhow::Result<Vec<Instance>> {
 
 /// The git directory of `owner/name` under `dir`, in any of the accepted layouts.
 pub fn find_repo(dir: &Path, repo: &str) -> anyhow::Result<PathBuf> {
+    // A set mined by `lore eval history` names its repository by path.
+    let direct = Path::new(repo);
+    if direct.is_absolute() && lore_source::git::git_dir(direct).join("HEAD").is_file() {
+        return Ok(direct.to_path_buf());
+    }
     let flat = repo.replace('/', "+");
     let tries = [
         dir.join(&flat).join("repo"),
@@ -163,6 +168,13 @@ pub fn find_repo(dir: &Path, repo: &str) -> anyhow::Result<PathBuf> {
 }
 
 fn store_name(repo: &str, lexical: bool) -> String {
+    let repo = if Path::new(repo).is_absolute() {
+        repo.rsplit('/')
+            .find(|s| !s.is_empty() && *s != "repo" && *s != ".git")
+            .unwrap_or("repo")
+    } else {
+        repo
+    };
     let base: String = repo
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
@@ -439,7 +451,11 @@ pub fn run(
                 todo.push((t, i));
             }
             todo.sort_by_key(|(t, i)| (*t, i.instance_id.clone()));
-            let flat = repo.replace('/', "+");
+            let flat = if Path::new(repo).is_absolute() {
+                store_name(repo, false)
+            } else {
+                repo.replace('/', "+")
+            };
             let tree = scratch.join(&flat);
             let index_file = scratch.join(format!("{flat}.index"));
             let store = store_name(repo, opts.lexical);

@@ -327,6 +327,16 @@ pub fn check_out_into(
     Ok(())
 }
 
+/// Every file path in `rev`'s tree.
+pub fn files_at(repo: &Path, rev: &str) -> Result<std::collections::HashSet<String>, SourceError> {
+    let out = run(
+        "ls-tree",
+        rev,
+        in_repo(repo).args(["ls-tree", "-r", "--name-only", rev]),
+    )?;
+    Ok(out.lines().map(str::to_string).collect())
+}
+
 /// One commit of a history: its message and the files it changed.
 #[derive(Debug, Clone)]
 pub struct CommitChange {

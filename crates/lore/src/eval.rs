@@ -1,4 +1,4 @@
-//! `lore eval labeled|judge|compare|intents|locate`: lore measuring itself (`lore-eval`), printed as
+//! `lore eval labeled|judge|compare|intents|locate|history`: lore measuring itself (`lore-eval`), printed as
 //! text or JSON.
 
 use crate::cli::{CompareArgs, EvalCommand, EvalLocateArgs, IntentsArgs, JudgeArgs, LabeledArgs};
@@ -20,6 +20,25 @@ pub fn run(
         EvalCommand::Compare(a) => run_compare(a, json),
         EvalCommand::Intents(a) => run_intents(engine, a, json, progress),
         EvalCommand::Locate(a) => run_locate(engine, a, json, progress),
+        EvalCommand::History(a) => {
+            let report = lore_eval::history::run(engine, &a.options())?;
+            if json {
+                return print_json(&report);
+            }
+            out!(
+                "{} tasks from {} commits of {} (left out: {} too large, {} formatting, {} without source changes, {} with short messages)",
+                report.written,
+                report.scanned,
+                report.repo.display(),
+                report.skipped_large,
+                report.skipped_formatting,
+                report.skipped_no_source,
+                report.skipped_short_message
+            );
+            out!("set: {}", report.out.display());
+            out!("measure it: lore eval locate {}", report.out.display());
+            Ok(())
+        }
     }
 }
 
@@ -85,15 +104,21 @@ fn run_locate(
         "p95 ms"
     );
     for s in &report.scores {
+        // Sets without gold units (history) have no unit figure.
+        let units = if s.unit_instances == 0 {
+            "-".to_string()
+        } else {
+            format!("{:.3}", s.unit_recall10)
+        };
         out!(
-            "{:<22} {:>6.3} {:>6.3} {:>6.3} {:>9.3} {:>6.3} {:>10.3} {:>8.1} {:>8.1}",
+            "{:<22} {:>6.3} {:>6.3} {:>6.3} {:>9.3} {:>6.3} {:>10} {:>8.1} {:>8.1}",
             s.ranker,
             s.acc1,
             s.acc5,
             s.acc10,
             s.recall10,
             s.mrr,
-            s.unit_recall10,
+            units,
             s.p50_ms,
             s.p95_ms
         );

@@ -24,6 +24,32 @@ pub enum EvalCommand {
     /// Task → code on real issues: each task at its repository's base commit, files ranked
     /// by each mode and `locate`; Acc@1/5/10, Recall@10, MRR, and gold units in the top 10.
     Locate(EvalLocateArgs),
+    /// Mine a repository's history into a locate set: each commit message a task, its
+    /// parent the base, the source files it changed the gold (for `lore eval locate`).
+    History(HistoryArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct HistoryArgs {
+    /// A store on a git clone, or the path of a git repository (full history, not shallow).
+    pub source: String,
+    /// Tasks to write: the newest commits that qualify (not merges, sweeps over more than
+    /// 10 files or 1,500 lines, formatting, or changes without source files).
+    #[arg(long, default_value_t = 50)]
+    pub commits: usize,
+    /// The JSONL to write (default: under <data>/eval/).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+impl HistoryArgs {
+    pub fn options(self) -> lore_eval::history::HistoryOptions {
+        lore_eval::history::HistoryOptions {
+            source: self.source,
+            commits: self.commits,
+            out: self.out,
+        }
+    }
 }
 
 fn rankers() -> clap::builder::PossibleValuesParser {
@@ -36,7 +62,8 @@ pub struct EvalLocateArgs {
     pub set: PathBuf,
     /// Folder holding each repository as <owner>+<name>, <owner>+<name>/repo or
     /// <owner>/<name> (a clone or a bare mirror with the base commits).
-    #[arg(long, value_name = "DIR")]
+    /// Not needed for a set from `lore eval history`, which names its repository by path.
+    #[arg(long, value_name = "DIR", default_value = ".")]
     pub repos: PathBuf,
     /// Rankers to score (repeatable; default: fts, vector, hybrid, locate; with --lexical:
     /// fts, locate).
