@@ -486,6 +486,33 @@ mod tests {
 
     const MAX: usize = crate::policy::DEFAULT_MAX_QUERY_BYTES;
 
+    #[test]
+    fn locate_requests() {
+        let req = locate_request(
+            &obj(json!({"task": "Traceback …", "limit": 3, "stores": ["a"], "mode": "fts"})),
+            MAX,
+        )
+        .unwrap();
+        assert_eq!(
+            (req.limit, req.mode, req.stores),
+            (3, Mode::Fts, vec!["a".to_string()])
+        );
+        // A task may run to four times the query cap, not further.
+        let long = "x".repeat(MAX * TASK_TO_QUERY);
+        assert!(locate_request(&obj(json!({"task": long})), MAX).is_ok());
+        let err = locate_request(&obj(json!({"task": format!("{long}x")})), MAX).unwrap_err();
+        assert!(err.contains("`task`"), "{err}");
+        for (args, needle) in [
+            (json!({}), "`task`"),
+            (json!({"task": "t", "limit": 0}), "`limit`"),
+            (json!({"task": "t", "mode": "grep"}), "`mode`"),
+            (json!({"task": "t", "stores": ["../x"]}), "store"),
+        ] {
+            let err = locate_request(&obj(args.clone()), MAX).unwrap_err();
+            assert!(err.contains(needle), "{args}: {err}");
+        }
+    }
+
     fn search_request_t(o: &JsonObject) -> Result<SearchRequest, String> {
         search_request(o, MAX)
     }
