@@ -89,6 +89,15 @@ impl App {
         self.pool.run(|e| e.stores()).await
     }
 
+    /// `doctor` on one store: whether its catalog, BM25 index and vector snapshot agree,
+    /// with the repair for each problem (reads only).
+    pub async fn doctor(&self, name: &str) -> Result<lore_engine::DoctorReport, AppError> {
+        let name = params::store_name(name)
+            .map_err(AppError::BadRequest)?
+            .to_string();
+        self.pool.run(move |e| e.doctor(Some(&name))).await
+    }
+
     pub async fn store(&self, name: &str) -> Result<StoreStatus, AppError> {
         let name = params::store_name(name)
             .map_err(AppError::BadRequest)?

@@ -68,6 +68,7 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/stores", get(list_stores).post(add_store))
         .route("/api/stores/{name}", get(store).delete(remove_store))
         .route("/api/stores/{name}/index", post(index_store))
+        .route("/api/stores/{name}/doctor", get(store_doctor))
         .route("/api/search", post(search))
         .route("/api/locate", post(locate))
         .route("/api/results/{id}", get(result))
@@ -189,6 +190,10 @@ async fn add_store(State(app): AppState, Body(args): Body) -> Rest {
 
 async fn store(State(app): AppState, Path(name): Path<String>) -> Rest {
     reply(StatusCode::OK, app.store(&name).await?)
+}
+
+async fn store_doctor(State(app): AppState, Path(name): Path<String>) -> Rest {
+    reply(StatusCode::OK, app.doctor(&name).await?)
 }
 
 async fn remove_store(State(app): AppState, Path(name): Path<String>) -> Rest {
@@ -555,6 +560,8 @@ mod tests {
             "/api/stores",
             "/api/stores/{name}",
             "/api/stores/{name}/index",
+            "/api/stores/{name}/doctor",
+            "/api/locate",
             "/api/search",
             "/api/results/{id}",
             "/api/graph",
@@ -571,7 +578,7 @@ mod tests {
         ] {
             assert!(paths.contains_key(p), "{p} missing from openapi.json");
         }
-        assert_eq!(paths.len(), 18, "a path in openapi.json has no route");
+        assert_eq!(paths.len(), 20, "a path in openapi.json has no route");
     }
 
     /// The hand-written file lists the engine's words: each `enum` in it that holds one of

@@ -117,7 +117,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
             schema(json!({
                 "type": "object",
                 "properties": {
-                    "action": {"type": "string", "enum": ["list", "status", "add", "index", "remove", "cancel"]},
+                    "action": {"type": "string", "enum": ["list", "status", "add", "index", "remove", "cancel", "doctor"]},
                     "name": {"type": "string"},
                     "source": {"type": "string", "description": "add: folder path, git URL, or docs site URL (type web)"},
                     "type": {"type": "string", "enum": STORE_TYPES},
@@ -276,8 +276,9 @@ impl LoreMcp {
                 to_text(&json!({ "removed": removed.name }))
             }
             "cancel" => to_text(&self.app.cancel(&need_job()?).await?),
+            "doctor" => to_text(&self.app.doctor(&need_name()?).await?),
             other => Err(bad(format!(
-                "unknown action {}: use list, status, add, index, remove or cancel",
+                "unknown action {}: use list, status, add, index, remove, cancel or doctor",
                 crate::params::shown(format!("{other:?}"))
             ))),
         }

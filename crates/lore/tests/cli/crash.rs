@@ -526,6 +526,20 @@ fn crash_matrix() {
         let out = lore.run(&["doctor"]);
         assert_eq!(out.code, 0, "doctor while a server writes: {out:?}");
         assert!(out.stdout.contains("big: ok"), "{}", out.stdout);
+        // The same check through REST and MCP.
+        let (status, rest) = get(&server.api("/api/stores/big/doctor"));
+        assert_eq!((status, &rest["healthy"]), (200, &json!(true)), "{rest}");
+        assert_eq!(rest["stores"][0]["catalog"]["chunks"], FILES, "{rest}");
+        assert_eq!(get(&server.api("/api/stores/nope/doctor")).0, 404);
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params":
+                          {"name": "stores", "arguments": {"action": "doctor", "name": "big"}}});
+        let (status, answer) = post(&server.api("/mcp"), &call);
+        assert_eq!(status, 200, "{answer}");
+        let text = answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        let mcp: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {answer}"));
+        assert_eq!(mcp["stores"], rest["stores"], "{mcp}");
         let t = Instant::now();
         let before_out = outside(&lore);
         let (status, job) = post(&server.api("/api/stores/big/index"), &json!({"full": true}));
