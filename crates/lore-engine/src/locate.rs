@@ -12,7 +12,7 @@ use crate::present::{json_tokens, query_words};
 use crate::search::{Mode, SearchHit, SearchRequest};
 use crate::task::{self, TaskClues};
 use crate::{Engine, EngineError};
-use lore_index::{StoreRecord, StoredChunk};
+use lore_index::{StoreRecord, StoredChunk, TermPolicy};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::time::Instant;
@@ -29,6 +29,9 @@ pub struct LocateEvidence {
     pub symbols: bool,
     /// Tests, docs and examples rank below code unless the task names them.
     pub priors: bool,
+    /// BM25 weighs the task's terms by repetition and keeps up to 256 of them (else a
+    /// search's 64 rarest).
+    pub task_terms: bool,
 }
 
 impl Default for LocateEvidence {
@@ -38,6 +41,7 @@ impl Default for LocateEvidence {
             paths: true,
             symbols: true,
             priors: true,
+            task_terms: true,
         }
     }
 }
@@ -180,9 +184,27 @@ fn module_paths(dotted: &str) -> Vec<String> {
     out
 }
 
+/// Prose, and the files around code that a task rarely means: changelogs, manifests,
+/// lockfiles, tool configuration.
 fn is_prose(path: &str) -> bool {
-    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
-    matches!(ext, "md" | "rst" | "txt" | "markdown" | "adoc" | "") || path.starts_with("doc")
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    matches!(
+        ext,
+        "md" | "rst"
+            | "txt"
+            | "markdown"
+            | "adoc"
+            | ""
+            | "toml"
+            | "lock"
+            | "ini"
+            | "in"
+            | "cfg"
+            | "json"
+            | "yaml"
+            | "yml"
+    ) || path.starts_with("doc")
 }
 
 fn is_example(path: &str) -> bool {
@@ -272,7 +294,12 @@ impl Engine {
         let ev = req.evidence;
 
         // Retrieval: every chunk's score counts toward its file.
-        let retrieved = self.retrieve(&req.task, stores, req.mode, CANDIDATES)?;
+        let terms = if ev.task_terms {
+            TermPolicy::TASK
+        } else {
+            TermPolicy::SEARCH
+        };
+        let retrieved = self.retrieve_with(&req.task, stores, req.mode, CANDIDATES, terms)?;
         let ranked = Self::rank(&retrieved, req.mode, self.config.fusion);
         let store_index: HashMap<i64, usize> =
             stores.iter().enumerate().map(|(i, s)| (s.id, i)).collect();

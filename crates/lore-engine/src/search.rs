@@ -7,7 +7,7 @@ use crate::intent::{Candidate, prior, query_identifiers};
 use crate::present::{ContextLayer, FullLayer, json_tokens, query_words, reason, snippet, summary};
 use crate::unit::{Lines, unit_lines};
 use crate::{Detail, Engine, EngineError, Intent, NoProgress, Param};
-use lore_index::{Fts, StoreRecord, StoredChunk, SymbolRow, VectorSet};
+use lore_index::{Fts, StoreRecord, StoredChunk, SymbolRow, TermPolicy, VectorSet};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -323,6 +323,18 @@ impl Engine {
         mode: Mode,
         n: usize,
     ) -> Result<Retrieved, EngineError> {
+        self.retrieve_with(query, stores, mode, n, TermPolicy::SEARCH)
+    }
+
+    /// `retrieve` with a choice of how the query's terms count for BM25.
+    pub(crate) fn retrieve_with(
+        &self,
+        query: &str,
+        stores: &[StoreRecord],
+        mode: Mode,
+        n: usize,
+        terms: TermPolicy,
+    ) -> Result<Retrieved, EngineError> {
         let query_vec = if mode.uses_vectors() {
             Some(self.embedder(false, &NoProgress)?.embed_query(query)?)
         } else {
@@ -333,7 +345,7 @@ impl Engine {
         for store in stores {
             let r = self.readers(store)?;
             if mode.uses_bm25() {
-                let hits = r.fts.search(query, n, &self.config.boosts)?;
+                let hits = r.fts.search_with(query, n, &self.config.boosts, terms)?;
                 c.bm25_max = c.bm25_max.max(hits.max_score);
                 for &(id, _) in &hits.hits {
                     owner.insert(id, store.id);

@@ -334,6 +334,7 @@ fn variants(opts: &LocateOptions) -> Vec<(String, Ranker, LocateEvidence)> {
                     paths: false,
                     symbols: false,
                     priors: false,
+                    task_terms: false,
                 },
             ),
         ] {

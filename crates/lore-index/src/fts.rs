@@ -11,7 +11,7 @@
 use crate::IndexError;
 use crate::tokenizer::{analyze, code_analyzer};
 use lore_core::Chunk;
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
@@ -295,17 +295,29 @@ impl Fts {
         limit: usize,
         boosts: &FieldBoosts,
     ) -> Result<FtsHits, IndexError> {
+        self.search_with(query, limit, boosts, TermPolicy::SEARCH)
+    }
+
+    /// `search` with a choice of which query terms count and how much (see `TermPolicy`).
+    pub fn search_with(
+        &self,
+        query: &str,
+        limit: usize,
+        boosts: &FieldBoosts,
+        policy: TermPolicy,
+    ) -> Result<FtsHits, IndexError> {
         let err = |e| IndexError::Fts("search".into(), e);
         let searcher = self.reader.searcher();
-        let terms = self.query_terms(query, &searcher);
+        let terms = self.query_terms(query, &searcher, policy);
         if terms.is_empty() {
             return Ok(FtsHits::default());
         }
         let n = searcher.num_docs() as f32;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         let mut max_score = 0.0;
-        for t in &terms {
+        for (t, weight) in &terms {
             for (field, boost) in self.weighted_fields(boosts) {
+                let boost = boost * weight;
                 let term = Term::from_field_text(field, t);
                 let df = searcher.doc_freq(&term).map_err(err)? as f32;
                 if boost <= 0.0 || df == 0.0 {
@@ -353,27 +365,88 @@ impl Fts {
         ]
     }
 
-    /// The distinct analyzed terms of a query; for very long queries (stack traces,
-    /// pasted code) only the rarest `MAX_QUERY_TERMS`, since common terms add latency,
-    /// not ranking signal.
-    fn query_terms(&self, query: &str, searcher: &tantivy::Searcher) -> Vec<String> {
+    /// The distinct analyzed terms of a query with their weights. Past `policy.max_terms`
+    /// only the most telling are kept: the rarest (a stack trace's or pasted code's common
+    /// terms add latency, not signal), or, weighing repetition, the highest tf-idf.
+    fn query_terms(
+        &self,
+        query: &str,
+        searcher: &tantivy::Searcher,
+        policy: TermPolicy,
+    ) -> Vec<(String, f32)> {
         let mut analyzer: TextAnalyzer = code_analyzer();
-        let mut seen = HashSet::new();
-        let mut terms: Vec<String> = analyze(&mut analyzer, query)
-            .into_iter()
-            .filter(|t| seen.insert(t.clone()))
-            .collect();
-        if terms.len() > MAX_QUERY_TERMS {
+        let mut order: Vec<String> = Vec::new();
+        let mut tf: HashMap<String, u32> = HashMap::new();
+        for t in analyze(&mut analyzer, query) {
+            let n = tf.entry(t.clone()).or_insert(0);
+            if *n == 0 {
+                order.push(t);
+            }
+            *n += 1;
+        }
+        let weight = |t: &String| {
+            if policy.repetition {
+                1.0 + (tf[t] as f32).ln()
+            } else {
+                1.0
+            }
+        };
+        if order.len() > policy.max_terms {
             let df = |t: &String| {
                 searcher
                     .doc_freq(&Term::from_field_text(self.fields.content, t))
                     .unwrap_or(0)
             };
-            terms.sort_by_cached_key(df);
-            terms.truncate(MAX_QUERY_TERMS);
+            if policy.repetition {
+                let n = searcher.num_docs() as f32;
+                let key = |t: &String| {
+                    let df = df(t) as f32;
+                    // Terms no chunk holds are worth nothing.
+                    if df == 0.0 {
+                        return 0.0;
+                    }
+                    weight(t) * (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+                };
+                let mut scored: Vec<(f32, String)> =
+                    order.into_iter().map(|t| (key(&t), t)).collect();
+                scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+                order = scored.into_iter().map(|(_, t)| t).collect();
+            } else {
+                order.sort_by_cached_key(df);
+            }
+            order.truncate(policy.max_terms);
         }
-        terms
+        order
+            .into_iter()
+            .map(|t| {
+                let w = weight(&t);
+                (t, w)
+            })
+            .collect()
     }
+}
+
+/// Which terms of a query count, and how much.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TermPolicy {
+    /// Distinct terms kept at most.
+    pub max_terms: usize,
+    /// Weigh each term by its repetitions in the query (1 + ln tf) and keep the highest
+    /// tf-idf past `max_terms`, rather than the rarest at weight 1.
+    pub repetition: bool,
+}
+
+impl TermPolicy {
+    /// Queries: a phrase or question, a pasted trace.
+    pub const SEARCH: TermPolicy = TermPolicy {
+        max_terms: MAX_QUERY_TERMS,
+        repetition: false,
+    };
+    /// A whole task: an issue repeats what it is about.
+    pub const TASK: TermPolicy = TermPolicy {
+        max_terms: 256,
+        repetition: true,
+    };
 }
 
 /// BM25 hits of one query.

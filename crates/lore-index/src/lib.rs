@@ -23,7 +23,9 @@ pub use catalog::{
     Catalog, CatalogTx, ChunkRow, FileRecord, NewStore, StoreRecord, StoreStats, StoredChunk,
     blob_to_embedding,
 };
-pub use fts::{FieldBoosts, Fts, FtsBuild, FtsHits, FtsState, FtsWriter, clean as clean_fts};
+pub use fts::{
+    FieldBoosts, Fts, FtsBuild, FtsHits, FtsState, FtsWriter, TermPolicy, clean as clean_fts,
+};
 pub use graph::{Edge, ImportRow, RefRow, RefTarget, ResolvedRef, SymbolRow};
 pub use jobs::{JobProgress, JobRecord, JobStatus, is_job_id, new_job_id};
 pub use lock::WriterLock;
