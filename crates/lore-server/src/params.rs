@@ -92,7 +92,11 @@ impl<'a> Args<'a> {
         let bad = |v: &Value| format!("`{key}` must be a number, got {}", shown(v));
         match self.get(key) {
             None => Ok(None),
-            Some(v @ Value::Number(n)) => n.as_f64().map(|f| Some(f as f32)).ok_or_else(|| bad(v)),
+            // Finite as an f32 too: 1e39 is a JSON number but infinite as f32 (found by fuzzing).
+            Some(v @ Value::Number(n)) => match n.as_f64().map(|f| f as f32) {
+                Some(f) if f.is_finite() => Ok(Some(f)),
+                _ => Err(bad(v)),
+            },
             Some(v @ Value::String(s)) => match s.trim().parse::<f32>() {
                 Ok(f) if f.is_finite() => Ok(Some(f)),
                 _ => Err(bad(v)),
@@ -408,7 +412,8 @@ pub(crate) fn raw_ingest(obj: &JsonObject) -> Result<RawIngest, String> {
         }
         Some(other) => {
             return Err(format!(
-                "`pages` must be a list of {{title, type, content}}, got {other}"
+                "`pages` must be a list of {{title, type, content}}, got {}",
+                shown(other)
             ));
         }
     };

@@ -189,12 +189,13 @@ pub fn sitemap_locs(xml: &str) -> Vec<String> {
         .skip(1)
         .filter_map(|s| s.split_once("</loc>"))
         .map(|(loc, _)| {
+            // `&amp;` last, so `&amp;lt;` decodes once, to `&lt;` (found by fuzzing).
             loc.trim()
-                .replace("&amp;", "&")
                 .replace("&lt;", "<")
                 .replace("&gt;", ">")
                 .replace("&quot;", "\"")
                 .replace("&apos;", "'")
+                .replace("&amp;", "&")
         })
         .collect()
 }

@@ -6,6 +6,9 @@ use std::time::Duration;
 /// The product token lore's groups are matched by.
 pub const AGENT: &str = "lore";
 
+/// Longest `Crawl-delay` obeyed, in seconds.
+pub const MAX_CRAWL_DELAY_SECS: f64 = 60.0;
+
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Robots {
     /// `(allow, pattern)`.
@@ -53,11 +56,13 @@ impl Robots {
                     g.robots.rules.push((key == "allow", value.to_string()))
                 }
                 "crawl-delay" => {
+                    // Capped: `Duration::from_secs_f64` panics past u64 seconds (a fuzzed
+                    // `Crawl-delay: 1e300`), and the crawl sleeps this long before each page.
                     g.robots.crawl_delay = value
                         .parse::<f64>()
                         .ok()
                         .filter(|s| s.is_finite() && *s >= 0.0)
-                        .map(Duration::from_secs_f64)
+                        .map(|s| Duration::from_secs_f64(s.min(MAX_CRAWL_DELAY_SECS)))
                 }
                 _ => {}
             }

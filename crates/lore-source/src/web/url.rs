@@ -31,8 +31,14 @@ impl WebUrl {
         if authority.is_empty() || authority.contains(['@', ' ', '\\']) {
             return None;
         }
+        // The default port is dropped only after a plain or bracketed host: `a:80:80` kept
+        // whole, else it printed as `a:80`, which parses as another URL (found by fuzzing).
         let authority = match (scheme.as_str(), authority.rsplit_once(':')) {
-            ("http", Some((host, "80"))) | ("https", Some((host, "443"))) => host.to_string(),
+            ("http", Some((host, "80"))) | ("https", Some((host, "443")))
+                if !host.contains(':') || (host.starts_with('[') && host.ends_with(']')) =>
+            {
+                host.to_string()
+            }
             _ => authority,
         };
         let (path, query) = split_query(&rest[end..]);
