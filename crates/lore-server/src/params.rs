@@ -92,7 +92,7 @@ impl<'a> Args<'a> {
         let bad = |v: &Value| format!("`{key}` must be a number, got {}", shown(v));
         match self.get(key) {
             None => Ok(None),
-            // Finite as an f32 too: 1e39 is a JSON number but infinite as f32 (found by fuzzing).
+            // Finite as an f32 too: 1e39 is a JSON number, infinite as f32 (fuzz target `params`).
             Some(v @ Value::Number(n)) => match n.as_f64().map(|f| f as f32) {
                 Some(f) if f.is_finite() => Ok(Some(f)),
                 _ => Err(bad(v)),

@@ -189,7 +189,7 @@ pub fn sitemap_locs(xml: &str) -> Vec<String> {
         .skip(1)
         .filter_map(|s| s.split_once("</loc>"))
         .map(|(loc, _)| {
-            // `&amp;` last, so `&amp;lt;` decodes once, to `&lt;` (found by fuzzing).
+            // `&amp;` last, so `&amp;lt;` decodes once, to `&lt;` (fuzz target `sitemap`).
             loc.trim()
                 .replace("&lt;", "<")
                 .replace("&gt;", ">")

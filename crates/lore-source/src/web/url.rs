@@ -32,7 +32,7 @@ impl WebUrl {
             return None;
         }
         // The default port is dropped only after a plain or bracketed host: `a:80:80` kept
-        // whole, else it printed as `a:80`, which parses as another URL (found by fuzzing).
+        // whole, else it printed as `a:80`, which parses as another URL (fuzz target `url`).
         let authority = match (scheme.as_str(), authority.rsplit_once(':')) {
             ("http", Some((host, "80"))) | ("https", Some((host, "443")))
                 if !host.contains(':') || (host.starts_with('[') && host.ends_with(']')) =>
