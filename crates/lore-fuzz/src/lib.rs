@@ -164,7 +164,7 @@ pub fn check_chunks(text: &str, chunks: &[Chunk], language: Language) {
 pub fn check_facts(text: &str, facts: &FileFacts) {
     let lines = Lines::new(text);
     for s in &facts.symbols {
-        assert!(!s.name.is_empty(), "a symbol without a name");
+        assert!(!s.name.is_empty(), "a symbol without a name: {s:?}");
         assert!(
             s.start_byte <= s.end_byte && s.end_byte <= text.len(),
             "symbol {} bytes {}..{}",

@@ -27,6 +27,9 @@ impl LangRules<'_, '_> {
                     .map(|d| collapse_ws(self.text(d)));
                 let (name, qual) = match full {
                     Some(f) => match f.rfind("::") {
+                        // `a::` (a parse error's remnant, fuzz target `analyze_code`) names
+                        // nothing: no symbol rather than one named "".
+                        Some(i) if i + 2 == f.len() => (None, None),
                         Some(i) if i > 0 => (
                             Some(f[i + 2..].to_string()),
                             Some(f[..i].trim_start_matches("::").to_string()),
