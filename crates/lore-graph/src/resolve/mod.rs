@@ -121,7 +121,12 @@ pub struct Index {
     /// Module resolutions by (file, module): every reference of a file walks the same
     /// imports.
     memo: RefCell<HashMap<(String, String), Vec<String>>>,
+    /// `global_type` answers by (file, name, depth): on a big Python package every
+    /// reference to a module-level name walks the same re-export chains.
+    global_memo: RefCell<GlobalMemo>,
 }
+
+type GlobalMemo = HashMap<(String, String, usize), Option<(String, How)>>;
 
 const MAX_HOPS: usize = 4;
 /// Deepest chain of steps typing one value (a fixture's return, through an imported
@@ -252,6 +257,7 @@ impl Index {
             fields,
             globals,
             memo: RefCell::new(HashMap::new()),
+            global_memo: RefCell::new(HashMap::new()),
         }
     }
 

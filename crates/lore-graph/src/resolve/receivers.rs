@@ -228,6 +228,26 @@ impl Index {
         if depth > MAX_VALUE_DEPTH {
             return None;
         }
+        let key = (path.to_string(), name.to_string(), depth);
+        if let Ok(memo) = self.global_memo.try_borrow()
+            && let Some(v) = memo.get(&key)
+        {
+            return v.clone();
+        }
+        let found = self.global_type_uncached(path, lang, name, depth);
+        if let Ok(mut memo) = self.global_memo.try_borrow_mut() {
+            memo.insert(key, found.clone());
+        }
+        found
+    }
+
+    fn global_type_uncached(
+        &self,
+        path: &str,
+        lang: Language,
+        name: &str,
+        depth: usize,
+    ) -> Option<(String, How)> {
         if let Some(v) = self.globals.get(&(path.to_string(), name.to_string())) {
             let (ty, how) = self.value_type(path, lang, v, None, depth + 1)?;
             return Some((ty, weakest(How::Typed, how)));
