@@ -126,6 +126,9 @@ impl<'a> Extractor<'_, 'a> {
         }
         if let Some(info) = self.rules.classify(node, scope)
             && let Some(name) = info.name.clone()
+            // An empty name is a parse error's remnant (`typedef struct a b` cut short, fuzz
+            // target `analyze_code`): no symbol named "".
+            && !name.is_empty()
             // The definition inside a decorated one is the same unit (a decorated method
             // classifies as a method, its inner `def` as a function).
             && !stack.last().is_some_and(|f| {
