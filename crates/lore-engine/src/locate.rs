@@ -211,7 +211,14 @@ fn is_example(path: &str) -> bool {
     path.split('/').any(|s| {
         matches!(
             s,
-            "examples" | "example" | "benchmarks" | "bench" | "vendor" | "third_party" | "extern"
+            "examples"
+                | "example"
+                | "benchmarks"
+                | "bench"
+                | "scripts"
+                | "vendor"
+                | "third_party"
+                | "extern"
         )
     })
 }
@@ -291,6 +298,9 @@ impl Engine {
     ) -> Result<LocateResponse, EngineError> {
         let clues = task::parse(&req.task);
         let lower = req.task.to_lowercase();
+        let asks_for_docs = lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| matches!(w, "documentation" | "docs" | "readme" | "changelog"));
         let ev = req.evidence;
 
         // Retrieval: every chunk's score counts toward its file.
@@ -361,9 +371,7 @@ impl Engine {
                     if lore_core::is_test_path(path) && !named {
                         score *= TEST_PRIOR;
                         f.why.push((0.0, "a test (the task names no test)".into()));
-                    } else if !named
-                        && (is_prose(path) && !lower.contains("doc") || is_example(path))
-                    {
+                    } else if !named && (is_prose(path) && !asks_for_docs || is_example(path)) {
                         score *= PROSE_PRIOR;
                     }
                 }

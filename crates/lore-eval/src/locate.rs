@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// How files are ranked: a plain search mode (files in order of their first result), or
-/// `locate` (file-level evidence, `Engine::locate`).
+/// How files are ranked: a search mode's plain ranking (no intent, no priors; files in
+/// order of their first result), or `locate` (file-level evidence, `Engine::locate`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Ranker {
@@ -244,6 +244,8 @@ fn rank_with_search(
     req.limit = 100;
     req.per_file = 100;
     req.freshness = false;
+    // The plain ranking of the mode: no intent (a task would be located) and no priors.
+    req.priors = false;
     let resp = engine.search(&req)?;
     let mut files: Vec<String> = Vec::new();
     let mut units = Vec::new();
