@@ -3,11 +3,11 @@
 //! (that existed before it) the gold. Any user can then measure `locate` on their own code
 //! with `lore eval locate`.
 
+use crate::jsonl::JsonlOut;
 use anyhow::{Context, bail};
 use lore_engine::Engine;
 use lore_source::git::{self, CommitChange};
 use serde::Serialize;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone)]
@@ -111,28 +111,7 @@ pub fn run(engine: &Engine, opts: &HistoryOptions) -> anyhow::Result<HistoryRepo
         .with_context(|| format!("cannot open {}", root.display()))?;
     // Look further back than asked: many commits do not qualify.
     let changes = git::changes(&root, "HEAD", opts.commits.saturating_mul(8).max(50))?;
-    let out = match &opts.out {
-        Some(p) => p.clone(),
-        None => {
-            let ts = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0);
-            engine
-                .data_dir()
-                .root()
-                .join("eval")
-                .join(format!("history-{name}-{ts}.jsonl"))
-        }
-    };
-    if let Some(parent) = out.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create {}", parent.display()))?;
-    }
-    let tmp = out.with_extension("jsonl.part");
-    let mut w = std::io::BufWriter::new(
-        std::fs::File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?,
-    );
+    let mut w = JsonlOut::create(engine, opts.out.as_deref(), &format!("history-{name}"))?;
     let mut report = HistoryReport {
         repo: root.clone(),
         scanned: 0,
@@ -141,7 +120,7 @@ pub fn run(engine: &Engine, opts: &HistoryOptions) -> anyhow::Result<HistoryRepo
         skipped_formatting: 0,
         skipped_no_source: 0,
         skipped_short_message: 0,
-        out: out.clone(),
+        out: w.path().to_path_buf(),
     };
     for c in &changes {
         if report.written >= opts.commits {
@@ -157,7 +136,7 @@ pub fn run(engine: &Engine, opts: &HistoryOptions) -> anyhow::Result<HistoryRepo
                     "query": c.message,
                     "gold_files": gold,
                 });
-                writeln!(w, "{line}")?;
+                w.line(&line)?;
                 report.written += 1;
             }
             Verdict::Large => report.skipped_large += 1,
@@ -166,10 +145,8 @@ pub fn run(engine: &Engine, opts: &HistoryOptions) -> anyhow::Result<HistoryRepo
             Verdict::ShortMessage => report.skipped_short_message += 1,
         }
     }
-    w.flush()?;
-    drop(w);
     if report.written == 0 {
-        let _ = std::fs::remove_file(&tmp);
+        w.discard();
         bail!(
             "no commit of {} qualifies as a task ({} looked at: {} too large, {} formatting, {} without source changes, {} with a message under {MIN_MESSAGE} characters)",
             root.display(),
@@ -180,7 +157,7 @@ pub fn run(engine: &Engine, opts: &HistoryOptions) -> anyhow::Result<HistoryRepo
             report.skipped_short_message
         );
     }
-    std::fs::rename(&tmp, &out).with_context(|| format!("cannot write {}", out.display()))?;
+    w.finish()?;
     Ok(report)
 }
 

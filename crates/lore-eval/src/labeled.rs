@@ -2,6 +2,7 @@
 //! `qrels/<split>.tsv`), measured through the real pipeline: the corpus is written out as
 //! files, indexed as a scratch store, and every query goes through `Engine` search.
 
+use crate::jsonl::JsonlOut;
 use crate::metrics::{mrr_at, ndcg_at, recall_at};
 use anyhow::{Context, bail};
 use lore_engine::{Engine, Fusion, Mode, Progress};
@@ -332,28 +333,7 @@ pub fn run(
     let store = engine.store_record(&store_name)?;
     let fusion = engine.config().fusion;
 
-    let out = match &opts.out {
-        Some(p) => p.clone(),
-        None => {
-            let ts = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0);
-            engine
-                .data_dir()
-                .root()
-                .join("eval")
-                .join(format!("{set}-{split}-{ts}.jsonl"))
-        }
-    };
-    if let Some(parent) = out.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create {}", parent.display()))?;
-    }
-    let tmp = out.with_extension("jsonl.part");
-    let mut w = std::io::BufWriter::new(
-        std::fs::File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?,
-    );
+    let mut w = JsonlOut::create(engine, opts.out.as_deref(), &format!("{set}-{split}"))?;
 
     let grid = if opts.sweep { sweep_grid() } else { Vec::new() };
     let mut sums = vec![[0f64; 4]; opts.modes.len()];
@@ -401,7 +381,7 @@ pub fn run(
                 "top10": &top[..top.len().min(10)],
                 "relevant": rels.keys().collect::<Vec<_>>(),
             });
-            writeln!(w, "{line}")?;
+            w.line(&line)?;
         }
         for (gi, f) in grid.iter().enumerate() {
             let ranked = Engine::rank(&retrieved, Mode::Hybrid, *f);
@@ -417,11 +397,7 @@ pub fn run(
             queries.iter().map(|q| (q.text.clone(), None)).collect();
         let mode = if any_vectors { Mode::Hybrid } else { Mode::Fts };
         let t = crate::tokens::measure(engine, &asked, std::slice::from_ref(&store_name), mode)?;
-        writeln!(
-            w,
-            "{}",
-            serde_json::json!({"type": "tokens", "set": set, "split": split, "tokens": t})
-        )?;
+        w.line(&serde_json::json!({"type": "tokens", "set": set, "split": split, "tokens": t}))?;
         Some(t)
     } else {
         None
@@ -446,11 +422,9 @@ pub fn run(
             "documents": path_doc.len(), "fusion": fusion,
             "ndcg10": s.ndcg10, "mrr10": s.mrr10, "recall10": s.recall10, "recall100": s.recall100,
         });
-        writeln!(w, "{line}")?;
+        w.line(&line)?;
     }
-    w.flush()?;
-    drop(w);
-    std::fs::rename(&tmp, &out).with_context(|| format!("cannot write {}", out.display()))?;
+    let out = w.finish()?;
     let sweep = grid
         .into_iter()
         .zip(sweep_sums)

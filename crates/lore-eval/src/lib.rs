@@ -8,6 +8,7 @@
 pub mod compare;
 pub mod history;
 pub mod intents;
+mod jsonl;
 pub mod judge;
 pub mod labeled;
 pub mod locate;

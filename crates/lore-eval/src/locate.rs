@@ -4,11 +4,11 @@
 //! to base commit in commit-time order, so the store re-reads (and re-embeds) only what
 //! changed; each task is then ranked by every mode and scored at file and unit level.
 
+use crate::jsonl::JsonlOut;
 use anyhow::{Context, bail};
 use lore_engine::{Engine, LocateEvidence, LocateRequest, Mode, Phase, Progress, SearchRequest};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// How files are ranked: a search mode's plain ranking (no intent, no priors; files in
@@ -402,28 +402,7 @@ pub fn run(
         Mode::Hybrid
     };
 
-    let out = match &opts.out {
-        Some(p) => p.clone(),
-        None => {
-            let ts = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0);
-            engine
-                .data_dir()
-                .root()
-                .join("eval")
-                .join(format!("locate-{set_name}-{ts}.jsonl"))
-        }
-    };
-    if let Some(parent) = out.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create {}", parent.display()))?;
-    }
-    let tmp = out.with_extension("jsonl.part");
-    let mut w = std::io::BufWriter::new(
-        std::fs::File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?,
-    );
+    let mut w = JsonlOut::create(engine, opts.out.as_deref(), &format!("locate-{set_name}"))?;
 
     let embed_before = engine.config().embed;
     engine.config_mut().embed = !opts.lexical;
@@ -522,7 +501,7 @@ pub fn run(
                         "top10": &ranking.files[..ranking.files.len().min(10)],
                     });
                 }
-                writeln!(w, "{line}")?;
+                w.line(&line)?;
                 progress.advance(Phase::Queries, 1);
             }
         }
@@ -554,11 +533,9 @@ pub fn run(
         line["type"] = "summary".into();
         line["set"] = set_name.clone().into();
         line["lexical"] = opts.lexical.into();
-        writeln!(w, "{line}")?;
+        w.line(&line)?;
     }
-    w.flush()?;
-    drop(w);
-    std::fs::rename(&tmp, &out).with_context(|| format!("cannot write {}", out.display()))?;
+    let out = w.finish()?;
     Ok(LocateReport {
         set: set_name,
         instances: instances.len(),

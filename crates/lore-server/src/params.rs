@@ -196,6 +196,20 @@ fn store_names(a: &Args, key: &str) -> Result<Vec<String>, String> {
     Ok(names)
 }
 
+fn mode(a: &Args) -> Result<Option<Mode>, String> {
+    a.choice("mode", Mode::parse, &Mode::ALL.map(Mode::as_str))
+}
+
+/// `limit`, from 1 to `MAX_LIMIT`.
+fn limit(a: &Args) -> Result<Option<usize>, String> {
+    match a.uint("limit")? {
+        Some(n) if n == 0 || n > MAX_LIMIT => {
+            Err(format!("`limit` must be between 1 and {MAX_LIMIT}"))
+        }
+        n => Ok(n.map(|n| n as usize)),
+    }
+}
+
 /// A search request: {query, intent?, detail?, limit?, stores?, mode?, threshold?, perFile?};
 /// a query longer than `max_query` bytes is refused.
 pub(crate) fn search_request(obj: &JsonObject, max_query: usize) -> Result<SearchRequest, String> {
@@ -205,14 +219,11 @@ pub(crate) fn search_request(obj: &JsonObject, max_query: usize) -> Result<Searc
     if let Some(d) = a.choice("detail", Detail::parse, &Detail::ALL.map(Detail::as_str))? {
         req.detail = d;
     }
-    if let Some(m) = a.choice("mode", Mode::parse, &Mode::ALL.map(Mode::as_str))? {
+    if let Some(m) = mode(&a)? {
         req.mode = m;
     }
-    if let Some(limit) = a.uint("limit")? {
-        if limit == 0 || limit > MAX_LIMIT {
-            return Err(format!("`limit` must be between 1 and {MAX_LIMIT}"));
-        }
-        req.limit = limit as usize;
+    if let Some(limit) = limit(&a)? {
+        req.limit = limit;
     }
     if let Some(per_file) = a.uint("perFile")? {
         req.per_file = per_file.clamp(1, MAX_LIMIT) as usize;
@@ -232,14 +243,11 @@ pub(crate) fn locate_request(obj: &JsonObject, max_query: usize) -> Result<Locat
         a.required("task")?,
         max_query.saturating_mul(TASK_TO_QUERY),
     )?);
-    if let Some(m) = a.choice("mode", Mode::parse, &Mode::ALL.map(Mode::as_str))? {
+    if let Some(m) = mode(&a)? {
         req.mode = m;
     }
-    if let Some(limit) = a.uint("limit")? {
-        if limit == 0 || limit > MAX_LIMIT {
-            return Err(format!("`limit` must be between 1 and {MAX_LIMIT}"));
-        }
-        req.limit = limit as usize;
+    if let Some(limit) = limit(&a)? {
+        req.limit = limit;
     }
     req.stores = store_names(&a, "stores")?;
     Ok(req)
