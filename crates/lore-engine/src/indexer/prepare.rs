@@ -7,6 +7,7 @@ use lore_embed::Embedder;
 use lore_index::FileRecord;
 use lore_source::{SkipReason, SourceFile};
 use rayon::prelude::*;
+use std::collections::HashMap;
 
 /// Why a file is chunked again.
 #[derive(Clone, Copy)]
@@ -127,8 +128,9 @@ fn prepare(
 
 impl Engine {
     /// Embeddings of a changed file's chunks, and how many were computed. Chunks whose id
-    /// (path, range, content) already has a vector in the catalog keep it: re-indexing
-    /// after an edit, a migration, an interrupted run or `--full` only embeds what is new.
+    /// (path, range, content) already has a vector in the catalog keep it, and so do chunks
+    /// whose text the file's previous version held: re-indexing after an edit, a
+    /// migration, an interrupted run or `--full` only embeds what is new.
     pub(super) fn embed_chunks(
         &self,
         store_id: i64,
@@ -138,7 +140,25 @@ impl Engine {
         progress: &dyn Progress,
     ) -> Result<(Vec<Vec<f32>>, usize), EngineError> {
         let ids: Vec<i64> = chunks.iter().map(|c| chunk_id(store_id, path, c)).collect();
-        let known = self.catalog.embeddings(&ids)?;
+        let mut known = self.catalog.embeddings(&ids)?;
+        // A chunk whose text is unchanged but moved (lines added above it) has a new id:
+        // its vector is the one the file's previous version stored for the same text.
+        if ids.iter().any(|id| !known.contains_key(id)) {
+            let old = self.catalog.file_chunks(store_id, path)?;
+            let old_ids: Vec<i64> = old.iter().map(|c| c.id).collect();
+            let mut old_vectors = self.catalog.embeddings(&old_ids)?;
+            let by_text: HashMap<String, Vec<f32>> = old
+                .iter()
+                .filter_map(|c| Some((c.chunk.index_text(), old_vectors.remove(&c.id)?)))
+                .collect();
+            for (chunk, id) in chunks.iter().zip(&ids) {
+                if !known.contains_key(id)
+                    && let Some(v) = by_text.get(&chunk.index_text())
+                {
+                    known.insert(*id, v.clone());
+                }
+            }
+        }
         let missing: Vec<usize> = (0..chunks.len())
             .filter(|i| !known.contains_key(&ids[*i]))
             .collect();

@@ -218,3 +218,32 @@ fn a_task_with_a_traceback_locates_the_file_to_change() {
     let err = lore.fails(&["locate", "--file", "/nonexistent/task.txt"], 3);
     assert!(err.contains("cannot read the task"), "{err}");
 }
+
+#[test]
+fn moved_but_unchanged_units_keep_their_vectors() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let src = lore.path("src");
+    let funcs: String = (0..6)
+        .map(|i| format!("def f{i}(x):\n    \"\"\"Step {i} of the pipeline.\"\"\"\n    return x * {i} + {i}\n\n\n"))
+        .collect();
+    write(&src, "pipeline.py", &funcs);
+    lore.json(&["store", "add", "src", src.to_str().unwrap()]);
+    // Lines added above every function move them all; only the new text is embedded.
+    write(
+        &src,
+        "pipeline.py",
+        format!("import math\n\n\ndef f_new(x):\n    return math.sqrt(x)\n\n\n{funcs}"),
+    );
+    let r = &lore.json(&["index"])[0];
+    assert_eq!(r["changed"], 1, "{r:#}");
+    let chunks = lore.json(&["store", "info", "src"])["chunks"]
+        .as_u64()
+        .unwrap();
+    assert!(chunks >= 7, "{chunks}");
+    assert!(
+        r["embedded"].as_u64().unwrap() <= 2,
+        "only the new function (and the module's own chunk) are new text: {r:#}"
+    );
+}
