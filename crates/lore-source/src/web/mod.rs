@@ -143,7 +143,9 @@ pub struct SkippedPage {
 /// The mirror path of a page (relative, `/`-separated), `None` for paths a file cannot
 /// stand for (empty or dot segments, hidden names).
 pub fn page_path(url: &WebUrl) -> Option<String> {
-    let p = url.path().trim_start_matches('/');
+    // One slash only: `//a` has an empty first segment (trimming them all mirrored
+    // `https://h//a` onto `https://h/a`'s file; fuzz target `url`).
+    let p = url.path().strip_prefix('/').unwrap_or(url.path());
     let segments: Vec<&str> = p.split('/').collect();
     let (last, dirs) = segments.split_last()?;
     if dirs
