@@ -24,7 +24,9 @@ impl WebUrl {
         if scheme != "http" && scheme != "https" {
             return None;
         }
-        let rest = rest.split('#').next().unwrap_or(rest);
+        // Trimmed again without the fragment: `/a #x` is `/a`, as the URL prints and
+        // reparses (fuzz target `url`).
+        let rest = rest.split('#').next().unwrap_or(rest).trim_end();
         let end = rest.find(['/', '?']).unwrap_or(rest.len());
         let authority = rest[..end].to_ascii_lowercase();
         // No user info (`user@host`) and no whitespace: such links are not pages of a site.
@@ -41,6 +43,10 @@ impl WebUrl {
             }
             _ => authority,
         };
+        // `https://:443` has no host once its default port is dropped.
+        if authority.is_empty() {
+            return None;
+        }
         let (path, query) = split_query(&rest[end..]);
         Some(WebUrl {
             scheme,
@@ -58,7 +64,7 @@ impl WebUrl {
     /// (`mailto:`, `javascript:`) give `None`; the fragment is dropped.
     pub fn join(&self, href: &str) -> Option<WebUrl> {
         let href = href.trim();
-        let href = href.split('#').next().unwrap_or(href);
+        let href = href.split('#').next().unwrap_or(href).trim_end();
         if let Some(colon) = href.find(':') {
             let scheme = &href[..colon];
             let is_scheme = !scheme.is_empty()
