@@ -538,7 +538,8 @@ pub fn llm_json(data: &[u8]) {
     };
     let prose: String = prose
         .chars()
-        .filter(|c| !matches!(c, '{' | '[' | '`'))
+        // No brackets or fences, and no quotes: `"` prose around `{}` is a JSON string.
+        .filter(|c| !matches!(c, '{' | '[' | '`' | '"'))
         .collect();
     let compact = v.to_string();
     let pretty = serde_json::to_string_pretty(&v).unwrap_or_else(|_| compact.clone());
