@@ -18,6 +18,16 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// The python-shop fixture copied into the test's root and added as store `shop`.
+fn add_shop(lore: &Lore) -> std::path::PathBuf {
+    let shop = lore.path("shop");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../lore-engine/tests/fixtures/graph/python-shop");
+    copy_dir(&fixture, &shop);
+    lore.json(&["store", "add", "shop", shop.to_str().unwrap()]);
+    shop
+}
+
 fn names(links: &Value, key: &str) -> Vec<String> {
     links
         .as_array()
@@ -38,11 +48,7 @@ fn graph_detail_levels_and_context_follow_the_code() {
     let Some(lore) = Lore::with_model_or_skip() else {
         return;
     };
-    let shop = lore.path("shop");
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../lore-engine/tests/fixtures/graph/python-shop");
-    copy_dir(&fixture, &shop);
-    lore.json(&["store", "add", "shop", shop.to_str().unwrap()]);
+    let shop = add_shop(&lore);
 
     // Definition, callers and callees of a method, by qualified name.
     let def = lore.json(&["graph", "definition", "Cart.total"]);
@@ -158,11 +164,7 @@ fn a_task_with_a_traceback_locates_the_file_to_change() {
     let Some(lore) = Lore::with_model_or_skip() else {
         return;
     };
-    let shop = lore.path("shop");
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../lore-engine/tests/fixtures/graph/python-shop");
-    copy_dir(&fixture, &shop);
-    lore.json(&["store", "add", "shop", shop.to_str().unwrap()]);
+    add_shop(&lore);
     let task = "Discount code makes the total negative\n\n\
         When I apply a discount code bigger than the subtotal, checkout crashes:\n\n\
         Traceback (most recent call last):\n  \
