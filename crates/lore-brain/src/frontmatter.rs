@@ -42,18 +42,21 @@ impl Frontmatter {
 
     fn parse(block: &str) -> Frontmatter {
         let mut entries: Vec<Entry> = Vec::new();
-        for line in block.lines() {
-            let trimmed = line.trim_start();
-            // `  - item` under a `key:` with no value.
-            if let Some(item) = trimmed
-                .strip_prefix("- ")
-                .or_else(|| (trimmed == "-").then_some(""))
-                && line.starts_with([' ', '-'])
+        // Whether the last entry is a `key:` list still taking `  - item` lines.
+        let mut open_list = false;
+        // Lines end at `\n` only: a `\r` before it is the line's own (a raw line keeps it,
+        // values are trimmed), so a CRLF block reads back the same after a rewrite.
+        for line in block.split_inclusive('\n') {
+            let line = line.strip_suffix('\n').unwrap_or(line);
+            if open_list
+                && let Some(item) = list_item(line)
                 && let Some(Entry::List(_, items)) = entries.last_mut()
             {
                 items.push(unquote(item.trim()));
                 continue;
             }
+            open_list = false;
+            let trimmed = line.trim_start();
             if line.starts_with([' ', '\t', '#']) || trimmed.is_empty() {
                 entries.push(Entry::Raw(line.to_string()));
                 continue;
@@ -63,6 +66,7 @@ impl Frontmatter {
                     let value = value.trim();
                     if value.is_empty() {
                         entries.push(Entry::List(key.to_string(), Vec::new()));
+                        open_list = true;
                     } else if let Some(inner) =
                         value.strip_prefix('[').and_then(|v| v.strip_suffix(']'))
                     {
@@ -123,9 +127,16 @@ impl Frontmatter {
     /// The block with its `---` fences and a trailing newline.
     pub fn render(&self) -> String {
         let mut out = String::from("---\n");
-        for e in &self.entries {
+        let next_is_item = |i: usize| matches!(self.entries.get(i + 1), Some(Entry::Raw(line)) if list_item(line).is_some());
+        for (i, e) in self.entries.iter().enumerate() {
             match e {
                 Entry::Scalar(k, v) => out.push_str(&format!("{k}: {}\n", quote(v))),
+                // In flow form when the next line is a hand-written `  - x` that the
+                // list's block form would take in as one of its items.
+                Entry::List(k, items) if next_is_item(i) => {
+                    let items: Vec<String> = items.iter().map(|v| quote(v)).collect();
+                    out.push_str(&format!("{k}: [{}]\n", items.join(", ")));
+                }
                 Entry::List(k, items) => {
                     out.push_str(&format!("{k}:\n"));
                     for item in items {
@@ -141,6 +152,17 @@ impl Frontmatter {
         out.push_str("---\n");
         out
     }
+}
+
+/// The item of a block list line: `  - item`, `- item` or a bare `-`.
+fn list_item(line: &str) -> Option<&str> {
+    let trimmed = line.trim_start();
+    if !line.starts_with([' ', '-']) {
+        return None;
+    }
+    trimmed
+        .strip_prefix("- ")
+        .or_else(|| (trimmed.trim_end() == "-").then_some(""))
 }
 
 fn is_key(key: &str) -> bool {
@@ -237,6 +259,51 @@ mod tests {
         let (fm2, _) = Frontmatter::split(&again);
         assert_eq!(fm2.unwrap(), fm);
         assert!(again.contains("# a comment\n") && again.contains("  nested: 1\n"));
+    }
+
+    /// A round trip is the identity on what it read: entries, and the block it renders.
+    fn assert_round_trip(fm: &Frontmatter) {
+        let rendered = fm.render();
+        let (again, _) = Frontmatter::split(&rendered);
+        assert_eq!(again.as_ref(), Some(fm), "{rendered:?}");
+        assert_eq!(again.map(|f| f.render()), Some(rendered));
+    }
+
+    #[test]
+    fn carriage_returns_before_line_ends_survive_a_rewrite() {
+        // `str::lines` took one `\r` off each line: a raw `x\r\r\n` lost a `\r` per rewrite.
+        let text =
+            "---\r\ntitle: t\r\n  odd line\r\r\r\n\r\nsources:\r\n  - a.md\r\n---\r\nbody\r\n";
+        let (fm, body) = Frontmatter::split(text);
+        let fm = fm.unwrap();
+        assert_eq!(body, "body\r\n");
+        assert_eq!(fm.get("title"), Some("t"));
+        assert_eq!(fm.list("sources"), ["a.md"]);
+        assert!(fm.entries.contains(&Entry::Raw("  odd line\r\r\r".into())));
+        assert_round_trip(&fm);
+    }
+
+    #[test]
+    fn a_list_set_over_a_scalar_leaves_hand_written_items_after_it_alone() {
+        // `sources: x` then `  - y` (not YAML): the item line is kept raw. A list written in
+        // place of the scalar used to take that line in as its own item on the next read.
+        let text = "---\nsources: notes/a.md\n  - \"https://x.io/q, b\"\nupdated: now\n---\n";
+        let mut fm = Frontmatter::split(text).0.unwrap();
+        assert_eq!(fm.get("sources"), Some("notes/a.md"));
+        fm.set_list("sources", vec!["a".into(), "b, c".into()]);
+        assert_round_trip(&fm);
+        let (back, _) = Frontmatter::split(&fm.render());
+        let back = back.unwrap();
+        assert_eq!(back.list("sources"), ["a", "b, c"]);
+        assert!(
+            back.entries
+                .contains(&Entry::Raw("  - \"https://x.io/q, b\"".into()))
+        );
+        fm.set_list("sources", Vec::new());
+        assert_round_trip(&fm);
+        // Block lists read as before: items under `key:`, also at column 0.
+        let (fm, _) = Frontmatter::split("---\ntags:\n- a\n  - b\n-\n---\n");
+        assert_eq!(fm.unwrap().list("tags"), ["a", "b", ""]);
     }
 
     #[test]

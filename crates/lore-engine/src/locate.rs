@@ -411,8 +411,7 @@ impl Engine {
         ev: LocateEvidence,
         files: &mut HashMap<(usize, String), FileEvidence>,
     ) -> Result<(), EngineError> {
-        let mut paths: Vec<String> = self.catalog.manifest(store.id)?.into_keys().collect();
-        paths.sort();
+        let paths = self.catalog.paths(store.id)?;
         let mut give = |path: &str, weight: f32, why: String| {
             let f = files.entry((si, path.to_string())).or_default();
             f.store = si;
@@ -514,8 +513,6 @@ impl Engine {
         Ok(())
     }
 
-    /// The units of a located file to read first: its best-scoring chunks, then those that
-    /// define a name the task mentions.
     /// The units of a located file to read first: up to two that define a name the task
     /// writes out, then its best-scoring chunks, then the other named definitions.
     fn located_units(

@@ -484,6 +484,19 @@ impl Catalog {
         Ok(out)
     }
 
+    /// The relative paths of a store's files, sorted (the manifest's keys, without reading
+    /// the rest of each record).
+    pub fn paths(&self, store_id: i64) -> Result<Vec<String>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT path FROM files WHERE store_id = ?1 ORDER BY path")
+            .map_err(self.err())?;
+        let rows = stmt
+            .query_map([store_id], |r| r.get(0))
+            .map_err(self.err())?;
+        rows.collect::<Result<_, _>>().map_err(self.err())
+    }
+
     /// Which of `ids` are prose (markdown or plain-text chunks) rather than code.
     pub fn prose_ids(&self, ids: &[i64]) -> Result<HashSet<i64>, IndexError> {
         let mut stmt = self

@@ -6,16 +6,24 @@ use lore_engine::{Detail, Direction, GraphQuery, Intent, LocateRequest, Mode, Se
 use std::io::Read;
 use std::path::PathBuf;
 
+/// Where and how `search` and `locate` retrieve.
+#[derive(Args, Debug)]
+pub struct Scope {
+    /// Comma-separated store names (default: all).
+    #[arg(long, value_name = "A,B")]
+    pub stores: Vec<String>,
+    /// hybrid = BM25 + vectors fused (locate ranks files over it); fts needs no
+    /// embedding model.
+    #[arg(long, value_parser = modes(), default_value = Mode::Hybrid.as_str())]
+    pub mode: Mode,
+}
+
 #[derive(Args, Debug)]
 pub struct SearchArgs {
     /// Words, a question, an identifier or a pasted error.
     pub query: String,
-    /// Comma-separated store names (default: all).
-    #[arg(long, value_name = "A,B")]
-    pub stores: Vec<String>,
-    /// hybrid = BM25 + vectors fused; fts needs no embedding model.
-    #[arg(long, value_parser = modes(), default_value = Mode::Hybrid.as_str())]
-    pub mode: Mode,
+    #[command(flatten)]
+    pub scope: Scope,
     /// Number of results.
     #[arg(long, short = 'n', default_value_t = 10)]
     pub limit: usize,
@@ -37,8 +45,8 @@ pub struct SearchArgs {
 impl SearchArgs {
     pub fn request(self) -> SearchRequest {
         SearchRequest {
-            stores: split_list(&self.stores),
-            mode: self.mode,
+            stores: split_list(&self.scope.stores),
+            mode: self.scope.mode,
             limit: self.limit,
             threshold: self.threshold,
             per_file: self.per_file,
@@ -57,12 +65,8 @@ pub struct LocateArgs {
     /// Read the task from this file.
     #[arg(long, value_name = "FILE", conflicts_with = "task")]
     pub file: Option<PathBuf>,
-    /// Comma-separated store names (default: all).
-    #[arg(long, value_name = "A,B")]
-    pub stores: Vec<String>,
-    /// The retrieval under the file ranking; fts needs no embedding model.
-    #[arg(long, value_parser = modes(), default_value = Mode::Hybrid.as_str())]
-    pub mode: Mode,
+    #[command(flatten)]
+    pub scope: Scope,
     /// Number of files.
     #[arg(long, short = 'n', default_value_t = 10)]
     pub limit: usize,
@@ -85,8 +89,8 @@ impl LocateArgs {
             (None, None) => anyhow::bail!("give the task, `-` for stdin, or --file FILE"),
         };
         Ok(LocateRequest {
-            stores: split_list(&self.stores),
-            mode: self.mode,
+            stores: split_list(&self.scope.stores),
+            mode: self.scope.mode,
             limit: self.limit,
             ..LocateRequest::new(task)
         })
