@@ -109,6 +109,35 @@ pub struct LocateReport {
 struct Ranking {
     files: Vec<String>,
     units: Vec<(String, Vec<String>)>,
+    /// Locate only: each file's units further down than the answer shows (same order as
+    /// `files`), to see where a gold unit was missed.
+    deeper: Vec<Vec<Vec<String>>>,
+}
+
+/// Units per file the diagnostics look through (the answer shows the request's default).
+const DEEPER_UNITS: usize = 10;
+
+/// Where each gold unit stands in a locate answer: the file's rank and the unit's place
+/// among that file's units (1-based, up to [`DEEPER_UNITS`]), null where absent.
+fn gold_unit_places(r: &Ranking, inst: &Instance) -> Vec<serde_json::Value> {
+    let mut out = Vec::new();
+    for (file, names) in &inst.gold_spans {
+        let file_rank = r.files.iter().position(|f| f == file);
+        for name in names.iter().filter(|n| n.as_str() != "imports") {
+            let unit_rank = file_rank.and_then(|i| {
+                r.deeper
+                    .get(i)?
+                    .iter()
+                    .position(|u| u.iter().any(|n| n == name))
+            });
+            out.push(serde_json::json!({
+                "file": file, "unit": name,
+                "file_rank": file_rank.map(|i| i + 1),
+                "unit_rank": unit_rank.map(|i| i + 1),
+            }));
+        }
+    }
+    out
 }
 
 fn read_set(path: &Path) -> anyhow::Result<Vec<Instance>> {
@@ -258,7 +287,11 @@ fn rank_with_search(
             names(hit.unit.symbol.as_ref(), hit.unit.qualified.as_ref()),
         ));
     }
-    Ok(Ranking { files, units })
+    Ok(Ranking {
+        files,
+        units,
+        deeper: Vec::new(),
+    })
 }
 
 fn rank_with_locate(
@@ -273,21 +306,33 @@ fn rank_with_locate(
     req.limit = 50;
     req.mode = mode;
     req.evidence = evidence;
+    // Scored on the units an answer shows; the ones below are kept for diagnostics (a
+    // file's first units are the same however many are asked for).
+    let shown = req.units;
+    req.units = DEEPER_UNITS.max(shown);
     let resp = engine.locate(&req)?;
     let files = resp.files.iter().map(|f| f.path.clone()).collect();
+    let deeper: Vec<Vec<Vec<String>>> = resp
+        .files
+        .iter()
+        .map(|f| {
+            f.units
+                .iter()
+                .map(|u| names(u.symbol.as_ref(), u.qualified.as_ref()))
+                .collect()
+        })
+        .collect();
     let units = resp
         .files
         .iter()
-        .flat_map(|f| {
-            f.units.iter().map(|u| {
-                (
-                    f.path.clone(),
-                    names(u.symbol.as_ref(), u.qualified.as_ref()),
-                )
-            })
-        })
+        .zip(&deeper)
+        .flat_map(|(f, us)| us.iter().take(shown).map(|n| (f.path.clone(), n.clone())))
         .collect();
-    Ok(Ranking { files, units })
+    Ok(Ranking {
+        files,
+        units,
+        deeper,
+    })
 }
 
 /// The rankers to run: each asked one, and with `ablation` locate without each kind of
@@ -481,7 +526,8 @@ pub fn run(
                             rank_with_locate(engine, &store, &inst.query, locate_mode, *evidence)?
                         }
                     };
-                    times[vi].push(started.elapsed().as_secs_f64() * 1000.0);
+                    let ms = started.elapsed().as_secs_f64() * 1000.0;
+                    times[vi].push(ms);
                     let (m, units) = score(&ranking, inst);
                     let s = &mut sums[vi];
                     s.instances += 1;
@@ -499,7 +545,11 @@ pub fn run(
                         "acc1": m[0], "acc5": m[1], "acc10": m[2], "recall10": m[3], "rr": m[4],
                         "unit_recall10": units.map(|u| u.0),
                         "top10": &ranking.files[..ranking.files.len().min(10)],
+                        "ms": (ms * 10.0).round() / 10.0,
                     });
+                    if !ranking.deeper.is_empty() {
+                        line[name]["gold_units"] = gold_unit_places(&ranking, inst).into();
+                    }
                 }
                 w.line(&line)?;
                 progress.advance(Phase::Queries, 1);
@@ -572,6 +622,10 @@ mod tests {
                 ("a.py".into(), vec!["f".into()]),
                 ("b.py".into(), vec!["meth".into(), "K.meth".into()]),
             ],
+            deeper: vec![
+                vec![vec!["f".into()]],
+                vec![vec!["g".into()], vec!["meth".into(), "K.meth".into()]],
+            ],
         };
         let (m, u) = score(&r, &inst(&["b.py"], &[("b.py", &["K.meth", "imports"])]));
         assert_eq!(m, [0.0, 1.0, 1.0, 1.0, 0.5]);
@@ -582,6 +636,11 @@ mod tests {
         assert_eq!(u, Some((0.0, 0.0)));
         let (_, u) = score(&r, &inst(&["a.py"], &[]));
         assert_eq!(u, None);
+        // Diagnostics: where each gold unit stands, file rank and place in the file.
+        let places = gold_unit_places(&r, &inst(&["b.py"], &[("b.py", &["K.meth", "h"])]));
+        assert_eq!(places[0]["file_rank"], 2);
+        assert_eq!(places[0]["unit_rank"], 2);
+        assert!(places[1]["unit_rank"].is_null());
     }
 
     #[test]
