@@ -32,6 +32,9 @@ pub struct LocateEvidence {
     /// BM25 weighs the task's terms by repetition and keeps up to 256 of them (else a
     /// search's 64 rarest).
     pub task_terms: bool,
+    /// A file's units are ranked with the names the task writes (its own or its
+    /// container's), not by retrieval alone after at most two named definitions.
+    pub unit_names: bool,
 }
 
 impl Default for LocateEvidence {
@@ -42,6 +45,7 @@ impl Default for LocateEvidence {
             symbols: true,
             priors: true,
             task_terms: true,
+            unit_names: true,
         }
     }
 }
@@ -86,6 +90,8 @@ pub struct LocatedUnit {
     pub qualified: Option<String>,
     pub start_line: u32,
     pub end_line: u32,
+    /// Its rank within the file: the chunk's retrieval score relative to the file's best
+    /// chunk, plus a share for a name (its own or its container's) the task writes.
     #[serde(serialize_with = "crate::search::round4")]
     pub score: f32,
 }
@@ -124,6 +130,10 @@ const QUALIFIED_DEFINES: f32 = 0.5;
 const MAX_DEFINITIONS: usize = 12;
 const TEST_PRIOR: f32 = 0.4;
 const PROSE_PRIOR: f32 = 0.6;
+/// A unit whose name the task writes, over its chunk's relative retrieval score.
+const UNIT_NAMED: f32 = 0.6;
+/// A unit whose container (class, impl, module-level type) the task writes.
+const UNIT_IN_NAMED: f32 = 0.3;
 
 #[derive(Default)]
 struct FileEvidence {
@@ -384,7 +394,8 @@ impl Engine {
         let mut out = Vec::with_capacity(scored.len());
         for (score, (si, path), mut f) in scored {
             f.why.sort_by(|a, b| b.0.total_cmp(&a.0));
-            let units = self.located_units(stores[si].id, &path, &f, &chunks, req.units)?;
+            let names = ev.unit_names.then_some(clues.identifiers.as_slice());
+            let units = self.located_units(stores[si].id, &path, &f, &chunks, names, req.units)?;
             out.push(LocatedFile {
                 store: stores[si].name.clone(),
                 path,
@@ -513,49 +524,103 @@ impl Engine {
         Ok(())
     }
 
-    /// The units of a located file to read first: up to two that define a name the task
-    /// writes out, then its best-scoring chunks, then the other named definitions.
+    /// The units of a located file to read first. Without `unit_names`: up to two that
+    /// define a name the task writes out, then its best-scoring chunks, then the other named
+    /// definitions. With it, every unit is scored: its chunk's retrieval score (relative to
+    /// the file's best), plus [`UNIT_NAMED`] when the task writes its name and
+    /// [`UNIT_IN_NAMED`] when it writes its container's (`polylog(…)` points at
+    /// `polylog.eval`), so a definition the task names need not have been retrieved.
     fn located_units(
         &self,
         store_id: i64,
         path: &str,
         f: &FileEvidence,
         chunks: &HashMap<i64, StoredChunk>,
+        names: Option<&[String]>,
         n: usize,
     ) -> Result<Vec<LocatedUnit>, EngineError> {
         let same = |a: &LocatedUnit, b: &LocatedUnit| {
             a.qualified == b.qualified && a.symbol == b.symbol && a.start_line == b.start_line
         };
-        let mut named: Vec<LocatedUnit> = Vec::new();
         let mut file_chunks: Option<Vec<StoredChunk>> = None;
+        let mut unit_of =
+            |sym: &lore_index::SymbolRow| -> Result<Option<LocatedUnit>, EngineError> {
+                if file_chunks.is_none() {
+                    file_chunks = Some(self.catalog.file_chunks(store_id, path)?);
+                }
+                // The innermost chunk holding the definition's first line gives the id (a small
+                // class kept whole holds its methods).
+                let holder = file_chunks
+                    .iter()
+                    .flatten()
+                    .filter(|c| {
+                        c.chunk.start_line <= sym.start_line && sym.start_line <= c.chunk.end_line
+                    })
+                    .min_by_key(|c| c.chunk.end_line - c.chunk.start_line);
+                Ok(holder.map(|holder| {
+                    let mut unit = located(holder, 0.0);
+                    unit.kind = sym.kind.as_str().to_string();
+                    unit.symbol = Some(sym.name.clone());
+                    unit.qualified = (sym.qualified != sym.name).then(|| sym.qualified.clone());
+                    [unit.start_line, unit.end_line] = [sym.start_line, sym.end_line];
+                    unit
+                }))
+            };
+        let mut best: Vec<(f32, i64)> = f.chunks.clone();
+        best.sort_by(|a, b| b.0.total_cmp(&a.0));
+
+        if let Some(names) = names {
+            let top = best.first().map_or(0.0, |b| b.0).max(f32::EPSILON);
+            let retrieved: HashMap<i64, f32> = best.iter().map(|&(s, id)| (id, s / top)).collect();
+            let mut scored: Vec<LocatedUnit> = Vec::new();
+            let push = |scored: &mut Vec<LocatedUnit>, unit: LocatedUnit| match scored
+                .iter_mut()
+                .find(|u| same(u, &unit))
+            {
+                Some(u) => u.score = u.score.max(unit.score),
+                None => scored.push(unit),
+            };
+            for &(score, id) in &best {
+                if let Some(sc) = chunks.get(&id) {
+                    push(&mut scored, located(sc, score / top));
+                }
+            }
+            let named = |name: &str| names.iter().any(|n| n == name);
+            for sym in self.catalog.file_symbols(store_id, path)? {
+                let container = sym.qualified.rsplit_once('.').map(|(c, _)| c);
+                let bonus = if named(&sym.name) {
+                    UNIT_NAMED
+                } else if container.is_some_and(|c| named(c.rsplit('.').next().unwrap_or(c))) {
+                    UNIT_IN_NAMED
+                } else {
+                    continue;
+                };
+                if let Some(mut unit) = unit_of(&sym)? {
+                    let holder = i64::from_str_radix(&unit.id, 16).ok();
+                    unit.score = bonus
+                        + holder
+                            .and_then(|h| retrieved.get(&h))
+                            .copied()
+                            .unwrap_or(0.0);
+                    push(&mut scored, unit);
+                }
+            }
+            scored.sort_by(|a, b| b.score.total_cmp(&a.score));
+            scored.truncate(n);
+            return Ok(scored);
+        }
+
+        let mut named: Vec<LocatedUnit> = Vec::new();
         for &symbol_id in &f.defines {
             let Some(sym) = self.catalog.symbol(symbol_id)? else {
                 continue;
             };
-            if file_chunks.is_none() {
-                file_chunks = Some(self.catalog.file_chunks(store_id, path)?);
-            }
-            // The innermost chunk holding the definition's first line gives the id (a small
-            // class kept whole holds its methods).
-            let holder = file_chunks
-                .iter()
-                .flatten()
-                .filter(|c| {
-                    c.chunk.start_line <= sym.start_line && sym.start_line <= c.chunk.end_line
-                })
-                .min_by_key(|c| c.chunk.end_line - c.chunk.start_line);
-            let Some(holder) = holder else { continue };
-            let mut unit = located(holder, 0.0);
-            unit.kind = sym.kind.as_str().to_string();
-            unit.symbol = Some(sym.name.clone());
-            unit.qualified = (sym.qualified != sym.name).then(|| sym.qualified.clone());
-            [unit.start_line, unit.end_line] = [sym.start_line, sym.end_line];
-            if !named.iter().any(|u| same(u, &unit)) {
+            if let Some(unit) = unit_of(&sym)?
+                && !named.iter().any(|u| same(u, &unit))
+            {
                 named.push(unit);
             }
         }
-        let mut best: Vec<(f32, i64)> = f.chunks.clone();
-        best.sort_by(|a, b| b.0.total_cmp(&a.0));
         let mut out: Vec<LocatedUnit> = Vec::new();
         let mut named = named.into_iter();
         out.extend(named.by_ref().take(2.min(n)));
@@ -617,6 +682,51 @@ mod tests {
         assert_eq!(n, 1);
         assert_eq!(found.len(), 2);
         assert!(files_for_path("other.py", &paths).1.is_empty());
+    }
+
+    /// A located file's units: a method whose class the task calls by name comes before
+    /// chunks that only share the task's words, and stays out when `unit_names` is off.
+    #[test]
+    fn units_of_a_named_container_come_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src");
+        std::fs::create_dir_all(src.join("pkg")).unwrap();
+        let mut code = String::from(
+            "class polylog(Function):\n    def eval(cls, s, z):\n        return None\n\n\n",
+        );
+        for i in 0..6 {
+            code.push_str(&format!(
+                "def helper_{i}(x):\n    \"\"\"Expand the function and simplify the \
+                 expansion result of a series.\"\"\"\n    return expand(x, {i})\n\n\n"
+            ));
+        }
+        std::fs::write(src.join("pkg/zeta.py"), code).unwrap();
+        let mut e = crate::test_engine(dir.path());
+        let add = lore_core::AddStore {
+            name: "s".into(),
+            source: src.to_string_lossy().into_owned(),
+            ..Default::default()
+        };
+        e.add_store(&add, &crate::NoProgress).unwrap();
+        let task = "polylog(2, z).expand(func=True) gives a wrong expansion\n\n\
+                    Expanding the function should simplify the series expansion result.";
+        let mut req = LocateRequest::new(task);
+        req.mode = Mode::Fts;
+        let names = |req: &LocateRequest| -> Vec<String> {
+            let r = e.locate(req).unwrap();
+            assert_eq!(r.files[0].path, "pkg/zeta.py");
+            r.files[0]
+                .units
+                .iter()
+                .filter_map(|u| u.qualified.clone().or(u.symbol.clone()))
+                .collect()
+        };
+        // The class the task calls, then its method, before the helpers sharing words.
+        let on = names(&req);
+        assert_eq!(on[..2], ["polylog", "polylog.eval"], "{on:?}");
+        req.evidence.unit_names = false;
+        let off = names(&req);
+        assert!(!off.iter().any(|n| n == "polylog.eval"), "{off:?}");
     }
 
     #[test]

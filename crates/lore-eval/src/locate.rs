@@ -375,6 +375,13 @@ fn variants(opts: &LocateOptions) -> Vec<(String, Ranker, LocateEvidence)> {
                 },
             ),
             (
+                "unit-names",
+                LocateEvidence {
+                    unit_names: false,
+                    ..all
+                },
+            ),
+            (
                 "everything",
                 LocateEvidence {
                     all_chunks: false,
@@ -382,6 +389,7 @@ fn variants(opts: &LocateOptions) -> Vec<(String, Ranker, LocateEvidence)> {
                     symbols: false,
                     priors: false,
                     task_terms: false,
+                    unit_names: false,
                 },
             ),
         ] {
