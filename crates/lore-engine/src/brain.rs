@@ -86,6 +86,7 @@ pub struct BrainAnswer {
     /// Why the answer may be less than asked (an empty brain, no embedding model).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    #[serde(serialize_with = "crate::search::round_ms")]
     pub elapsed_ms: f64,
 }
 

@@ -200,6 +200,11 @@ pub(crate) fn round4<S: serde::Serializer>(v: &f32, s: S) -> Result<S::Ok, S::Er
     s.serialize_f64((f64::from(*v) * 1e4).round() / 1e4)
 }
 
+/// Milliseconds to two decimals (`0.17`, not `0.16958199999999998`).
+pub(crate) fn round_ms<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64((v * 100.0).round() / 100.0)
+}
+
 /// The intent that shaped the ranking.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct IntentUsed {
@@ -228,6 +233,7 @@ pub struct SearchResponse {
     pub results: Vec<SearchHit>,
     /// Estimated tokens of the whole response, envelope included (JSON bytes / 4).
     pub estimated_tokens: usize,
+    #[serde(serialize_with = "round_ms")]
     pub elapsed_ms: f64,
     pub stores: Vec<Freshness>,
     /// E.g. a searched store that holds nothing.
