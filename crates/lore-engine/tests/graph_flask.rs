@@ -325,3 +325,69 @@ fn fixtures_reexports_fields_and_module_names_resolve_and_name_matches_stay_apar
     assert_eq!(tests[0].relationship, "tested-by (name match)");
     assert!(tests[0].confidence.is_some_and(|c| c < 0.5));
 }
+
+/// A subclass is a subtype of the class it extends (`extended-by`), never one of its
+/// callers, and the usage counts are the lengths of the lists the full layer shows.
+#[test]
+fn subclasses_are_subtypes_and_counts_agree_with_the_lists() {
+    let src = tempfile::tempdir().unwrap();
+    let files = [
+        (
+            "pkg/base.py",
+            "class Base:\n    def run(self):\n        return 1\n\n\n\
+             class Child(Base):\n    def run(self):\n        return 2\n\n\n\
+             def make():\n    return Base()\n",
+        ),
+        (
+            "tests/test_base.py",
+            "from pkg.base import Base\n\n\ndef test_base():\n    assert Base().run() == 1\n",
+        ),
+    ];
+    for (path, text) in files {
+        let p = src.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let (_data, engine) = flask_engine(src.path());
+    let resp = engine
+        .search(&SearchRequest {
+            mode: Mode::Fts,
+            detail: Detail::Full,
+            limit: 10,
+            per_file: 5,
+            ..SearchRequest::new("class Base")
+        })
+        .unwrap();
+    let hit = resp
+        .results
+        .iter()
+        .find(|h| h.unit.symbol.as_deref() == Some("Base"))
+        .expect("Base found");
+    let related = &hit.full.as_ref().unwrap().related;
+    let names = |units: &[lore_engine::RelatedUnit]| -> Vec<String> {
+        units.iter().map(|u| u.name.clone()).collect()
+    };
+    assert_eq!(names(&related.subtypes), ["Child"], "{related:#?}");
+    assert_eq!(related.subtypes[0].relationship, "extended-by");
+    assert!(related.subtypes[0].confidence.is_some());
+    assert!(
+        !names(&related.callers).contains(&"Child".to_string()),
+        "{related:#?}"
+    );
+    assert_eq!(names(&related.callers), ["make"], "{related:#?}");
+    assert!(
+        related
+            .callers
+            .iter()
+            .all(|u| u.relationship == "called-by")
+    );
+    assert_eq!(names(&related.tests), ["test_base"], "{related:#?}");
+    let usage = hit.context.as_ref().and_then(|c| c.usage).unwrap();
+    assert_eq!(
+        usage.called_by as usize,
+        related.callers.len() + related.tests.len(),
+        "{usage:?} {related:#?}"
+    );
+    assert_eq!(usage.tested_by as usize, related.tests.len());
+    assert_eq!(usage.extended_by as usize, related.subtypes.len());
+}
