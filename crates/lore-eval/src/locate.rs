@@ -102,6 +102,10 @@ pub struct LocateReport {
     pub repos: usize,
     pub lexical: bool,
     pub scores: Vec<LocateScores>,
+    /// Instances left out because their base commit could not be checked out (a mirror
+    /// missing a blob, say), with why; the scores count only the others.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
     pub out: PathBuf,
 }
 
@@ -459,7 +463,7 @@ pub fn run(
 
     let embed_before = engine.config().embed;
     engine.config_mut().embed = !opts.lexical;
-    let result = (|| -> anyhow::Result<Vec<LocateScores>> {
+    let result = (|| -> anyhow::Result<(Vec<LocateScores>, Vec<String>)> {
         let mut sums: Vec<LocateScores> = variants
             .iter()
             .map(|(name, _, _)| LocateScores {
@@ -468,6 +472,7 @@ pub fn run(
             })
             .collect();
         let mut times: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];
+        let mut skipped = Vec::new();
         let scratch = engine.data_dir().root().join("eval").join("locate");
         progress.start(Phase::Queries, instances.len() as u64);
         for repo in &repos {
@@ -500,7 +505,18 @@ pub fn run(
                     inst.instance_id,
                     &inst.base_commit[..inst.base_commit.len().min(12)]
                 ));
-                lore_source::git::check_out_into(mirror, &tree, &index_file, &inst.base_commit)?;
+                if let Err(e) =
+                    lore_source::git::check_out_into(mirror, &tree, &index_file, &inst.base_commit)
+                {
+                    // One unreadable commit leaves the tree where it was; the rest still count.
+                    let why = format!("{}: {e}", inst.instance_id);
+                    w.line(&serde_json::json!({
+                        "instance_id": inst.instance_id, "repo": inst.repo, "skipped": why,
+                    }))?;
+                    skipped.push(why);
+                    progress.advance(Phase::Queries, 1);
+                    continue;
+                }
                 match engine.store_record(&store) {
                     Ok(_) => {
                         engine.index(std::slice::from_ref(&store), false, progress)?;
@@ -582,10 +598,10 @@ pub fn run(
             s.p50_ms = percentile(t, 0.5);
             s.p95_ms = percentile(t, 0.95);
         }
-        Ok(sums)
+        Ok((sums, skipped))
     })();
     engine.config_mut().embed = embed_before;
-    let scores = result?;
+    let (scores, skipped) = result?;
     for s in &scores {
         let mut line = serde_json::to_value(s)?;
         line["type"] = "summary".into();
@@ -600,6 +616,7 @@ pub fn run(
         repos: repos.len(),
         lexical: opts.lexical,
         scores,
+        skipped,
         out,
     })
 }

@@ -123,6 +123,9 @@ fn run_locate(
             s.p95_ms
         );
     }
+    for why in &report.skipped {
+        out!("skipped {why}");
+    }
     out!("per-instance results: {}", report.out.display());
     Ok(())
 }
