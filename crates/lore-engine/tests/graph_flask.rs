@@ -10,8 +10,8 @@
 
 use lore_core::{DataDir, RefKind};
 use lore_engine::{
-    AddStore, Detail, Direction, Engine, EngineConfig, GraphQuery, Mode, NoProgress, SearchRequest,
-    Usage,
+    AddStore, Detail, Direction, Engine, EngineConfig, GraphQuery, Mode, NoProgress, SearchHit,
+    SearchRequest, Usage,
 };
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -169,23 +169,33 @@ fn callers_of_54_flask_symbols_reach_80_percent_recall_at_95_percent_precision()
 
     // Imports a unit uses come from its code: `json.loads` is its default argument,
     // "types" only a word of its docstring.
-    let resp = engine
-        .search(&SearchRequest {
-            mode: Mode::Fts,
-            detail: Detail::Contextual,
-            limit: 10,
-            ..SearchRequest::new("from_prefixed_env")
-        })
-        .unwrap();
-    let hit = resp
-        .results
-        .iter()
-        .find(|h| h.unit.symbol.as_deref() == Some("from_prefixed_env"))
-        .expect("from_prefixed_env found");
+    let hit = hit_named(
+        &engine,
+        "from_prefixed_env",
+        "from_prefixed_env",
+        Detail::Contextual,
+    );
     let imports = &hit.context.as_ref().unwrap().imports;
     eprintln!("from_prefixed_env imports: {imports:?}");
     assert!(imports.iter().any(|i| i == "json"), "{imports:?}");
     assert!(!imports.iter().any(|i| i == "types"), "{imports:?}");
+}
+
+/// The result for `symbol` among a BM25 search for `query` at `detail`.
+fn hit_named(engine: &Engine, query: &str, symbol: &str, detail: Detail) -> SearchHit {
+    let resp = engine
+        .search(&SearchRequest {
+            mode: Mode::Fts,
+            detail,
+            limit: 10,
+            per_file: 5,
+            ..SearchRequest::new(query)
+        })
+        .unwrap();
+    resp.results
+        .into_iter()
+        .find(|h| h.unit.symbol.as_deref() == Some(symbol))
+        .unwrap_or_else(|| panic!("{symbol} found for {query:?}"))
 }
 
 /// A Flask-shaped package and its pytest tests, written into `dir`.
@@ -349,20 +359,7 @@ fn subclasses_are_subtypes_and_counts_agree_with_the_lists() {
         std::fs::write(p, text).unwrap();
     }
     let (_data, engine) = flask_engine(src.path());
-    let resp = engine
-        .search(&SearchRequest {
-            mode: Mode::Fts,
-            detail: Detail::Full,
-            limit: 10,
-            per_file: 5,
-            ..SearchRequest::new("class Base")
-        })
-        .unwrap();
-    let hit = resp
-        .results
-        .iter()
-        .find(|h| h.unit.symbol.as_deref() == Some("Base"))
-        .expect("Base found");
+    let hit = hit_named(&engine, "class Base", "Base", Detail::Full);
     let related = &hit.full.as_ref().unwrap().related;
     let names = |units: &[lore_engine::RelatedUnit]| -> Vec<String> {
         units.iter().map(|u| u.name.clone()).collect()
