@@ -1,8 +1,8 @@
 //! Exact evidence: a query that a unit holds word for word (an error message, a log line)
 //! is answered by that unit first, whatever fusion made of it; and a body-less overload
-//! stub ranks below the implementation it declares. Questions about a symbol ("where is X
-//! defined", a bare identifier) are the intents' to rank: a file that merely repeats the
-//! question (a test set, an FAQ) is no evidence of the answer.
+//! stub ranks below the implementation it declares. Questions ("how are scores fused",
+//! "where is X defined") are the intents' and fusion's to rank: a file that merely repeats
+//! the question (a test set, an FAQ, a doc quoting it) is no evidence of the answer.
 
 /// The query as a phrase to look for verbatim, or `None` when it is too loose to be
 /// evidence: a phrase needs four words and 16 characters (an error message, a log line);
@@ -16,12 +16,24 @@ pub(crate) fn phrase(query: &str) -> Option<String> {
         .collect::<Vec<_>>()
         .join(" ")
         .to_lowercase();
+    // A question ("how are scores fused?") is no literal: files that repeat it (a test, an
+    // FAQ, an eval set) are not its answer. Messages start otherwise ("Could not …").
+    let first = q.split(' ').next().unwrap_or("");
+    if q.ends_with('?') || QUESTION_WORDS.contains(&first) {
+        return None;
+    }
     let words = q.split(' ').count();
     let identifier = words == 1
         && q.len() >= 4
         && (q.contains('_') || q.contains('.') || q.contains("::") || is_camel(query.trim()));
     ((words >= 4 && q.len() >= 16) || identifier).then_some(q)
 }
+
+/// First words of a question or a request, never of an error message or a log line.
+const QUESTION_WORDS: [&str; 13] = [
+    "how", "what", "where", "why", "which", "who", "whom", "whose", "when", "does", "explain",
+    "show", "find",
+];
 
 fn is_camel(w: &str) -> bool {
     w.chars().skip(1).any(|c| c.is_ascii_uppercase()) && w.chars().any(|c| c.is_ascii_lowercase())
@@ -70,6 +82,13 @@ mod tests {
         assert_eq!(phrase("parseQuery").as_deref(), Some("parsequery"));
         assert_eq!(phrase("fusion"), None);
         assert_eq!(phrase("the Fusion enum"), None);
+        // Questions are not literals; messages that start like one word of them still are.
+        assert_eq!(phrase("how are bm25 and vector scores fused"), None);
+        assert_eq!(phrase("is the retry backoff capped at 30 s?"), None);
+        assert_eq!(
+            phrase("Is a directory (os error 21)").as_deref(),
+            Some("is a directory (os error 21)")
+        );
     }
 
     #[test]
