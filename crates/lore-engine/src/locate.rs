@@ -543,8 +543,9 @@ impl Engine {
             a.qualified == b.qualified && a.symbol == b.symbol && a.start_line == b.start_line
         };
         let mut file_chunks: Option<Vec<StoredChunk>> = None;
+        // A definition as a unit, and the id of the chunk that holds it.
         let mut unit_of =
-            |sym: &lore_index::SymbolRow| -> Result<Option<LocatedUnit>, EngineError> {
+            |sym: &lore_index::SymbolRow| -> Result<Option<(LocatedUnit, i64)>, EngineError> {
                 if file_chunks.is_none() {
                     file_chunks = Some(self.catalog.file_chunks(store_id, path)?);
                 }
@@ -563,7 +564,7 @@ impl Engine {
                     unit.symbol = Some(sym.name.clone());
                     unit.qualified = (sym.qualified != sym.name).then(|| sym.qualified.clone());
                     [unit.start_line, unit.end_line] = [sym.start_line, sym.end_line];
-                    unit
+                    (unit, holder.id)
                 }))
             };
         let mut best: Vec<(f32, i64)> = f.chunks.clone();
@@ -595,13 +596,8 @@ impl Engine {
                 } else {
                     continue;
                 };
-                if let Some(mut unit) = unit_of(&sym)? {
-                    let holder = i64::from_str_radix(&unit.id, 16).ok();
-                    unit.score = bonus
-                        + holder
-                            .and_then(|h| retrieved.get(&h))
-                            .copied()
-                            .unwrap_or(0.0);
+                if let Some((mut unit, holder)) = unit_of(&sym)? {
+                    unit.score = bonus + retrieved.get(&holder).copied().unwrap_or(0.0);
                     push(&mut scored, unit);
                 }
             }
@@ -615,7 +611,7 @@ impl Engine {
             let Some(sym) = self.catalog.symbol(symbol_id)? else {
                 continue;
             };
-            if let Some(unit) = unit_of(&sym)?
+            if let Some((unit, _)) = unit_of(&sym)?
                 && !named.iter().any(|u| same(u, &unit))
             {
                 named.push(unit);
