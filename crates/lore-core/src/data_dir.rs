@@ -1,11 +1,32 @@
 use std::path::{Path, PathBuf};
 
 /// The layout of a lore data dir. Path arithmetic only; creating folders is the caller's job.
+/// It also names the catalog's database when that is not the data dir's own SQLite file
+/// (`with_database`: a PostgreSQL URL).
 #[derive(Debug, Clone)]
 pub struct DataDir {
     root: PathBuf,
     /// The brain dir when it is not `<root>/brain`.
     brain: Option<PathBuf>,
+    database: Option<DatabaseUrl>,
+}
+
+/// A database URL; its `Debug` leaves the password out.
+#[derive(Clone)]
+pub struct DatabaseUrl(String);
+
+impl DatabaseUrl {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for DatabaseUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let host = self.0.rsplit_once('@').map_or("", |(_, h)| h);
+        let host = host.split('?').next().unwrap_or(host);
+        write!(f, "DatabaseUrl(…@{host})")
+    }
 }
 
 impl DataDir {
@@ -13,7 +34,25 @@ impl DataDir {
         DataDir {
             root: root.into(),
             brain: None,
+            database: None,
         }
+    }
+
+    /// The same data dir with its catalog in the database `explicit` names, else
+    /// `LORE_DATABASE_URL`, else (empty or unset) the data dir's SQLite file.
+    pub fn with_database(mut self, explicit: Option<&str>) -> Self {
+        let env = std::env::var("LORE_DATABASE_URL").ok();
+        self.database = explicit
+            .map(str::to_string)
+            .or(env)
+            .filter(|u| !u.trim().is_empty())
+            .map(DatabaseUrl);
+        self
+    }
+
+    /// The database holding the catalog, when it is not `db()` (PostgreSQL).
+    pub fn database(&self) -> Option<&str> {
+        self.database.as_ref().map(DatabaseUrl::as_str)
     }
 
     /// The same data dir with its brain dir from `explicit`, else `LORE_BRAIN_DIR`, else

@@ -300,6 +300,34 @@ fn index_repair(store: &str) -> String {
     format!("lore index {store}")
 }
 
+/// BM25 and vectors kept inside the catalog (PostgreSQL): written in the catalog's own
+/// transactions, so only BM25's documents can be compared with the chunks.
+fn in_catalog(
+    catalog: &Catalog,
+    store_id: i64,
+    generation: i64,
+    embedded: u64,
+) -> Result<(Bm25Check, (PartFacts, Option<String>)), IndexError> {
+    let want = catalog.chunk_ids(store_id, false)?;
+    let have = catalog.lexical_ids(store_id)?;
+    let (missing, extra) = id_diff(&want, &have);
+    let problem = (missing + extra > 0)
+        .then(|| count_problem("BM25", have.len(), want.len(), missing, extra));
+    let facts = |count| PartFacts {
+        state: "ok",
+        count: Some(count),
+        generation: Some(generation),
+    };
+    Ok((
+        Bm25Check {
+            facts: facts(have.len() as u64),
+            problem,
+            fts: None,
+        },
+        (facts(embedded), None),
+    ))
+}
+
 /// Every check of one store, on one snapshot of the catalog.
 fn check_store(
     catalog: &Catalog,
@@ -353,12 +381,17 @@ fn check_store(
                 &repair,
             );
         }
-        let bm25 = check_bm25(catalog, store.id, generation, &dir.join("fts"), false)?;
+        let (bm25, (vectors, vector_problem)) = if catalog.holds_indexes() {
+            in_catalog(catalog, store.id, generation, stats.embedded)?
+        } else {
+            (
+                check_bm25(catalog, store.id, generation, &dir.join("fts"), false)?,
+                check_vectors(catalog, store.id, generation, &dir.join("vectors.bin"))?,
+            )
+        };
         if let Some(p) = bm25.problem {
             problem(Part::Bm25, p, &repair);
         }
-        let (vectors, vector_problem) =
-            check_vectors(catalog, store.id, generation, &dir.join("vectors.bin"))?;
         if let Some(p) = vector_problem {
             problem(Part::Vectors, p, &repair);
         }
@@ -447,7 +480,14 @@ fn check(
 /// locked. A data dir without a catalog has no stores (and a named store is not found).
 pub fn doctor(data: &DataDir, store: Option<&str>) -> Result<DoctorReport, EngineError> {
     let writer = crate::writer::running_writer(data);
-    let Some(catalog) = Catalog::open_read_only(&data.db())? else {
+    let catalog = match data.database() {
+        Some(url) => Some(Catalog::connect_read_only(
+            url,
+            &lore_index::PgOptions::default(),
+        )?),
+        None => Catalog::open_read_only(&data.db())?,
+    };
+    let Some(catalog) = catalog else {
         if let Some(n) = store {
             return Err(IndexError::StoreNotFound(n.to_string()).into());
         }

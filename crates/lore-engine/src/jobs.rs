@@ -164,7 +164,7 @@ impl Engine {
         };
         let tracker = Arc::new(JobTracker::default());
         let (stop_tx, stop_rx) = mpsc::channel();
-        let monitor_catalog = Catalog::open(&self.data.db())?;
+        let monitor_catalog = crate::open_catalog(&self.data)?;
         let monitor = {
             let (id, tracker) = (id.to_string(), tracker.clone());
             std::thread::Builder::new()

@@ -3,6 +3,7 @@
 
 pub mod brain;
 mod context;
+mod db;
 mod doctor;
 mod error;
 mod evidence;
@@ -24,6 +25,7 @@ mod unit;
 mod writer;
 
 pub use context::{OutlineEntry, UnitContext};
+pub use db::{DbStatus, db_migrate, db_status};
 pub use doctor::{CatalogFacts, DoctorReport, Part, PartFacts, Problem, StoreHealth, doctor};
 pub use error::{EngineError, ExitKind, Param};
 pub use fusion::{Candidates, Fusion, Signals};
@@ -96,6 +98,15 @@ pub struct Engine {
     writer_lock: Option<WriterLock>,
 }
 
+/// The data dir's catalog: its SQLite file, or the PostgreSQL database it names
+/// (`DataDir::with_database`), created or migrated as needed.
+pub(crate) fn open_catalog(data: &DataDir) -> Result<Catalog, EngineError> {
+    Ok(match data.database() {
+        Some(url) => Catalog::connect(url, &lore_index::PgOptions::default())?,
+        None => Catalog::open(&data.db())?,
+    })
+}
+
 impl Engine {
     /// Opens (creating if needed) the data dir and its catalog.
     pub fn open(data: DataDir) -> Result<Engine, EngineError> {
@@ -105,7 +116,7 @@ impl Engine {
     pub fn open_with(data: DataDir, config: EngineConfig) -> Result<Engine, EngineError> {
         std::fs::create_dir_all(data.root())
             .map_err(|e| EngineError::io(data.root().display().to_string(), e))?;
-        let catalog = Catalog::open(&data.db())?;
+        let catalog = open_catalog(&data)?;
         Ok(Engine {
             data,
             catalog,
@@ -121,7 +132,7 @@ impl Engine {
     pub fn try_clone(&self) -> Result<Engine, EngineError> {
         Ok(Engine {
             data: self.data.clone(),
-            catalog: Catalog::open(&self.data.db())?,
+            catalog: open_catalog(&self.data)?,
             config: self.config.clone(),
             embedder: self.embedder.clone(),
             readers: self.readers.clone(),

@@ -7,7 +7,7 @@ use crate::intent::{Candidate, prior, query_identifiers};
 use crate::present::{ContextLayer, FullLayer, json_tokens, query_words, reason, snippet, summary};
 use crate::unit::{Lines, unit_lines};
 use crate::{Detail, Engine, EngineError, Intent, NoProgress, Param};
-use lore_index::{Fts, StoreRecord, StoredChunk, SymbolRow, TermPolicy, VectorSet};
+use lore_index::{LexicalIndex, StoreRecord, StoredChunk, SymbolRow, TermPolicy, VectorIndex};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -241,23 +241,23 @@ pub struct SearchResponse {
     pub warnings: Vec<String>,
 }
 
-/// Open readers of one store, valid for one catalog generation. The vector snapshot is
-/// loaded on first use, so BM25-only searches never depend on it.
+/// Open readers of one store, valid for one catalog generation. The vectors are opened on
+/// first use, so BM25-only searches never depend on them.
 pub(crate) struct StoreReaders {
     generation: i64,
+    store_id: i64,
     dir: std::path::PathBuf,
-    fts: Fts,
-    vectors: OnceLock<Arc<VectorSet>>,
+    lexical: Box<dyn LexicalIndex>,
+    vectors: OnceLock<Arc<dyn VectorIndex>>,
 }
 
 impl StoreReaders {
-    fn vectors(&self) -> Result<Arc<VectorSet>, EngineError> {
+    fn vectors(&self, catalog: &lore_index::Catalog) -> Result<Arc<dyn VectorIndex>, EngineError> {
         if let Some(v) = self.vectors.get() {
             return Ok(v.clone());
         }
-        let loaded = VectorSet::load(&self.dir.join("vectors.bin"))?
-            .unwrap_or_else(|| VectorSet::empty(lore_embed::DIM));
-        Ok(self.vectors.get_or_init(|| Arc::new(loaded)).clone())
+        let loaded = lore_index::open_vectors(catalog, self.store_id, &self.dir, lore_embed::DIM)?;
+        Ok(self.vectors.get_or_init(|| loaded).clone())
     }
 }
 
@@ -286,11 +286,12 @@ impl Engine {
             return Ok(r.clone());
         }
         let dir = self.data.store_dir(store.id);
-        let fts = Fts::open(&dir.join("fts"))?;
+        let lexical = lore_index::open_lexical(&self.catalog, store.id, &dir)?;
         let r = Arc::new(StoreReaders {
             generation: store.generation,
+            store_id: store.id,
             dir,
-            fts,
+            lexical,
             vectors: OnceLock::new(),
         });
         if let Ok(mut m) = self.readers.0.lock() {
@@ -351,7 +352,9 @@ impl Engine {
         for store in stores {
             let r = self.readers(store)?;
             if mode.uses_bm25() {
-                let hits = r.fts.search_with(query, n, &self.config.boosts, terms)?;
+                let hits = r
+                    .lexical
+                    .search(&self.catalog, query, n, &self.config.boosts, terms)?;
                 c.bm25_max = c.bm25_max.max(hits.max_score);
                 for &(id, _) in &hits.hits {
                     owner.insert(id, store.id);
@@ -359,18 +362,16 @@ impl Engine {
                 c.bm25.extend(hits.hits);
             }
             if let Some(q) = &query_vec {
-                let vectors = r.vectors()?;
-                let hits = vectors.search(q, n);
+                let vectors = r.vectors(&self.catalog)?;
+                let hits = vectors.search(&self.catalog, q, n)?;
                 for &(id, _) in &hits {
                     owner.insert(id, store.id);
                 }
                 c.vector.extend(hits);
                 // Exact cosine for BM25 candidates the vector list missed.
-                for &(id, _) in &c.bm25 {
-                    if let Some(s) = vectors.score(id, q) {
-                        c.extra_cosine.insert(id, s);
-                    }
-                }
+                let ids: Vec<i64> = c.bm25.iter().map(|h| h.0).collect();
+                c.extra_cosine
+                    .extend(vectors.scores(&self.catalog, &ids, q)?);
             }
         }
         let desc = |a: &(i64, f32), b: &(i64, f32)| b.1.total_cmp(&a.1);

@@ -1,9 +1,11 @@
-//! The SQLite catalog: stores, the file manifest and chunk metadata (with embeddings).
-//! It is the source of truth; the tantivy index and the vector snapshot are derived from it.
+//! The catalog: stores, the file manifest and chunk metadata (with embeddings), in SQLite
+//! or PostgreSQL through [`Sql`]. It is the source of truth; the BM25 index and the vector
+//! snapshot are derived from it.
 
 use crate::IndexError;
+use crate::sql::{Arg, Dialect, PgOptions, Row, Sql, SqlError, args};
 use lore_core::{AddStore, Chunk, ChunkKind, Language, StoreKind, WebSettings};
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite::Connection;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -80,7 +82,7 @@ pub struct StoreStats {
 }
 
 pub struct Catalog {
-    pub(crate) conn: Connection,
+    pub(crate) db: Sql,
 }
 
 fn now_secs() -> i64 {
@@ -102,54 +104,62 @@ fn parse_list(s: &str) -> Vec<String> {
     serde_json::from_str(s).unwrap_or_default()
 }
 
-fn store_from_row(row: &Row) -> rusqlite::Result<StoreRecord> {
-    let kind: String = row.get("kind")?;
-    let root: String = row.get("root")?;
+const STORE_COLUMNS: &str = "id, name, kind, source, root, branch, includes, excludes, description, \
+     max_file_bytes, created_at, indexed_at, generation, web";
+
+fn store_from_row(r: &mut Row) -> Result<StoreRecord, SqlError> {
     Ok(StoreRecord {
-        id: row.get("id")?,
-        name: row.get("name")?,
-        kind: StoreKind::parse(&kind).unwrap_or(StoreKind::Folder),
-        source: row.get("source")?,
-        root: PathBuf::from(root),
-        branch: row.get("branch")?,
-        includes: parse_list(&row.get::<_, String>("includes")?),
-        excludes: parse_list(&row.get::<_, String>("excludes")?),
-        description: row.get("description")?,
-        max_file_bytes: row.get::<_, i64>("max_file_bytes")? as u64,
-        created_at: row.get("created_at")?,
-        indexed_at: row.get("indexed_at")?,
-        generation: row.get("generation")?,
-        web: row
-            .get::<_, Option<String>>("web")?
-            .and_then(|j| serde_json::from_str(&j).ok()),
+        id: r.int(0)?,
+        name: r.text(1)?,
+        kind: StoreKind::parse(&r.text(2)?).unwrap_or(StoreKind::Folder),
+        source: r.text(3)?,
+        root: PathBuf::from(r.text(4)?),
+        branch: r.opt_text(5)?,
+        includes: parse_list(&r.text(6)?),
+        excludes: parse_list(&r.text(7)?),
+        description: r.opt_text(8)?,
+        max_file_bytes: r.int(9)? as u64,
+        created_at: r.int(10)?,
+        indexed_at: r.opt_int(11)?,
+        generation: r.int(12)?,
+        web: r.opt_text(13)?.and_then(|j| serde_json::from_str(&j).ok()),
     })
 }
 
-const CHUNK_COLUMNS: &str = "id, store_id, path, kind, language, symbol, parent, signature, doc, headings, \
+pub(crate) const CHUNK_COLUMNS: &str = "id, store_id, path, kind, language, symbol, parent, signature, doc, headings, \
      start_line, end_line, start_byte, end_byte, content, context";
 
-fn chunk_from_row(row: &Row) -> rusqlite::Result<StoredChunk> {
-    let kind: String = row.get(3)?;
-    let language: String = row.get(4)?;
+pub(crate) fn chunk_from_row(r: &mut Row) -> Result<StoredChunk, SqlError> {
     Ok(StoredChunk {
-        id: row.get(0)?,
-        store_id: row.get(1)?,
-        path: row.get(2)?,
+        id: r.int(0)?,
+        store_id: r.int(1)?,
+        path: r.text(2)?,
         chunk: Chunk {
-            kind: ChunkKind::parse(&kind).unwrap_or(ChunkKind::Text),
-            language: Language::parse(&language).unwrap_or(Language::Text),
-            symbol: row.get(5)?,
-            parent: row.get(6)?,
-            signature: row.get(7)?,
-            doc: row.get(8)?,
-            headings: parse_list(&row.get::<_, String>(9)?),
-            start_line: row.get(10)?,
-            end_line: row.get(11)?,
-            start_byte: row.get::<_, i64>(12)? as usize,
-            end_byte: row.get::<_, i64>(13)? as usize,
-            content: row.get(14)?,
-            context: row.get(15)?,
+            kind: ChunkKind::parse(&r.text(3)?).unwrap_or(ChunkKind::Text),
+            language: Language::parse(&r.text(4)?).unwrap_or(Language::Text),
+            symbol: r.opt_text(5)?,
+            parent: r.opt_text(6)?,
+            signature: r.opt_text(7)?,
+            doc: r.opt_text(8)?,
+            headings: parse_list(&r.text(9)?),
+            start_line: r.int(10)? as u32,
+            end_line: r.int(11)? as u32,
+            start_byte: r.int(12)? as usize,
+            end_byte: r.int(13)? as usize,
+            content: r.text(14)?,
+            context: r.opt_text(15)?,
         },
+    })
+}
+
+fn file_from_row(r: &mut Row) -> Result<FileRecord, SqlError> {
+    Ok(FileRecord {
+        path: r.text(0)?,
+        size: r.int(1)? as u64,
+        mtime_ns: r.int(2)?,
+        hash: r.text(3)?,
+        chunks: r.int(4)? as u32,
+        skipped: r.opt_text(5)?,
     })
 }
 
@@ -164,8 +174,10 @@ pub fn blob_to_embedding(b: &[u8]) -> Vec<f32> {
 }
 
 impl Catalog {
+    /// Opens (creating or migrating) the SQLite catalog at `path`.
     pub fn open(path: &Path) -> Result<Catalog, IndexError> {
-        let ctx = |e| IndexError::Catalog(path.display().to_string(), e);
+        let label = path.display().to_string();
+        let ctx = |e: rusqlite::Error| IndexError::Catalog(label.clone(), e.into());
         let conn = Connection::open(path).map_err(ctx)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(ctx)?;
@@ -176,7 +188,34 @@ impl Catalog {
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(ctx)?;
         crate::schema::apply(&conn).map_err(ctx)?;
-        Ok(Catalog { conn })
+        Ok(Catalog {
+            db: Sql::sqlite(conn, label),
+        })
+    }
+
+    /// Connects to a PostgreSQL catalog, bringing its schema up to date (under an
+    /// advisory lock, see `schema::postgres`). A database written by a newer lore is
+    /// refused, and nothing is written to it.
+    pub fn connect(url: &str, opts: &PgOptions) -> Result<Catalog, IndexError> {
+        let db = Sql::postgres(url, opts)?;
+        crate::schema::postgres::migrate(&db)?;
+        Ok(Catalog { db })
+    }
+
+    /// Connects to a PostgreSQL catalog to read only: its schema must be this lore's
+    /// (`lore db migrate` brings it there); nothing is written.
+    pub fn connect_read_only(url: &str, opts: &PgOptions) -> Result<Catalog, IndexError> {
+        let db = Sql::postgres(url, opts)?;
+        let status = crate::schema::postgres::status(&db)?;
+        if status.version != status.latest {
+            return Err(IndexError::Outdated(format!(
+                "{} has lore schema version {}, this lore reads {}; run `lore db migrate`",
+                db.label(),
+                status.version,
+                status.latest
+            )));
+        }
+        Ok(Catalog { db })
     }
 
     /// Opens an existing catalog for reading only: no schema is created or migrated and
@@ -185,7 +224,8 @@ impl Catalog {
         if !path.exists() {
             return Ok(None);
         }
-        let ctx = |e| IndexError::Catalog(path.display().to_string(), e);
+        let label = path.display().to_string();
+        let ctx = |e: rusqlite::Error| IndexError::Catalog(label.clone(), e.into());
         let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
             | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX
             | rusqlite::OpenFlags::SQLITE_OPEN_URI;
@@ -203,7 +243,42 @@ impl Catalog {
                 crate::schema::SCHEMA_VERSION
             )));
         }
-        Ok(Some(Catalog { conn }))
+        Ok(Some(Catalog {
+            db: Sql::sqlite(conn, label),
+        }))
+    }
+
+    /// The schema version of the SQLite catalog at `path`, read without writing (`None`:
+    /// there is none), and the version this lore writes.
+    pub fn sqlite_version(path: &Path) -> Result<(Option<i64>, i64), IndexError> {
+        let latest = crate::schema::SCHEMA_VERSION;
+        if !path.exists() {
+            return Ok((None, latest));
+        }
+        let label = path.display().to_string();
+        let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map_err(|e| IndexError::Catalog(label.clone(), e.into()))?;
+        let db = Sql::sqlite(conn, label);
+        Ok((Some(db.query_int("PRAGMA user_version", &[])?), latest))
+    }
+
+    pub fn dialect(&self) -> Dialect {
+        self.db.dialect()
+    }
+
+    /// Whether the catalog keeps each store's BM25 and vectors itself, written in its own
+    /// transactions (PostgreSQL), rather than as files beside it (embedded).
+    pub fn holds_indexes(&self) -> bool {
+        self.dialect() == Dialect::Postgres
+    }
+
+    /// The database as errors name it (a file, or a server without its password).
+    pub fn label(&self) -> &str {
+        self.db.label()
+    }
+
+    pub fn sql(&self) -> &Sql {
+        &self.db
     }
 
     /// Runs `f` inside one read transaction, so everything it reads is one snapshot of the
@@ -212,36 +287,33 @@ impl Catalog {
         &self,
         f: impl FnOnce(&Catalog) -> Result<T, IndexError>,
     ) -> Result<T, IndexError> {
-        self.conn.execute_batch("BEGIN").map_err(self.err())?;
+        self.db.batch(match self.dialect() {
+            Dialect::Sqlite => "BEGIN",
+            Dialect::Postgres => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+        })?;
         let out = f(self);
-        let end = if out.is_ok() { "COMMIT" } else { "ROLLBACK" };
-        self.conn.execute_batch(end).map_err(self.err())?;
+        self.db
+            .batch(if out.is_ok() { "COMMIT" } else { "ROLLBACK" })?;
         out
     }
 
-    /// SQLite's own consistency check (`PRAGMA quick_check`): its complaints, none if sound.
+    /// The database's own consistency check (SQLite's `PRAGMA quick_check`; PostgreSQL
+    /// checks itself): its complaints, none if sound.
     pub fn quick_check(&self) -> Result<Vec<String>, IndexError> {
-        let mut stmt = self
-            .conn
-            .prepare("PRAGMA quick_check")
-            .map_err(self.err())?;
-        let rows = stmt
-            .query_map([], |r| r.get::<_, String>(0))
-            .map_err(self.err())?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(self.err())?;
+        if self.dialect() == Dialect::Postgres {
+            return Ok(Vec::new());
+        }
+        let rows = self.db.query("PRAGMA quick_check", &[], |r| r.text(0))?;
         Ok(rows.into_iter().filter(|r| r != "ok").collect())
     }
 
     pub fn chunk_count(&self, store_id: i64) -> Result<u64, IndexError> {
-        self.conn
-            .query_row(
+        self.db
+            .query_int(
                 "SELECT COUNT(*) FROM chunks WHERE store_id = ?1",
-                [store_id],
-                |r| r.get::<_, i64>(0),
+                args![store_id],
             )
             .map(|n| n as u64)
-            .map_err(self.err())
     }
 
     /// The ids of a store's chunks, ascending (`embedded`: only those with a vector).
@@ -251,36 +323,42 @@ impl Catalog {
         } else {
             "SELECT id FROM chunks WHERE store_id = ?1 ORDER BY id"
         };
-        let mut stmt = self.conn.prepare(sql).map_err(self.err())?;
-        let rows = stmt
-            .query_map([store_id], |r| r.get(0))
-            .map_err(self.err())?
-            .collect::<Result<Vec<i64>, _>>()
-            .map_err(self.err())?;
-        Ok(rows)
+        self.db.query(sql, args![store_id], |r| r.int(0))
+    }
+
+    /// The chunk ids BM25 holds for a store, ascending, when the catalog keeps BM25 itself
+    /// (`holds_indexes`; empty otherwise).
+    pub fn lexical_ids(&self, store_id: i64) -> Result<Vec<i64>, IndexError> {
+        if !self.holds_indexes() {
+            return Ok(Vec::new());
+        }
+        self.db.query(
+            "SELECT chunk_id FROM lex_docs WHERE store_id = ?1 ORDER BY chunk_id",
+            args![store_id],
+            |r| r.int(0),
+        )
     }
 
     /// Embeddings whose size is not `dim` floats, and chunks whose file has no manifest
     /// entry: what no commit of lore leaves behind.
     pub fn inconsistencies(&self, store_id: i64, dim: usize) -> Result<(u64, u64), IndexError> {
-        let bad_vectors: i64 = self
-            .conn
-            .query_row(
+        let bad_vectors = match self.dialect() {
+            Dialect::Sqlite => self.db.query_int(
                 "SELECT COUNT(*) FROM chunks WHERE store_id = ?1 AND embedding IS NOT NULL \
                  AND length(embedding) != ?2",
-                params![store_id, (dim * 4) as i64],
-                |r| r.get(0),
-            )
-            .map_err(self.err())?;
-        let orphans: i64 = self
-            .conn
-            .query_row(
-                "SELECT COUNT(*) FROM chunks c WHERE c.store_id = ?1 AND NOT EXISTS \
-                 (SELECT 1 FROM files f WHERE f.store_id = c.store_id AND f.path = c.path)",
-                [store_id],
-                |r| r.get(0),
-            )
-            .map_err(self.err())?;
+                args![store_id, dim * 4],
+            )?,
+            Dialect::Postgres => self.db.query_int(
+                "SELECT COUNT(*) FROM chunks WHERE store_id = ?1 AND embedding IS NOT NULL \
+                 AND vector_dims(embedding) != ?2",
+                args![store_id, dim],
+            )?,
+        };
+        let orphans = self.db.query_int(
+            "SELECT COUNT(*) FROM chunks c WHERE c.store_id = ?1 AND NOT EXISTS \
+             (SELECT 1 FROM files f WHERE f.store_id = c.store_id AND f.path = c.path)",
+            args![store_id],
+        )?;
         Ok((bad_vectors as u64, orphans as u64))
     }
 
@@ -290,21 +368,13 @@ impl Catalog {
         store_id: i64,
         mut f: impl FnMut(StoredChunk) -> Result<(), IndexError>,
     ) -> Result<(), IndexError> {
-        let mut stmt = self
-            .conn
-            .prepare(&format!(
+        self.db.for_each(
+            &format!(
                 "SELECT {CHUNK_COLUMNS} FROM chunks WHERE store_id = ?1 ORDER BY path, start_byte"
-            ))
-            .map_err(self.err())?;
-        let mut rows = stmt.query([store_id]).map_err(self.err())?;
-        while let Some(row) = rows.next().map_err(self.err())? {
-            f(chunk_from_row(row).map_err(self.err())?)?;
-        }
-        Ok(())
-    }
-
-    fn err(&self) -> impl Fn(rusqlite::Error) -> IndexError + '_ {
-        |e| IndexError::Catalog(self.conn.path().unwrap_or("lore.db").to_string(), e)
+            ),
+            args![store_id],
+            |mut row| f(chunk_from_row(&mut row).map_err(self.db.err())?),
+        )
     }
 
     pub fn create_store(&self, s: &NewStore) -> Result<StoreRecord, IndexError> {
@@ -312,139 +382,121 @@ impl Catalog {
         if self.store(&spec.name)?.is_some() {
             return Err(IndexError::StoreExists(spec.name.clone()));
         }
-        self.conn
-            .execute(
-                "INSERT INTO stores (name, kind, source, root, branch, includes, excludes, description, max_file_bytes, created_at, web)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                params![
-                    spec.name,
-                    s.kind.as_str(),
-                    s.source,
-                    s.root.to_string_lossy(),
-                    spec.branch,
-                    json_list(&spec.includes),
-                    json_list(&spec.excludes),
-                    spec.description,
-                    s.max_file_bytes as i64,
-                    now_secs(),
-                    s.web.as_ref().map(web_json)
-                ],
-            )
-            .map_err(self.err())?;
+        self.db.execute(
+            "INSERT INTO stores (name, kind, source, root, branch, includes, excludes, description, max_file_bytes, created_at, web)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            args![
+                &spec.name,
+                s.kind.as_str(),
+                &s.source,
+                s.root.to_string_lossy().into_owned(),
+                &spec.branch,
+                json_list(&spec.includes),
+                json_list(&spec.excludes),
+                &spec.description,
+                s.max_file_bytes,
+                now_secs(),
+                s.web.as_ref().map(web_json)
+            ],
+        )?;
         self.store(&spec.name)?
             .ok_or_else(|| IndexError::StoreNotFound(spec.name.clone()))
     }
 
     pub fn stores(&self) -> Result<Vec<StoreRecord>, IndexError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT * FROM stores ORDER BY name")
-            .map_err(self.err())?;
-        let rows = stmt
-            .query_map([], store_from_row)
-            .map_err(self.err())?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(self.err())?;
-        Ok(rows)
+        self.db.query(
+            &format!("SELECT {STORE_COLUMNS} FROM stores ORDER BY name"),
+            &[],
+            store_from_row,
+        )
     }
 
     pub fn store(&self, name: &str) -> Result<Option<StoreRecord>, IndexError> {
-        self.conn
-            .query_row(
-                "SELECT * FROM stores WHERE name = ?1",
-                [name],
-                store_from_row,
-            )
-            .optional()
-            .map_err(self.err())
+        self.db.query_opt(
+            &format!("SELECT {STORE_COLUMNS} FROM stores WHERE name = ?1"),
+            args![name],
+            store_from_row,
+        )
     }
 
     pub fn store_by_id(&self, id: i64) -> Result<Option<StoreRecord>, IndexError> {
-        self.conn
-            .query_row("SELECT * FROM stores WHERE id = ?1", [id], store_from_row)
-            .optional()
-            .map_err(self.err())
+        self.db.query_opt(
+            &format!("SELECT {STORE_COLUMNS} FROM stores WHERE id = ?1"),
+            args![id],
+            store_from_row,
+        )
     }
 
     pub fn set_root(&self, id: i64, root: &Path) -> Result<(), IndexError> {
-        self.conn
-            .execute(
-                "UPDATE stores SET root = ?2 WHERE id = ?1",
-                params![id, root.to_string_lossy()],
-            )
-            .map_err(self.err())?;
+        self.db.execute(
+            "UPDATE stores SET root = ?2 WHERE id = ?1",
+            args![id, root.to_string_lossy().into_owned()],
+        )?;
         Ok(())
     }
 
     pub fn set_web(&self, id: i64, web: &WebSettings) -> Result<(), IndexError> {
-        self.conn
-            .execute(
-                "UPDATE stores SET web = ?2 WHERE id = ?1",
-                params![id, web_json(web)],
-            )
-            .map_err(self.err())?;
+        self.db.execute(
+            "UPDATE stores SET web = ?2 WHERE id = ?1",
+            args![id, web_json(web)],
+        )?;
         Ok(())
     }
 
     /// Relative path of every chunk of a store, by chunk id.
     pub fn chunk_paths(&self, store_id: i64) -> Result<HashMap<i64, String>, IndexError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id, path FROM chunks WHERE store_id = ?1")
-            .map_err(self.err())?;
-        let rows = stmt
-            .query_map([store_id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(self.err())?
-            .collect::<Result<HashMap<_, _>, _>>()
-            .map_err(self.err())?;
-        Ok(rows)
+        let rows = self.db.query(
+            "SELECT id, path FROM chunks WHERE store_id = ?1",
+            args![store_id],
+            |r| Ok((r.int(0)?, r.text(1)?)),
+        )?;
+        Ok(rows.into_iter().collect())
     }
 
     pub fn remove_store(&mut self, id: i64) -> Result<(), IndexError> {
-        let tx = self
-            .conn
-            .transaction()
-            .map_err(|e| IndexError::Catalog("lore.db".into(), e))?;
-        for sql in [
+        let tx = self.begin()?;
+        let lexical: &[&str] = match tx.db.dialect() {
+            Dialect::Sqlite => &[],
+            Dialect::Postgres => &[
+                "DELETE FROM lex_postings WHERE store_id = ?1",
+                "DELETE FROM lex_docs WHERE store_id = ?1",
+            ],
+        };
+        for sql in lexical.iter().chain(&[
             "DELETE FROM chunks WHERE store_id = ?1",
             "DELETE FROM files WHERE store_id = ?1",
             "DELETE FROM stores WHERE id = ?1",
-        ] {
-            tx.execute(sql, [id])
-                .map_err(|e| IndexError::Catalog("lore.db".into(), e))?;
+        ]) {
+            tx.db.execute(sql, args![id])?;
         }
         tx.commit()
-            .map_err(|e| IndexError::Catalog("lore.db".into(), e))
     }
 
     /// Whether a store holds at least one chunk (an index lookup, unlike `stats`).
     pub fn has_chunks(&self, store_id: i64) -> Result<bool, IndexError> {
-        self.conn
-            .query_row(
-                "SELECT EXISTS(SELECT 1 FROM chunks WHERE store_id = ?1)",
-                [store_id],
-                |r| r.get(0),
-            )
-            .map_err(self.err())
+        Ok(self
+            .db
+            .query_opt(
+                "SELECT 1 FROM chunks WHERE store_id = ?1 LIMIT 1",
+                args![store_id],
+                |_| Ok(()),
+            )?
+            .is_some())
     }
 
     pub fn stats(&self, store_id: i64) -> Result<StoreStats, IndexError> {
-        let files: i64 = self
-            .conn
-            .query_row(
-                "SELECT COUNT(*) FROM files WHERE store_id = ?1 AND skipped IS NULL",
-                [store_id],
-                |r| r.get(0),
-            )
-            .map_err(self.err())?;
-        let (chunks, embedded): (i64, i64) = self
-            .conn
-            .query_row(
+        let files = self.db.query_int(
+            "SELECT COUNT(*) FROM files WHERE store_id = ?1 AND skipped IS NULL",
+            args![store_id],
+        )?;
+        let (chunks, embedded) = self
+            .db
+            .query_opt(
                 "SELECT COUNT(*), COUNT(embedding) FROM chunks WHERE store_id = ?1",
-                [store_id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .map_err(self.err())?;
+                args![store_id],
+                |r| Ok((r.int(0)?, r.int(1)?)),
+            )?
+            .unwrap_or_default();
         let (symbols, references, resolved) = self.graph_stats(store_id)?;
         Ok(StoreStats {
             files: files as u64,
@@ -458,58 +510,34 @@ impl Catalog {
 
     /// Every indexed file of a store, by relative path.
     pub fn manifest(&self, store_id: i64) -> Result<HashMap<String, FileRecord>, IndexError> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT path, size, mtime_ns, hash, chunks, skipped FROM files WHERE store_id = ?1",
-            )
-            .map_err(self.err())?;
-        let rows = stmt
-            .query_map([store_id], |r| {
-                Ok(FileRecord {
-                    path: r.get(0)?,
-                    size: r.get::<_, i64>(1)? as u64,
-                    mtime_ns: r.get(2)?,
-                    hash: r.get(3)?,
-                    chunks: r.get::<_, i64>(4)? as u32,
-                    skipped: r.get(5)?,
-                })
-            })
-            .map_err(self.err())?;
-        let mut out = HashMap::new();
-        for row in rows {
-            let f = row.map_err(self.err())?;
-            out.insert(f.path.clone(), f);
-        }
-        Ok(out)
+        let rows = self.db.query(
+            "SELECT path, size, mtime_ns, hash, chunks, skipped FROM files WHERE store_id = ?1",
+            args![store_id],
+            file_from_row,
+        )?;
+        Ok(rows.into_iter().map(|f| (f.path.clone(), f)).collect())
     }
 
     /// The relative paths of a store's files, sorted (the manifest's keys, without reading
     /// the rest of each record).
     pub fn paths(&self, store_id: i64) -> Result<Vec<String>, IndexError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT path FROM files WHERE store_id = ?1 ORDER BY path")
-            .map_err(self.err())?;
-        let rows = stmt
-            .query_map([store_id], |r| r.get(0))
-            .map_err(self.err())?;
-        rows.collect::<Result<_, _>>().map_err(self.err())
+        self.db.query(
+            "SELECT path FROM files WHERE store_id = ?1 ORDER BY path",
+            args![store_id],
+            |r| r.text(0),
+        )
     }
 
     /// Which of `ids` are prose (markdown or plain-text chunks) rather than code.
     pub fn prose_ids(&self, ids: &[i64]) -> Result<HashSet<i64>, IndexError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT 1 FROM chunks WHERE id = ?1 AND language IN ('markdown', 'text')",
-            )
-            .map_err(self.err())?;
         let mut out = HashSet::new();
-        for &id in ids {
-            if stmt.exists([id]).map_err(self.err())? {
-                out.insert(id);
-            }
+        for part in ids.chunks(500) {
+            let sql = format!(
+                "SELECT id FROM chunks WHERE id IN ({}) AND language IN ('markdown', 'text')",
+                crate::graph::placeholders(part.len(), 1)
+            );
+            let args: Vec<Arg> = part.iter().map(|&id| id.into()).collect();
+            out.extend(self.db.query(&sql, &args, |r| r.int(0))?);
         }
         Ok(out)
     }
@@ -517,91 +545,92 @@ impl Catalog {
     /// Chunks by id, in no particular order; ids that no longer exist are absent.
     pub fn chunks(&self, ids: &[i64]) -> Result<Vec<StoredChunk>, IndexError> {
         let mut out = Vec::with_capacity(ids.len());
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!("SELECT {CHUNK_COLUMNS} FROM chunks WHERE id = ?1"))
-            .map_err(self.err())?;
-        for id in ids {
-            if let Some(c) = stmt
-                .query_row([id], chunk_from_row)
-                .optional()
-                .map_err(self.err())?
-            {
-                out.push(c);
-            }
+        for part in ids.chunks(500) {
+            let sql = format!(
+                "SELECT {CHUNK_COLUMNS} FROM chunks WHERE id IN ({})",
+                crate::graph::placeholders(part.len(), 1)
+            );
+            let args: Vec<Arg> = part.iter().map(|&id| id.into()).collect();
+            out.extend(self.db.query(&sql, &args, chunk_from_row)?);
         }
         Ok(out)
     }
 
     /// All chunks of one file, in file order.
     pub fn file_chunks(&self, store_id: i64, path: &str) -> Result<Vec<StoredChunk>, IndexError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!(
+        self.db.query(
+            &format!(
                 "SELECT {CHUNK_COLUMNS} FROM chunks WHERE store_id = ?1 AND path = ?2 ORDER BY start_byte"
-            ))
-            .map_err(self.err())?;
-        let rows = stmt
-            .query_map(params![store_id, path], chunk_from_row)
-            .map_err(self.err())?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(self.err())?;
-        Ok(rows)
+            ),
+            args![store_id, path],
+            chunk_from_row,
+        )
     }
 
     /// Calls `f(id, embedding)` for every embedded chunk of a store, by ascending id.
     pub fn for_each_embedding(
         &self,
         store_id: i64,
-        mut f: impl FnMut(i64, &[u8]),
+        mut f: impl FnMut(i64, Vec<f32>),
     ) -> Result<(), IndexError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id, embedding FROM chunks WHERE store_id = ?1 AND embedding IS NOT NULL ORDER BY id")
-            .map_err(self.err())?;
-        let mut rows = stmt.query([store_id]).map_err(self.err())?;
-        while let Some(row) = rows.next().map_err(self.err())? {
-            let id: i64 = row.get(0).map_err(self.err())?;
-            let blob = row.get_ref(1).map_err(self.err())?;
-            if let rusqlite::types::ValueRef::Blob(b) = blob {
-                f(id, b);
-            }
-        }
-        Ok(())
+        self.db.for_each(
+            "SELECT id, embedding FROM chunks WHERE store_id = ?1 AND embedding IS NOT NULL ORDER BY id",
+            args![store_id],
+            |mut row| {
+                let err = self.db.err();
+                let id = row.int(0).map_err(&err)?;
+                if let Some(v) = row.vector(1).map_err(&err)? {
+                    f(id, v);
+                }
+                Ok(())
+            },
+        )
     }
 
     /// Stored embeddings of the given chunk ids (those that have one).
     pub fn embeddings(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<f32>>, IndexError> {
-        let mut st = self
-            .conn
-            .prepare_cached("SELECT embedding FROM chunks WHERE id = ?1 AND embedding IS NOT NULL")
-            .map_err(self.err())?;
         let mut out = HashMap::new();
-        for &id in ids {
-            let blob: Option<Vec<u8>> = st
-                .query_row([id], |r| r.get(0))
-                .optional()
-                .map_err(self.err())?;
-            if let Some(b) = blob {
-                out.insert(id, blob_to_embedding(&b));
+        for part in ids.chunks(500) {
+            let sql = format!(
+                "SELECT id, embedding FROM chunks WHERE id IN ({}) AND embedding IS NOT NULL",
+                crate::graph::placeholders(part.len(), 1)
+            );
+            let args: Vec<Arg> = part.iter().map(|&id| id.into()).collect();
+            for (id, v) in self
+                .db
+                .query(&sql, &args, |r| Ok((r.int(0)?, r.vector(1)?)))?
+            {
+                if let Some(v) = v {
+                    out.insert(id, v);
+                }
             }
         }
         Ok(out)
     }
 
-    /// Starts a write transaction. Nothing is visible to readers until `commit`.
+    /// Starts a write transaction. Nothing is visible to readers until `commit`; dropped
+    /// without it, the transaction is rolled back.
     pub fn begin(&mut self) -> Result<CatalogTx<'_>, IndexError> {
-        let tx = self
-            .conn
-            .transaction()
-            .map_err(|e| IndexError::Catalog("lore.db".into(), e))?;
-        Ok(CatalogTx { tx })
+        self.db.batch("BEGIN")?;
+        Ok(CatalogTx {
+            db: &self.db,
+            open: std::cell::Cell::new(true),
+        })
     }
 }
 
 /// A write transaction over the catalog.
 pub struct CatalogTx<'a> {
-    pub(crate) tx: rusqlite::Transaction<'a>,
+    pub(crate) db: &'a Sql,
+    open: std::cell::Cell<bool>,
+}
+
+impl Drop for CatalogTx<'_> {
+    fn drop(&mut self) {
+        if self.open.get() {
+            let _ = self.db.batch("ROLLBACK");
+        }
+    }
 }
 
 /// A chunk ready to be written: its stable id, the chunk, and its embedding if any.
@@ -612,11 +641,8 @@ pub struct ChunkRow<'a> {
 }
 
 impl CatalogTx<'_> {
-    fn err(e: rusqlite::Error) -> IndexError {
-        IndexError::Catalog("lore.db".into(), e)
-    }
-
-    /// Replaces a file's manifest entry and all of its chunks.
+    /// Replaces a file's manifest entry and all of its chunks (in PostgreSQL, their BM25
+    /// postings too, in the same transaction).
     pub fn replace_file(
         &self,
         store_id: i64,
@@ -624,109 +650,101 @@ impl CatalogTx<'_> {
         chunks: &[ChunkRow<'_>],
     ) -> Result<(), IndexError> {
         self.remove_file(store_id, &file.path)?;
-        self.tx
-            .prepare_cached(
-                "INSERT INTO files (store_id, path, size, mtime_ns, hash, chunks, skipped) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )
-            .and_then(|mut s| {
-                s.execute(params![
-                    store_id,
-                    file.path,
-                    file.size as i64,
-                    file.mtime_ns,
-                    file.hash,
-                    file.chunks as i64,
-                    file.skipped
-                ])
-            })
-            .map_err(Self::err)?;
-        let mut stmt = self
-            .tx
-            .prepare_cached(&format!(
-                "INSERT OR REPLACE INTO chunks ({CHUNK_COLUMNS}, embedding) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
-            ))
-            .map_err(Self::err)?;
+        self.db.execute(
+            "INSERT INTO files (store_id, path, size, mtime_ns, hash, chunks, skipped) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            args![
+                store_id,
+                &file.path,
+                file.size,
+                file.mtime_ns,
+                &file.hash,
+                file.chunks,
+                &file.skipped
+            ],
+        )?;
+        let insert = format!(
+            "INSERT INTO chunks ({CHUNK_COLUMNS}, embedding) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) \
+             ON CONFLICT (id) DO UPDATE SET store_id = excluded.store_id, path = excluded.path, \
+             kind = excluded.kind, language = excluded.language, symbol = excluded.symbol, \
+             parent = excluded.parent, signature = excluded.signature, doc = excluded.doc, \
+             headings = excluded.headings, start_line = excluded.start_line, \
+             end_line = excluded.end_line, start_byte = excluded.start_byte, \
+             end_byte = excluded.end_byte, content = excluded.content, \
+             context = excluded.context, embedding = excluded.embedding"
+        );
         for row in chunks {
             let c = row.chunk;
-            stmt.execute(params![
-                row.id,
-                store_id,
-                file.path,
-                c.kind.as_str(),
-                c.language.as_str(),
-                c.symbol,
-                c.parent,
-                c.signature,
-                c.doc,
-                json_list(&c.headings),
-                c.start_line,
-                c.end_line,
-                c.start_byte as i64,
-                c.end_byte as i64,
-                c.content,
-                c.context,
-                row.embedding.map(embedding_to_blob),
-            ])
-            .map_err(Self::err)?;
+            self.db.execute(
+                &insert,
+                args![
+                    row.id,
+                    store_id,
+                    &file.path,
+                    c.kind.as_str(),
+                    c.language.as_str(),
+                    &c.symbol,
+                    &c.parent,
+                    &c.signature,
+                    &c.doc,
+                    json_list(&c.headings),
+                    c.start_line,
+                    c.end_line,
+                    c.start_byte,
+                    c.end_byte,
+                    &c.content,
+                    &c.context,
+                    row.embedding,
+                ],
+            )?;
+        }
+        if self.db.dialect() == Dialect::Postgres {
+            crate::pg::write_postings(self.db, store_id, &file.path, chunks)?;
         }
         Ok(())
     }
 
     /// Records a new size/mtime for a file whose content did not change.
     pub fn touch_file(&self, store_id: i64, file: &FileRecord) -> Result<(), IndexError> {
-        self.tx
-            .prepare_cached(
-                "UPDATE files SET size = ?3, mtime_ns = ?4 WHERE store_id = ?1 AND path = ?2",
-            )
-            .and_then(|mut s| {
-                s.execute(params![
-                    store_id,
-                    file.path,
-                    file.size as i64,
-                    file.mtime_ns
-                ])
-            })
-            .map_err(Self::err)?;
+        self.db.execute(
+            "UPDATE files SET size = ?3, mtime_ns = ?4 WHERE store_id = ?1 AND path = ?2",
+            args![store_id, &file.path, file.size, file.mtime_ns],
+        )?;
         Ok(())
     }
 
     /// Forgets a file, its chunks and its code facts.
     pub fn remove_file(&self, store_id: i64, path: &str) -> Result<(), IndexError> {
         self.remove_facts(store_id, path)?;
+        if self.db.dialect() == Dialect::Postgres {
+            crate::pg::remove_postings(self.db, store_id, path)?;
+        }
         for sql in [
             "DELETE FROM chunks WHERE store_id = ?1 AND path = ?2",
             "DELETE FROM files WHERE store_id = ?1 AND path = ?2",
         ] {
-            self.tx
-                .prepare_cached(sql)
-                .and_then(|mut s| s.execute(params![store_id, path]))
-                .map_err(Self::err)?;
+            self.db.execute(sql, args![store_id, path])?;
         }
         Ok(())
     }
 
     pub fn bump_generation(&self, store_id: i64) -> Result<i64, IndexError> {
-        self.tx
-            .query_row(
-                "UPDATE stores SET generation = generation + 1 WHERE id = ?1 RETURNING generation",
-                [store_id],
-                |r| r.get(0),
-            )
-            .map_err(Self::err)
+        self.db.query_int(
+            "UPDATE stores SET generation = generation + 1 WHERE id = ?1 RETURNING generation",
+            args![store_id],
+        )
     }
 
     pub fn set_indexed_now(&self, store_id: i64) -> Result<(), IndexError> {
-        self.tx
-            .execute(
-                "UPDATE stores SET indexed_at = ?2 WHERE id = ?1",
-                params![store_id, now_secs()],
-            )
-            .map_err(Self::err)?;
+        self.db.execute(
+            "UPDATE stores SET indexed_at = ?2 WHERE id = ?1",
+            args![store_id, now_secs()],
+        )?;
         Ok(())
     }
 
     pub fn commit(self) -> Result<(), IndexError> {
-        self.tx.commit().map_err(Self::err)
+        self.open.set(false);
+        self.db.batch("COMMIT")
     }
 }
 
@@ -749,10 +767,7 @@ mod tests {
         }
         let catalog = Catalog::open(&path).unwrap();
         assert!(catalog.manifest(1).unwrap().is_empty());
-        let version: i64 = catalog
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
+        let version = catalog.db.query_int("PRAGMA user_version", &[]).unwrap();
         assert_eq!(version, crate::schema::SCHEMA_VERSION);
         drop(catalog);
         // Opening again is a no-op.
@@ -833,7 +848,7 @@ mod tests {
         assert_eq!(got[0].chunk, chunk);
         let mut seen = Vec::new();
         catalog
-            .for_each_embedding(store.id, |id, b| seen.push((id, blob_to_embedding(b))))
+            .for_each_embedding(store.id, |id, v| seen.push((id, v)))
             .unwrap();
         assert_eq!(seen, [(42, vec![0.5, 0.25])]);
         assert_eq!(catalog.stats(store.id).unwrap().chunks, 1);

@@ -308,33 +308,27 @@ impl Fts {
     ) -> Result<FtsHits, IndexError> {
         let err = |e| IndexError::Fts("search".into(), e);
         let searcher = self.reader.searcher();
-        let terms = self.query_terms(query, &searcher, policy);
-        if terms.is_empty() {
+        let fields = self.fields.text();
+        let plan = QueryPlan::new(query, boosts, policy, searcher.num_docs(), |field, t| {
+            searcher
+                .doc_freq(&Term::from_field_text(fields[field], t))
+                .unwrap_or(0)
+        });
+        if plan.clauses.is_empty() {
             return Ok(FtsHits::default());
         }
-        let n = searcher.num_docs() as f32;
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        let mut max_score = 0.0;
-        for (t, weight) in &terms {
-            for (field, boost) in self.weighted_fields(boosts) {
-                let boost = boost * weight;
-                let term = Term::from_field_text(field, t);
-                let df = searcher.doc_freq(&term).map_err(err)? as f32;
-                if boost <= 0.0 || df == 0.0 {
-                    continue;
-                }
-                let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-                max_score += boost * idf * (BM25_K1 + 1.0);
+        let clauses: Vec<(Occur, Box<dyn Query>)> = plan
+            .clauses
+            .iter()
+            .map(|c| {
+                let term = Term::from_field_text(fields[c.field], &c.term);
                 let tq = TermQuery::new(term, IndexRecordOption::WithFreqs);
-                clauses.push((
+                (
                     Occur::Should,
-                    Box::new(BoostQuery::new(Box::new(tq), boost)),
-                ));
-            }
-        }
-        if clauses.is_empty() {
-            return Ok(FtsHits::default());
-        }
+                    Box::new(BoostQuery::new(Box::new(tq), c.boost)) as Box<dyn Query>,
+                )
+            })
+            .collect();
         let top = searcher
             .search(
                 &BooleanQuery::new(clauses),
@@ -352,78 +346,154 @@ impl Fts {
                 hits.push((id, score));
             }
         }
-        Ok(FtsHits { hits, max_score })
+        Ok(FtsHits {
+            hits,
+            max_score: plan.max_score,
+        })
     }
+}
 
-    fn weighted_fields(&self, boosts: &FieldBoosts) -> [(Field, f32); 4] {
-        let f = self.fields;
-        [
-            (f.content, boosts.content),
-            (f.symbol, boosts.symbol),
-            (f.headings, boosts.headings),
-            (f.path, boosts.path),
-        ]
+impl Fields {
+    /// The analysed fields, in `FIELDS` order.
+    fn text(&self) -> [Field; 4] {
+        [self.content, self.symbol, self.headings, self.path]
     }
+}
 
-    /// The distinct analyzed terms of a query with their weights. Past `policy.max_terms`
-    /// only the most telling are kept: the rarest (a stack trace's or pasted code's common
-    /// terms add latency, not signal), or, weighing repetition, the highest tf-idf.
-    fn query_terms(
-        &self,
+/// The analysed fields of a chunk's BM25 document, in the order both backends number them.
+pub const FIELDS: [&str; 4] = ["content", "symbol", "headings", "path"];
+
+/// The text of each of `FIELDS` for one chunk: its content (with its context line), its
+/// symbol and parent, its headings, its path.
+pub fn field_texts(path: &str, chunk: &Chunk) -> [String; 4] {
+    let mut symbol = String::new();
+    for s in [&chunk.symbol, &chunk.parent].into_iter().flatten() {
+        symbol.push_str(s);
+        symbol.push(' ');
+    }
+    let content = match &chunk.context {
+        Some(ctx) => format!("{ctx}\n{}", chunk.content),
+        None => chunk.content.clone(),
+    };
+    [content, symbol, chunk.headings.join("\n"), path.to_string()]
+}
+
+/// One weighted term of a BM25 query: `field` indexes `FIELDS`.
+#[derive(Debug, Clone)]
+pub struct Clause {
+    pub field: usize,
+    pub term: String,
+    /// The field's boost times the term's weight in the query.
+    pub boost: f32,
+    /// BM25's idf of the term in the field.
+    pub idf: f32,
+}
+
+/// What a query asks of a BM25 index: its weighted terms per field, and the maximum score
+/// it can reach (every term at saturation in every field it occurs in), which gives BM25
+/// scores a scale that means the same across queries. Written once for both backends:
+/// they differ only in where `num_docs` and the document frequencies come from.
+#[derive(Debug, Clone, Default)]
+pub struct QueryPlan {
+    pub clauses: Vec<Clause>,
+    pub max_score: f32,
+}
+
+impl QueryPlan {
+    pub fn new(
         query: &str,
-        searcher: &tantivy::Searcher,
+        boosts: &FieldBoosts,
         policy: TermPolicy,
-    ) -> Vec<(String, f32)> {
+        num_docs: u64,
+        doc_freq: impl Fn(usize, &str) -> u64,
+    ) -> QueryPlan {
+        let n = num_docs as f32;
+        let idf = |df: f32| (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+        let weights = [boosts.content, boosts.symbol, boosts.headings, boosts.path];
+        let mut plan = QueryPlan::default();
+        for (t, weight) in query_terms(query, policy, n, |t| doc_freq(0, t)) {
+            for (field, boost) in weights.iter().enumerate() {
+                let boost = boost * weight;
+                let df = doc_freq(field, &t) as f32;
+                if boost <= 0.0 || df == 0.0 {
+                    continue;
+                }
+                let idf = idf(df);
+                plan.max_score += boost * idf * (BM25_K1 + 1.0);
+                plan.clauses.push(Clause {
+                    field,
+                    term: t.clone(),
+                    boost,
+                    idf,
+                });
+            }
+        }
+        plan
+    }
+
+    /// The distinct analysed terms of a query (without asking for their frequencies).
+    pub fn terms(query: &str) -> Vec<String> {
         let mut analyzer: TextAnalyzer = code_analyzer();
-        let mut order: Vec<String> = Vec::new();
-        let mut tf: HashMap<String, u32> = HashMap::new();
-        for t in analyze(&mut analyzer, query) {
-            let n = tf.entry(t.clone()).or_insert(0);
-            if *n == 0 {
-                order.push(t);
-            }
-            *n += 1;
-        }
-        let weight = |t: &String| {
-            if policy.repetition {
-                1.0 + (tf[t] as f32).ln()
-            } else {
-                1.0
-            }
-        };
-        if order.len() > policy.max_terms {
-            let df = |t: &String| {
-                searcher
-                    .doc_freq(&Term::from_field_text(self.fields.content, t))
-                    .unwrap_or(0)
-            };
-            if policy.repetition {
-                let n = searcher.num_docs() as f32;
-                let key = |t: &String| {
-                    let df = df(t) as f32;
-                    // Terms no chunk holds are worth nothing.
-                    if df == 0.0 {
-                        return 0.0;
-                    }
-                    weight(t) * (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
-                };
-                let mut scored: Vec<(f32, String)> =
-                    order.into_iter().map(|t| (key(&t), t)).collect();
-                scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-                order = scored.into_iter().map(|(_, t)| t).collect();
-            } else {
-                order.sort_by_cached_key(df);
-            }
-            order.truncate(policy.max_terms);
-        }
-        order
+        let mut seen = std::collections::HashSet::new();
+        analyze(&mut analyzer, query)
             .into_iter()
-            .map(|t| {
-                let w = weight(&t);
-                (t, w)
-            })
+            .filter(|t| seen.insert(t.clone()))
             .collect()
     }
+}
+
+/// The distinct analysed terms of a query with their weights. Past `policy.max_terms`
+/// only the most telling are kept: the rarest (a stack trace's or pasted code's common
+/// terms add latency, not signal), or, weighing repetition, the highest tf-idf.
+/// `content_df` is a term's document frequency in the content field.
+fn query_terms(
+    query: &str,
+    policy: TermPolicy,
+    n: f32,
+    content_df: impl Fn(&str) -> u64,
+) -> Vec<(String, f32)> {
+    let mut analyzer: TextAnalyzer = code_analyzer();
+    let mut order: Vec<String> = Vec::new();
+    let mut tf: HashMap<String, u32> = HashMap::new();
+    for t in analyze(&mut analyzer, query) {
+        let count = tf.entry(t.clone()).or_insert(0);
+        if *count == 0 {
+            order.push(t);
+        }
+        *count += 1;
+    }
+    let weight = |t: &String| {
+        if policy.repetition {
+            1.0 + (tf[t] as f32).ln()
+        } else {
+            1.0
+        }
+    };
+    if order.len() > policy.max_terms {
+        if policy.repetition {
+            let key = |t: &String| {
+                let df = content_df(t) as f32;
+                // Terms no chunk holds are worth nothing.
+                if df == 0.0 {
+                    return 0.0;
+                }
+                weight(t) * (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+            };
+            let mut scored: Vec<(f32, String)> = order.into_iter().map(|t| (key(&t), t)).collect();
+            scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+            order = scored.into_iter().map(|(_, t)| t).collect();
+        } else {
+            order.sort_by_cached_key(|t| content_df(t));
+        }
+        order.truncate(policy.max_terms);
+    }
+    order
+        .into_iter()
+        .map(|t| {
+            let w = weight(&t);
+            (t, w)
+        })
+        .collect()
 }
 
 /// Which terms of a query count, and how much.
@@ -457,7 +527,9 @@ pub struct FtsHits {
 }
 
 /// tantivy's BM25 constant k1.
-const BM25_K1: f32 = 1.2;
+pub(crate) const BM25_K1: f32 = 1.2;
+/// tantivy's BM25 constant b.
+pub(crate) const BM25_B: f32 = 0.75;
 
 impl FtsWriter {
     pub fn delete_file(&mut self, path: &str) {
@@ -479,17 +551,8 @@ impl FtsWriter {
         let mut doc = TantivyDocument::default();
         doc.add_i64(f.id, id);
         doc.add_text(f.path_key, path);
-        doc.add_text(f.path, path);
-        let mut symbol = String::new();
-        for s in [&chunk.symbol, &chunk.parent].into_iter().flatten() {
-            symbol.push_str(s);
-            symbol.push(' ');
-        }
-        doc.add_text(f.symbol, &symbol);
-        doc.add_text(f.headings, chunk.headings.join("\n"));
-        match &chunk.context {
-            Some(ctx) => doc.add_text(f.content, format!("{ctx}\n{}", chunk.content)),
-            None => doc.add_text(f.content, &chunk.content),
+        for (field, text) in f.text().into_iter().zip(field_texts(path, chunk)) {
+            doc.add_text(field, text);
         }
         self.writer
             .add_document(doc)

@@ -4,10 +4,10 @@
 
 use crate::IndexError;
 use crate::catalog::{Catalog, CatalogTx};
+use crate::sql::{Arg, Row, SqlError, args};
 use lore_core::{
     Binding, ChunkKind, FileFacts, Import, ImportedName, Receiver, RefKind, Reference,
 };
-use rusqlite::{Row, params, params_from_iter};
 use serde::Serialize;
 
 /// A symbol as stored, with its id and file.
@@ -63,30 +63,29 @@ fn names_json(names: &[String]) -> Option<String> {
     }
 }
 
-fn symbol_from_row(r: &Row, at: usize) -> rusqlite::Result<SymbolRow> {
-    let kind: String = r.get(at + 5)?;
+fn symbol_from_row(r: &mut Row, at: usize) -> Result<SymbolRow, SqlError> {
     Ok(SymbolRow {
-        id: r.get(at)?,
-        store_id: r.get(at + 1)?,
-        path: r.get(at + 2)?,
-        name: r.get(at + 3)?,
-        qualified: r.get(at + 4)?,
-        kind: ChunkKind::parse(&kind).unwrap_or(ChunkKind::Function),
-        container: r.get(at + 6)?,
-        signature: r.get(at + 7)?,
-        doc: r.get(at + 8)?,
-        exported: r.get(at + 9)?,
-        is_async: r.get(at + 10)?,
-        is_test: r.get(at + 11)?,
-        start_line: r.get(at + 12)?,
-        end_line: r.get(at + 13)?,
-        start_byte: r.get::<_, i64>(at + 14)? as usize,
-        end_byte: r.get::<_, i64>(at + 15)? as usize,
+        id: r.int(at)?,
+        store_id: r.int(at + 1)?,
+        path: r.text(at + 2)?,
+        name: r.text(at + 3)?,
+        qualified: r.text(at + 4)?,
+        kind: ChunkKind::parse(&r.text(at + 5)?).unwrap_or(ChunkKind::Function),
+        container: r.opt_text(at + 6)?,
+        signature: r.opt_text(at + 7)?,
+        doc: r.opt_text(at + 8)?,
+        exported: r.bool(at + 9)?,
+        is_async: r.bool(at + 10)?,
+        is_test: r.bool(at + 11)?,
+        start_line: r.int(at + 12)? as u32,
+        end_line: r.int(at + 13)? as u32,
+        start_byte: r.int(at + 14)? as usize,
+        end_byte: r.int(at + 15)? as usize,
         returns: r
-            .get::<_, Option<String>>(at + 16)?
+            .opt_text(at + 16)?
             .and_then(|j| serde_json::from_str(&j).ok()),
-        params: names_from(r.get(at + 17)?),
-        decorators: names_from(r.get(at + 18)?),
+        params: names_from(r.opt_text(at + 17)?),
+        decorators: names_from(r.opt_text(at + 18)?),
     })
 }
 
@@ -103,21 +102,19 @@ pub struct RefRow {
 const REF_COLUMNS: &str = "refs.id, refs.path, refs.kind, refs.caller, refs.name, refs.receiver, \
      refs.line, refs.target, refs.confidence";
 
-fn ref_from_row(r: &Row) -> rusqlite::Result<RefRow> {
-    let kind: String = r.get(2)?;
-    let receiver: String = r.get(5)?;
+fn ref_from_row(r: &mut Row) -> Result<RefRow, SqlError> {
     Ok(RefRow {
-        id: r.get(0)?,
-        path: r.get(1)?,
+        id: r.int(0)?,
+        path: r.text(1)?,
         reference: Reference {
-            kind: RefKind::parse(&kind).unwrap_or(RefKind::Calls),
-            caller: r.get(3)?,
-            name: r.get(4)?,
-            receiver: serde_json::from_str(&receiver).unwrap_or(Receiver::Unknown),
-            line: r.get(6)?,
+            kind: RefKind::parse(&r.text(2)?).unwrap_or(RefKind::Calls),
+            caller: r.opt_text(3)?,
+            name: r.text(4)?,
+            receiver: serde_json::from_str(&r.text(5)?).unwrap_or(Receiver::Unknown),
+            line: r.int(6)? as u32,
         },
-        target: r.get(7)?,
-        confidence: r.get(8)?,
+        target: r.opt_int(7)?,
+        confidence: r.opt_real(8)?.map(|c| c as f32),
     })
 }
 
@@ -158,11 +155,7 @@ pub struct ImportRow {
     pub targets: Vec<String>,
 }
 
-fn err(e: rusqlite::Error) -> IndexError {
-    IndexError::Catalog("lore.db".into(), e)
-}
-
-fn placeholders(n: usize, from: usize) -> String {
+pub(crate) fn placeholders(n: usize, from: usize) -> String {
     (0..n)
         .map(|i| format!("?{}", i + from))
         .collect::<Vec<_>>()
@@ -179,107 +172,89 @@ impl CatalogTx<'_> {
         facts: &FileFacts,
     ) -> Result<Vec<String>, IndexError> {
         let old = self.remove_facts(store_id, path)?;
-        let tx = &self.tx;
-        let mut st = tx
-            .prepare_cached(
+        let db = self.db;
+        for s in &facts.symbols {
+            db.execute(
                 "INSERT INTO symbols (store_id, path, name, qualified, kind, container, signature, doc, \
                  exported, is_async, is_test, start_line, end_line, start_byte, end_byte, returns, \
                  params, decorators) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
-            )
-            .map_err(err)?;
-        for s in &facts.symbols {
-            st.execute(params![
-                store_id,
-                path,
-                s.name,
-                s.qualified,
-                s.kind.as_str(),
-                s.container,
-                s.signature,
-                s.doc,
-                s.exported,
-                s.is_async,
-                s.is_test,
-                s.start_line,
-                s.end_line,
-                s.start_byte as i64,
-                s.end_byte as i64,
-                s.returns
-                    .as_ref()
-                    .and_then(|r| serde_json::to_string(r).ok()),
-                names_json(&s.params),
-                names_json(&s.decorators)
-            ])
-            .map_err(err)?;
+                args![
+                    store_id,
+                    path,
+                    &s.name,
+                    &s.qualified,
+                    s.kind.as_str(),
+                    &s.container,
+                    &s.signature,
+                    &s.doc,
+                    s.exported,
+                    s.is_async,
+                    s.is_test,
+                    s.start_line,
+                    s.end_line,
+                    s.start_byte,
+                    s.end_byte,
+                    s.returns.as_ref().and_then(|r| serde_json::to_string(r).ok()),
+                    names_json(&s.params),
+                    names_json(&s.decorators)
+                ],
+            )?;
         }
-        let mut st = tx
-            .prepare_cached(
-                "INSERT INTO imports (store_id, path, module, names, alias, wildcard, type_only, line) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            )
-            .map_err(err)?;
         for i in &facts.imports {
             let names = serde_json::to_string(&i.names).unwrap_or_else(|_| "[]".into());
-            st.execute(params![
-                store_id,
-                path,
-                i.module,
-                names,
-                i.alias,
-                i.wildcard,
-                i.type_only,
-                i.line
-            ])
-            .map_err(err)?;
+            db.execute(
+                "INSERT INTO imports (store_id, path, module, names, alias, wildcard, type_only, line) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                args![
+                    store_id,
+                    path,
+                    &i.module,
+                    names,
+                    &i.alias,
+                    i.wildcard,
+                    i.type_only,
+                    i.line
+                ],
+            )?;
         }
-        let mut st = tx
-            .prepare_cached(
-                "INSERT INTO refs (store_id, path, kind, caller, name, receiver, line) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )
-            .map_err(err)?;
         for r in &facts.refs {
             let receiver = serde_json::to_string(&r.receiver).unwrap_or_else(|_| "null".into());
-            st.execute(params![
-                store_id,
-                path,
-                r.kind.as_str(),
-                r.caller,
-                r.name,
-                receiver,
-                r.line
-            ])
-            .map_err(err)?;
+            db.execute(
+                "INSERT INTO refs (store_id, path, kind, caller, name, receiver, line) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                args![
+                    store_id,
+                    path,
+                    r.kind.as_str(),
+                    &r.caller,
+                    &r.name,
+                    receiver,
+                    r.line
+                ],
+            )?;
         }
-        let mut st = tx
-            .prepare_cached(
-                "INSERT INTO bindings (store_id, path, owner, name, value) VALUES (?1, ?2, ?3, ?4, ?5)",
-            )
-            .map_err(err)?;
         for b in &facts.bindings {
             let Ok(value) = serde_json::to_string(&b.value) else {
                 continue;
             };
-            st.execute(params![store_id, path, b.owner, b.name, value])
-                .map_err(err)?;
+            db.execute(
+                "INSERT INTO bindings (store_id, path, owner, name, value) VALUES (?1, ?2, ?3, ?4, ?5)",
+                args![store_id, path, &b.owner, &b.name, value],
+            )?;
         }
         Ok(old)
     }
 
     /// Forgets a file's code facts; returns the names of its symbols.
     pub fn remove_facts(&self, store_id: i64, path: &str) -> Result<Vec<String>, IndexError> {
-        let tx = &self.tx;
-        let names = tx
-            .prepare_cached("SELECT name FROM symbols INDEXED BY symbols_by_file WHERE store_id = ?1 AND path = ?2")
-            .and_then(|mut s| {
-                s.query_map(params![store_id, path], |r| r.get(0))?
-                    .collect::<Result<Vec<String>, _>>()
-            })
-            .map_err(err)?;
+        let mut names = self.db.query(
+            "SELECT name FROM symbols INDEXED BY symbols_by_file WHERE store_id = ?1 AND path = ?2",
+            args![store_id, path],
+            |r| r.text(0),
+        )?;
         // Deduplicated here: `DISTINCT` let SQLite walk the by-name index of the whole
         // store instead of the file's rows (quadratic over a full index).
-        let mut names = names;
         names.sort_unstable();
         names.dedup();
         for sql in [
@@ -288,103 +263,78 @@ impl CatalogTx<'_> {
             "DELETE FROM imports WHERE store_id = ?1 AND path = ?2",
             "DELETE FROM symbols WHERE store_id = ?1 AND path = ?2",
         ] {
-            tx.prepare_cached(sql)
-                .and_then(|mut s| s.execute(params![store_id, path]))
-                .map_err(err)?;
+            self.db.execute(sql, args![store_id, path])?;
         }
         Ok(names)
     }
 
     /// Records what references resolved to.
     pub fn set_ref_targets(&self, targets: &[RefTarget]) -> Result<(), IndexError> {
-        let mut st = self
-            .tx
-            .prepare_cached("UPDATE refs SET target = ?2, confidence = ?3, how = ?4 WHERE id = ?1")
-            .map_err(err)?;
         for t in targets {
-            st.execute(params![t.ref_id, t.target, t.confidence, t.how])
-                .map_err(err)?;
+            self.db.execute(
+                "UPDATE refs SET target = ?2, confidence = ?3, how = ?4 WHERE id = ?1",
+                args![t.ref_id, t.target, t.confidence, &t.how],
+            )?;
         }
         Ok(())
     }
 
     /// Records which chunker version analysed the store's files.
     pub fn set_analyzer_version(&self, store_id: i64, version: i64) -> Result<(), IndexError> {
-        self.tx
-            .execute(
-                "INSERT OR REPLACE INTO analyzer_state (store_id, version) VALUES (?1, ?2)",
-                params![store_id, version],
-            )
-            .map_err(err)?;
+        self.db.execute(
+            "INSERT INTO analyzer_state (store_id, version) VALUES (?1, ?2) \
+             ON CONFLICT (store_id) DO UPDATE SET version = excluded.version",
+            args![store_id, version],
+        )?;
         Ok(())
     }
 
     /// Records that the graph is resolved as of this catalog generation.
     pub fn set_graph_resolved(&self, store_id: i64, generation: i64) -> Result<(), IndexError> {
-        self.tx
-            .execute(
-                "INSERT OR REPLACE INTO graph_state (store_id, resolved_generation) VALUES (?1, ?2)",
-                params![store_id, generation],
-            )
-            .map_err(err)?;
+        self.db.execute(
+            "INSERT INTO graph_state (store_id, resolved_generation) VALUES (?1, ?2) \
+             ON CONFLICT (store_id) DO UPDATE SET resolved_generation = excluded.resolved_generation",
+            args![store_id, generation],
+        )?;
         Ok(())
     }
 
     pub fn set_import_targets(&self, targets: &[(i64, Vec<String>)]) -> Result<(), IndexError> {
-        let mut st = self
-            .tx
-            .prepare_cached("UPDATE imports SET targets = ?2 WHERE id = ?1")
-            .map_err(err)?;
         for (id, t) in targets {
             let json = serde_json::to_string(t).unwrap_or_else(|_| "[]".into());
-            st.execute(params![id, json]).map_err(err)?;
+            self.db.execute(
+                "UPDATE imports SET targets = ?2 WHERE id = ?1",
+                args![*id, json],
+            )?;
         }
         Ok(())
     }
 }
 
 impl Catalog {
-    fn rows<T>(
-        &self,
-        sql: &str,
-        args: impl rusqlite::Params,
-        f: impl FnMut(&Row) -> rusqlite::Result<T>,
-    ) -> Result<Vec<T>, IndexError> {
-        let mut st = self.conn.prepare_cached(sql).map_err(err)?;
-        let out = st
-            .query_map(args, f)
-            .and_then(|rows| rows.collect::<Result<Vec<T>, _>>())
-            .map_err(err)?;
-        Ok(out)
-    }
-
     /// The chunker version that analysed the store's files (`None`: before versions).
     pub fn analyzer_version(&self, store_id: i64) -> Result<Option<i64>, IndexError> {
-        Ok(self
-            .rows(
-                "SELECT version FROM analyzer_state WHERE store_id = ?1",
-                [store_id],
-                |r| r.get(0),
-            )?
-            .pop())
+        self.db.query_opt(
+            "SELECT version FROM analyzer_state WHERE store_id = ?1",
+            args![store_id],
+            |r| r.int(0),
+        )
     }
 
     /// The catalog generation the store's graph was last resolved at.
     pub fn graph_resolved_generation(&self, store_id: i64) -> Result<Option<i64>, IndexError> {
-        Ok(self
-            .rows(
-                "SELECT resolved_generation FROM graph_state WHERE store_id = ?1",
-                [store_id],
-                |r| r.get(0),
-            )?
-            .pop())
+        self.db.query_opt(
+            "SELECT resolved_generation FROM graph_state WHERE store_id = ?1",
+            args![store_id],
+            |r| r.int(0),
+        )
     }
 
     /// Every symbol of a store.
     pub fn symbols(&self, store_id: i64) -> Result<Vec<SymbolRow>, IndexError> {
-        self.rows(
+        self.db.query(
             &format!("SELECT {SYMBOL_COLUMNS} FROM symbols WHERE store_id = ?1"),
-            [store_id],
+            args![store_id],
             |r| symbol_from_row(r, 0),
         )
     }
@@ -397,12 +347,12 @@ impl Catalog {
     ) -> Result<Vec<SymbolRow>, IndexError> {
         let mut out = Vec::new();
         for &s in store_ids {
-            out.extend(self.rows(
+            out.extend(self.db.query(
                 &format!(
                     "SELECT {SYMBOL_COLUMNS} FROM symbols WHERE store_id = ?1 AND (name = ?2 OR qualified = ?2) \
                      ORDER BY path, start_line"
                 ),
-                params![s, name],
+                args![s, name],
                 |r| symbol_from_row(r, 0),
             )?);
         }
@@ -411,56 +361,47 @@ impl Catalog {
 
     /// Symbols of one file, in file order.
     pub fn file_symbols(&self, store_id: i64, path: &str) -> Result<Vec<SymbolRow>, IndexError> {
-        self.rows(
+        self.db.query(
             &format!(
                 "SELECT {SYMBOL_COLUMNS} FROM symbols WHERE store_id = ?1 AND path = ?2 ORDER BY start_byte"
             ),
-            params![store_id, path],
+            args![store_id, path],
             |r| symbol_from_row(r, 0),
         )
     }
 
     pub fn symbol(&self, id: i64) -> Result<Option<SymbolRow>, IndexError> {
-        Ok(self
-            .rows(
-                &format!("SELECT {SYMBOL_COLUMNS} FROM symbols WHERE id = ?1"),
-                [id],
-                |r| symbol_from_row(r, 0),
-            )?
-            .pop())
+        self.db.query_opt(
+            &format!("SELECT {SYMBOL_COLUMNS} FROM symbols WHERE id = ?1"),
+            args![id],
+            |r| symbol_from_row(r, 0),
+        )
     }
 
     /// Every import of a store.
     pub fn imports(&self, store_id: i64) -> Result<Vec<ImportRow>, IndexError> {
-        self.rows(
+        self.db.query(
             "SELECT id, path, module, names, alias, wildcard, type_only, line, targets FROM imports WHERE store_id = ?1",
-            [store_id],
+            args![store_id],
             import_from_row,
         )
     }
 
     pub fn file_imports(&self, store_id: i64, path: &str) -> Result<Vec<ImportRow>, IndexError> {
-        self.rows(
+        self.db.query(
             "SELECT id, path, module, names, alias, wildcard, type_only, line, targets FROM imports \
              WHERE store_id = ?1 AND path = ?2 ORDER BY line",
-            params![store_id, path],
+            args![store_id, path],
             import_from_row,
         )
     }
 
     /// Every binding (field or module-level name) of a store, with its file.
     pub fn bindings(&self, store_id: i64) -> Result<Vec<(String, Binding)>, IndexError> {
-        let rows = self.rows(
+        let rows = self.db.query(
             "SELECT path, owner, name, value FROM bindings WHERE store_id = ?1",
-            [store_id],
-            |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, Option<String>>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                ))
-            },
+            args![store_id],
+            |r| Ok((r.text(0)?, r.opt_text(1)?, r.text(2)?, r.text(3)?)),
         )?;
         Ok(rows
             .into_iter()
@@ -473,17 +414,17 @@ impl Catalog {
 
     /// (file, type, base) names of every extends/implements reference of a store.
     pub fn heritage(&self, store_id: i64) -> Result<Vec<(String, String, String)>, IndexError> {
-        self.rows(
+        self.db.query(
             "SELECT path, caller, name FROM refs WHERE store_id = ?1 AND kind != 'calls' AND caller IS NOT NULL",
-            [store_id],
+            args![store_id],
             |r| {
-                let caller: String = r.get(1)?;
+                let caller = r.text(1)?;
                 let ty = caller
                     .rsplit(['.', ':'])
                     .next()
                     .unwrap_or(&caller)
                     .to_string();
-                Ok((r.get(0)?, ty, r.get(2)?))
+                Ok((r.text(0)?, ty, r.text(2)?))
             },
         )
     }
@@ -498,9 +439,9 @@ impl Catalog {
         all: bool,
     ) -> Result<Vec<RefRow>, IndexError> {
         if all {
-            return self.rows(
+            return self.db.query(
                 &format!("SELECT {REF_COLUMNS} FROM refs WHERE store_id = ?1"),
-                [store_id],
+                args![store_id],
                 ref_from_row,
             );
         }
@@ -511,9 +452,10 @@ impl Catalog {
                     "SELECT {REF_COLUMNS} FROM refs WHERE store_id = ?1 AND {col} IN ({})",
                     placeholders(part.len(), 2)
                 );
-                let args = std::iter::once(rusqlite::types::Value::Integer(store_id))
-                    .chain(part.iter().map(|v| rusqlite::types::Value::Text(v.clone())));
-                out.extend(self.rows(&sql, params_from_iter(args), ref_from_row)?);
+                let args: Vec<Arg> = std::iter::once(Arg::from(store_id))
+                    .chain(part.iter().map(Arg::from))
+                    .collect();
+                out.extend(self.db.query(&sql, &args, ref_from_row)?);
             }
         }
         out.sort_by_key(|r| r.id);
@@ -521,7 +463,7 @@ impl Catalog {
         Ok(out)
     }
 
-    fn edges(&self, sql_where: &str, args: impl rusqlite::Params) -> Result<Vec<Edge>, IndexError> {
+    fn edges(&self, sql_where: &str, args: &[Arg<'_>]) -> Result<Vec<Edge>, IndexError> {
         let from_cols = SYMBOL_COLUMNS
             .split(", ")
             .map(|c| format!("f.{c}"))
@@ -540,12 +482,12 @@ impl Catalog {
         );
         let n = REF_COLUMNS.split(", ").count();
         let m = SYMBOL_COLUMNS.split(", ").count();
-        self.rows(&sql, args, |r| {
-            let from = match r.get::<_, Option<i64>>(n)? {
+        self.db.query(&sql, args, |r| {
+            let from = match r.opt_int(n)? {
                 Some(_) => Some(symbol_from_row(r, n)?),
                 None => None,
             };
-            let to = match r.get::<_, Option<i64>>(n + m)? {
+            let to = match r.opt_int(n + m)? {
                 Some(_) => Some(symbol_from_row(r, n + m)?),
                 None => None,
             };
@@ -559,7 +501,7 @@ impl Catalog {
 
     /// References resolved to a symbol: its callers (and subclasses, implementors).
     pub fn edges_to(&self, symbol_id: i64) -> Result<Vec<Edge>, IndexError> {
-        self.edges("refs.target = ?1", [symbol_id])
+        self.edges("refs.target = ?1", args![symbol_id])
     }
 
     /// Calls of `name` in a store that resolved to nothing: the name-only candidates
@@ -571,7 +513,7 @@ impl Catalog {
     ) -> Result<Vec<Edge>, IndexError> {
         self.edges(
             "refs.store_id = ?1 AND refs.name = ?2 AND refs.kind = 'calls' AND refs.target IS NULL",
-            params![store_id, name],
+            args![store_id, name],
         )
     }
 
@@ -579,11 +521,11 @@ impl Catalog {
     pub fn edges_from(&self, symbol: &SymbolRow) -> Result<Vec<Edge>, IndexError> {
         self.edges(
             "refs.store_id = ?1 AND refs.path = ?2 AND (refs.caller = ?3 OR refs.caller LIKE ?4 ESCAPE '\\')",
-            params![
+            args![
                 symbol.store_id,
-                symbol.path,
-                symbol.qualified,
-                format!("{}%", like_escape(&symbol.qualified)) + "",
+                &symbol.path,
+                &symbol.qualified,
+                format!("{}%", like_escape(&symbol.qualified)),
             ],
         )
         .map(|edges| {
@@ -614,18 +556,18 @@ impl Catalog {
             .map(|c| format!("t.{c}"))
             .collect::<Vec<_>>()
             .join(", ");
-        self.rows(
+        self.db.query(
             &format!(
                 "SELECT refs.path, refs.caller, refs.confidence, {cols} FROM refs \
                  JOIN symbols t ON t.id = refs.target WHERE refs.store_id = ?1 AND refs.kind = ?2"
             ),
-            params![store_id, kind.as_str()],
+            args![store_id, kind.as_str()],
             |r| {
                 Ok(ResolvedRef {
-                    path: r.get(0)?,
-                    caller: r.get(1)?,
+                    path: r.text(0)?,
+                    caller: r.opt_text(1)?,
+                    confidence: r.opt_real(2)?.unwrap_or(0.0) as f32,
                     target: symbol_from_row(r, 3)?,
-                    confidence: r.get(2)?,
                 })
             },
         )
@@ -638,27 +580,24 @@ impl Catalog {
         name: &str,
         limit: usize,
     ) -> Result<Vec<(String, u32)>, IndexError> {
-        self.rows(
+        self.db.query(
             "SELECT path, line FROM refs WHERE store_id = ?1 AND name = ?2 ORDER BY path, line LIMIT ?3",
-            params![store_id, name, limit as i64],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            args![store_id, name, limit],
+            |r| Ok((r.text(0)?, r.int(1)? as u32)),
         )
     }
 
     /// Counts of symbols, references and resolved references of a store.
     pub fn graph_stats(&self, store_id: i64) -> Result<(u64, u64, u64), IndexError> {
-        self.conn
-            .query_row(
+        self.db
+            .query_opt(
                 "SELECT (SELECT COUNT(*) FROM symbols WHERE store_id = ?1), \
                         (SELECT COUNT(*) FROM refs WHERE store_id = ?1), \
                         (SELECT COUNT(*) FROM refs WHERE store_id = ?1 AND target IS NOT NULL)",
-                [store_id],
-                |r| {
-                    let n = |i| r.get::<_, i64>(i).map(|v| v as u64);
-                    Ok((n(0)?, n(1)?, n(2)?))
-                },
+                args![store_id],
+                |r| Ok((r.int(0)? as u64, r.int(1)? as u64, r.int(2)? as u64)),
             )
-            .map_err(err)
+            .map(Option::unwrap_or_default)
     }
 }
 
@@ -668,19 +607,19 @@ fn like_escape(s: &str) -> String {
         .replace('_', "\\_")
 }
 
-fn import_from_row(r: &Row) -> rusqlite::Result<ImportRow> {
-    let names: String = r.get(3)?;
-    let targets: Option<String> = r.get(8)?;
+fn import_from_row(r: &mut Row) -> Result<ImportRow, SqlError> {
+    let names = r.text(3)?;
+    let targets = r.opt_text(8)?;
     Ok(ImportRow {
-        id: r.get(0)?,
-        path: r.get(1)?,
+        id: r.int(0)?,
+        path: r.text(1)?,
         import: Import {
-            module: r.get(2)?,
+            module: r.text(2)?,
             names: serde_json::from_str::<Vec<ImportedName>>(&names).unwrap_or_default(),
-            alias: r.get(4)?,
-            wildcard: r.get(5)?,
-            type_only: r.get(6)?,
-            line: r.get(7)?,
+            alias: r.opt_text(4)?,
+            wildcard: r.bool(5)?,
+            type_only: r.bool(6)?,
+            line: r.int(7)? as u32,
         },
         targets: targets
             .and_then(|t| serde_json::from_str(&t).ok())

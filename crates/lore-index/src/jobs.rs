@@ -6,7 +6,7 @@
 
 use crate::IndexError;
 use crate::catalog::Catalog;
-use rusqlite::{OptionalExtension, Row, params};
+use crate::sql::{Row, SqlError, args};
 use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -116,38 +116,34 @@ fn now_secs() -> i64 {
         .unwrap_or(0)
 }
 
-fn job_from_row(row: &Row) -> rusqlite::Result<JobRecord> {
-    let status: String = row.get("status")?;
-    let spec: String = row.get("spec")?;
-    let result: Option<String> = row.get("result")?;
-    let u = |name: &str| row.get::<_, i64>(name).map(|v| v.max(0) as u64);
+const JOB_COLUMNS: &str = "id, kind, spec, status, files_done, files_total, chunks_done, \
+     chunks_total, message, result, error, cancel_requested, pid, created_at, started_at, finished_at";
+
+fn job_from_row(r: &mut Row) -> Result<JobRecord, SqlError> {
+    let u = |r: &Row, i| r.int(i).map(|v| v.max(0) as u64);
     Ok(JobRecord {
-        id: row.get("id")?,
-        kind: row.get("kind")?,
-        spec: serde_json::from_str(&spec).unwrap_or(serde_json::Value::Null),
-        status: JobStatus::parse(&status).unwrap_or(JobStatus::Failed),
+        id: r.text(0)?,
+        kind: r.text(1)?,
+        spec: serde_json::from_str(&r.text(2)?).unwrap_or(serde_json::Value::Null),
+        status: JobStatus::parse(&r.text(3)?).unwrap_or(JobStatus::Failed),
         progress: JobProgress {
-            files_done: u("files_done")?,
-            files_total: u("files_total")?,
-            chunks_done: u("chunks_done")?,
-            chunks_total: u("chunks_total")?,
+            files_done: u(r, 4)?,
+            files_total: u(r, 5)?,
+            chunks_done: u(r, 6)?,
+            chunks_total: u(r, 7)?,
         },
-        message: row.get("message")?,
-        result: result.and_then(|r| serde_json::from_str(&r).ok()),
-        error: row.get("error")?,
-        cancel_requested: row.get::<_, i64>("cancel_requested")? != 0,
-        pid: row.get::<_, Option<i64>>("pid")?.map(|p| p as u32),
-        created_at: row.get("created_at")?,
-        started_at: row.get("started_at")?,
-        finished_at: row.get("finished_at")?,
+        message: r.opt_text(8)?,
+        result: r.opt_text(9)?.and_then(|j| serde_json::from_str(&j).ok()),
+        error: r.opt_text(10)?,
+        cancel_requested: r.bool(11)?,
+        pid: r.opt_int(12)?.map(|p| p as u32),
+        created_at: r.int(13)?,
+        started_at: r.opt_int(14)?,
+        finished_at: r.opt_int(15)?,
     })
 }
 
 impl Catalog {
-    fn jobs_err(e: rusqlite::Error) -> IndexError {
-        IndexError::Catalog("lore.db (jobs)".into(), e)
-    }
-
     /// Records a pending job.
     pub fn create_job(
         &self,
@@ -155,47 +151,39 @@ impl Catalog {
         kind: &str,
         spec: &serde_json::Value,
     ) -> Result<JobRecord, IndexError> {
-        self.conn
-            .execute(
-                "INSERT INTO jobs (id, kind, spec, status, created_at) VALUES (?1, ?2, ?3, 'pending', ?4)",
-                params![id, kind, spec.to_string(), now_secs()],
-            )
-            .map_err(Self::jobs_err)?;
+        self.db.execute(
+            "INSERT INTO jobs (id, kind, spec, status, created_at, seq) \
+             VALUES (?1, ?2, ?3, 'pending', ?4, (SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs))",
+            args![id, kind, spec.to_string(), now_secs()],
+        )?;
         self.job(id)?
             .ok_or_else(|| IndexError::Corrupt(format!("job {id} vanished")))
     }
 
     pub fn job(&self, id: &str) -> Result<Option<JobRecord>, IndexError> {
-        self.conn
-            .query_row("SELECT * FROM jobs WHERE id = ?1", [id], job_from_row)
-            .optional()
-            .map_err(Self::jobs_err)
+        self.db.query_opt(
+            &format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"),
+            args![id],
+            job_from_row,
+        )
     }
 
     /// The newest `limit` jobs, newest first.
     pub fn jobs(&self, limit: usize) -> Result<Vec<JobRecord>, IndexError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT * FROM jobs ORDER BY created_at DESC, rowid DESC LIMIT ?1")
-            .map_err(Self::jobs_err)?;
-        let rows = stmt
-            .query_map([limit as i64], job_from_row)
-            .map_err(Self::jobs_err)?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(Self::jobs_err)?;
-        Ok(rows)
+        self.db.query(
+            &format!("SELECT {JOB_COLUMNS} FROM jobs ORDER BY created_at DESC, seq DESC LIMIT ?1"),
+            args![limit],
+            job_from_row,
+        )
     }
 
     /// Moves a pending job to running (owned by `pid`); `None` if it is no longer pending
     /// (cancelled meanwhile, or claimed by another writer).
     pub fn claim_job(&self, id: &str, pid: u32) -> Result<Option<JobRecord>, IndexError> {
-        let claimed = self
-            .conn
-            .execute(
-                "UPDATE jobs SET status = 'running', started_at = ?2, pid = ?3 WHERE id = ?1 AND status = 'pending'",
-                params![id, now_secs(), pid as i64],
-            )
-            .map_err(Self::jobs_err)?;
+        let claimed = self.db.execute(
+            "UPDATE jobs SET status = 'running', started_at = ?2, pid = ?3 WHERE id = ?1 AND status = 'pending'",
+            args![id, now_secs(), pid],
+        )?;
         if claimed == 0 {
             return Ok(None);
         }
@@ -209,23 +197,20 @@ impl Catalog {
         p: &JobProgress,
         message: Option<&str>,
     ) -> Result<bool, IndexError> {
-        self.conn
-            .query_row(
-                "UPDATE jobs SET files_done = ?2, files_total = ?3, chunks_done = ?4, chunks_total = ?5,
-                 message = COALESCE(?6, message) WHERE id = ?1 RETURNING cancel_requested",
-                params![
-                    id,
-                    p.files_done as i64,
-                    p.files_total as i64,
-                    p.chunks_done as i64,
-                    p.chunks_total as i64,
-                    message
-                ],
-                |r| r.get::<_, i64>(0),
-            )
-            .optional()
-            .map(|c| c.unwrap_or(0) != 0)
-            .map_err(Self::jobs_err)
+        let cancel = self.db.query_opt(
+            "UPDATE jobs SET files_done = ?2, files_total = ?3, chunks_done = ?4, chunks_total = ?5,
+             message = COALESCE(?6, message) WHERE id = ?1 RETURNING cancel_requested",
+            args![
+                id,
+                p.files_done,
+                p.files_total,
+                p.chunks_done,
+                p.chunks_total,
+                message
+            ],
+            |r| r.bool(0),
+        )?;
+        Ok(cancel.unwrap_or(false))
     }
 
     /// Ends a job with its outcome.
@@ -236,61 +221,55 @@ impl Catalog {
         result: Option<&serde_json::Value>,
         error: Option<&str>,
     ) -> Result<(), IndexError> {
-        self.conn
-            .execute(
-                "UPDATE jobs SET status = ?2, result = ?3, error = ?4, finished_at = ?5 WHERE id = ?1",
-                params![
-                    id,
-                    status.as_str(),
-                    result.map(|r| r.to_string()),
-                    error,
-                    now_secs()
-                ],
-            )
-            .map_err(Self::jobs_err)?;
+        self.db.execute(
+            "UPDATE jobs SET status = ?2, result = ?3, error = ?4, finished_at = ?5 WHERE id = ?1",
+            args![
+                id,
+                status.as_str(),
+                result.map(|r| r.to_string()),
+                error,
+                now_secs()
+            ],
+        )?;
         Ok(())
     }
 
     /// Asks a job to stop: a pending job is cancelled at once, a running one is flagged
     /// (its runner stops at the next commit boundary); a finished job is left as it is.
     pub fn request_job_cancel(&self, id: &str) -> Result<Option<JobRecord>, IndexError> {
-        self.conn
-            .execute(
-                "UPDATE jobs SET status = 'cancelled', cancel_requested = 1, finished_at = ?2
-                 WHERE id = ?1 AND status = 'pending'",
-                params![id, now_secs()],
-            )
-            .map_err(Self::jobs_err)?;
-        self.conn
-            .execute(
-                "UPDATE jobs SET cancel_requested = 1 WHERE id = ?1 AND status = 'running'",
-                [id],
-            )
-            .map_err(Self::jobs_err)?;
+        self.db.execute(
+            "UPDATE jobs SET status = 'cancelled', cancel_requested = 1, finished_at = ?2
+             WHERE id = ?1 AND status = 'pending'",
+            args![id, now_secs()],
+        )?;
+        self.db.execute(
+            "UPDATE jobs SET cancel_requested = 1 WHERE id = ?1 AND status = 'running'",
+            args![id],
+        )?;
         self.job(id)
     }
 
     /// Marks every unfinished job as failed: called by a process that has just become the
     /// writer, since no other process can be running one.
     pub fn fail_orphaned_jobs(&self) -> Result<usize, IndexError> {
-        self.conn
+        self.db
             .execute(
                 "UPDATE jobs SET status = 'failed', finished_at = ?1,
                  error = 'interrupted: the lore process running it stopped; start it again'
                  WHERE status IN ('pending', 'running')",
-                [now_secs()],
+                args![now_secs()],
             )
-            .map_err(Self::jobs_err)
+            .map(|n| n as usize)
     }
 
     /// Deletes finished jobs that ended more than `max_age_secs` ago.
     pub fn delete_finished_jobs(&self, max_age_secs: i64) -> Result<usize, IndexError> {
-        self.conn
+        self.db
             .execute(
                 "DELETE FROM jobs WHERE status IN ('done', 'failed', 'cancelled') AND finished_at < ?1",
-                [now_secs() - max_age_secs],
+                args![now_secs() - max_age_secs],
             )
-            .map_err(Self::jobs_err)
+            .map(|n| n as usize)
     }
 }
 

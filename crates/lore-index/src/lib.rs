@@ -1,21 +1,27 @@
-//! lore's storage layer.
+//! lore's storage layer, on one of two backends.
 //!
-//! - [`Catalog`]: SQLite (WAL) — stores, the file manifest, chunk metadata and embeddings.
-//!   The source of truth.
-//! - [`Fts`]: a tantivy BM25 index per store, with a code-aware tokenizer.
-//! - [`VectorSet`]: an exact-cosine snapshot of a store's embeddings.
-//! - [`WriterLock`]: one writer per data dir.
+//! - [`Catalog`]: stores, the file manifest, chunk metadata and embeddings, the code graph
+//!   and jobs — the source of truth. Its queries are written once over [`Sql`]: SQLite (WAL,
+//!   the embedded default) or PostgreSQL.
+//! - [`LexicalIndex`] and [`VectorIndex`]: a store's BM25 and vector search, opened for a
+//!   catalog by [`open_lexical`] and [`open_vectors`]. Embedded: [`Fts`] (tantivy, with a
+//!   code-aware tokenizer) and [`VectorSet`] (an exact snapshot), files beside the catalog.
+//!   PostgreSQL: `PgLexical` (postings tables) and `PgVectors` (pgvector), inside it.
+//! - [`WriterLock`]: one writer per data dir (embedded).
 //!
-//! Commit order (crash safety): BM25 first, then the catalog. A crash between the two leaves
-//! the manifest behind, so the next run re-does those files; re-doing is idempotent because
-//! BM25 documents are replaced by path.
+//! Commit order (crash safety, embedded): BM25 first, then the catalog. A crash between the
+//! two leaves the manifest behind, so the next run re-does those files; re-doing is
+//! idempotent because BM25 documents are replaced by path. In PostgreSQL both indexes are
+//! written in the catalog's own transaction.
 
 mod catalog;
 mod fts;
 mod graph;
 mod jobs;
 mod lock;
+mod pg;
 mod schema;
+mod sql;
 pub mod tokenizer;
 mod vectors;
 
@@ -24,11 +30,15 @@ pub use catalog::{
     blob_to_embedding,
 };
 pub use fts::{
-    FieldBoosts, Fts, FtsBuild, FtsHits, FtsState, FtsWriter, TermPolicy, clean as clean_fts,
+    FIELDS, FieldBoosts, Fts, FtsBuild, FtsHits, FtsState, FtsWriter, QueryPlan, TermPolicy,
+    clean as clean_fts, field_texts,
 };
 pub use graph::{Edge, ImportRow, RefRow, RefTarget, ResolvedRef, SymbolRow};
 pub use jobs::{JobProgress, JobRecord, JobStatus, is_job_id, new_job_id};
 pub use lock::WriterLock;
+pub use pg::{PgLexical, PgVectors};
+pub use schema::postgres::{SchemaStatus, migrate as migrate_postgres, status as postgres_status};
+pub use sql::{Dialect, PgOptions, Sql, SqlError, redact as redact_url};
 pub use vectors::{VectorSet, dot};
 
 use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
@@ -36,7 +46,7 @@ use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
     #[error("catalog {0}: {1}")]
-    Catalog(String, #[source] rusqlite::Error),
+    Catalog(String, #[source] SqlError),
     #[error("search index {0}: {1} (run `lore index` to rebuild it)")]
     Fts(String, #[source] tantivy::TantivyError),
     #[error("{0}: {1}")]
@@ -52,6 +62,102 @@ pub enum IndexError {
     /// A catalog from another version of lore, opened read-only (nothing can migrate it).
     #[error("{0}")]
     Outdated(String),
+    /// The database cannot hold a catalog as it is (e.g. PostgreSQL without pgvector).
+    #[error("{0}")]
+    Setup(String),
+}
+
+/// A store's BM25 search, wherever its index lives. `catalog` is the connection to search
+/// through when the index lives in the database (PostgreSQL); a tantivy index ignores it.
+pub trait LexicalIndex: Send + Sync {
+    /// BM25 top `limit` chunk ids with scores, best first, and the query's maximum
+    /// attainable score (see [`QueryPlan`]).
+    fn search(
+        &self,
+        catalog: &Catalog,
+        query: &str,
+        limit: usize,
+        boosts: &FieldBoosts,
+        policy: TermPolicy,
+    ) -> Result<FtsHits, IndexError>;
+}
+
+/// A store's vector search (inner product of unit vectors, i.e. cosine).
+pub trait VectorIndex: Send + Sync {
+    /// The `k` nearest chunks, best first.
+    fn search(
+        &self,
+        catalog: &Catalog,
+        query: &[f32],
+        k: usize,
+    ) -> Result<Vec<(i64, f32)>, IndexError>;
+    /// The scores of the given chunks (those that have a vector).
+    fn scores(
+        &self,
+        catalog: &Catalog,
+        ids: &[i64],
+        query: &[f32],
+    ) -> Result<std::collections::HashMap<i64, f32>, IndexError>;
+}
+
+impl LexicalIndex for Fts {
+    fn search(
+        &self,
+        _: &Catalog,
+        query: &str,
+        limit: usize,
+        boosts: &FieldBoosts,
+        policy: TermPolicy,
+    ) -> Result<FtsHits, IndexError> {
+        self.search_with(query, limit, boosts, policy)
+    }
+}
+
+impl VectorIndex for VectorSet {
+    fn search(&self, _: &Catalog, query: &[f32], k: usize) -> Result<Vec<(i64, f32)>, IndexError> {
+        Ok(VectorSet::search(self, query, k))
+    }
+
+    fn scores(
+        &self,
+        _: &Catalog,
+        ids: &[i64],
+        query: &[f32],
+    ) -> Result<std::collections::HashMap<i64, f32>, IndexError> {
+        Ok(ids
+            .iter()
+            .filter_map(|&id| Some((id, self.score(id, query)?)))
+            .collect())
+    }
+}
+
+/// A store's BM25 index for this catalog: tantivy in `dir` (the store's folder) for an
+/// embedded catalog, the postings tables for PostgreSQL.
+pub fn open_lexical(
+    catalog: &Catalog,
+    store_id: i64,
+    dir: &std::path::Path,
+) -> Result<Box<dyn LexicalIndex>, IndexError> {
+    Ok(match catalog.dialect() {
+        Dialect::Sqlite => Box::new(Fts::open(&dir.join("fts"))?),
+        Dialect::Postgres => Box::new(PgLexical::new(store_id)),
+    })
+}
+
+/// A store's vectors for this catalog: the snapshot in `dir` (empty of `dim` when there
+/// is none yet) for an embedded catalog, the `embedding` column for PostgreSQL.
+pub fn open_vectors(
+    catalog: &Catalog,
+    store_id: i64,
+    dir: &std::path::Path,
+    dim: usize,
+) -> Result<std::sync::Arc<dyn VectorIndex>, IndexError> {
+    Ok(match catalog.dialect() {
+        Dialect::Sqlite => std::sync::Arc::new(
+            VectorSet::load(&dir.join("vectors.bin"))?.unwrap_or_else(|| VectorSet::empty(dim)),
+        ),
+        Dialect::Postgres => std::sync::Arc::new(PgVectors::new(store_id)),
+    })
 }
 
 /// Hex content hash of a file's bytes (change detection, not security).

@@ -3,6 +3,8 @@
 //! code graph (symbols, imports, references and their resolution, fields and module-level
 //! names with what their value is); jobs.
 
+pub mod postgres;
+
 use rusqlite::Connection;
 
 const SCHEMA: &str = "
@@ -139,44 +141,49 @@ CREATE TABLE IF NOT EXISTS jobs (
     pid INTEGER,
     created_at INTEGER NOT NULL,
     started_at INTEGER,
-    finished_at INTEGER
+    finished_at INTEGER,
+    seq INTEGER
 );
 CREATE INDEX IF NOT EXISTS jobs_by_created ON jobs(created_at);
 ";
 
 /// The schema version `SCHEMA` creates; `migrate` brings older catalogs up to it.
-pub(crate) const SCHEMA_VERSION: i64 = 4;
+pub(crate) const SCHEMA_VERSION: i64 = 5;
 
 fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     // A column `SCHEMA` has but a catalog made before it lacks.
-    let add_column = |table: &str, column: &str| -> rusqlite::Result<()> {
+    let add_column = |table: &str, column: &str, ty: &str| -> rusqlite::Result<()> {
         let exists = conn
             .prepare(&format!(
                 "SELECT 1 FROM pragma_table_info('{table}') WHERE name = '{column}'"
             ))?
             .exists([])?;
         if !exists {
-            conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} TEXT"))?;
+            conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} {ty}"))?;
         }
         Ok(())
     };
     if version < 1 {
         // v1: files.skipped (unindexable files are recorded with their reason).
-        add_column("files", "skipped")?;
+        add_column("files", "skipped", "TEXT")?;
     }
     // v2 added the code graph tables (created above); stores indexed before have no
     // facts and are re-analysed on their next index run (see `analyzer_state`).
     if version < 3 {
         // v3: stores.web (crawl settings of web stores).
-        add_column("stores", "web")?;
+        add_column("stores", "web", "TEXT")?;
     }
     if version < 4 {
         // v4: symbols.params and symbols.decorators (pytest fixtures), and the bindings
         // table (created above): filled when the analyzer version bump re-reads the
         // files.
-        add_column("symbols", "params")?;
-        add_column("symbols", "decorators")?;
+        add_column("symbols", "params", "TEXT")?;
+        add_column("symbols", "decorators", "TEXT")?;
+    }
+    if version < 5 {
+        // v5: jobs.seq (the order jobs were created in, which both databases can sort by).
+        add_column("jobs", "seq", "INTEGER")?;
     }
     if version != SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;

@@ -22,7 +22,7 @@ mod progress;
 mod serve;
 
 use clap::Parser;
-use cli::{Cli, Command, GraphArgs, LocateArgs, ModelCommand, SearchArgs, StoreCommand};
+use cli::{Cli, Command, DbCommand, GraphArgs, LocateArgs, ModelCommand, SearchArgs, StoreCommand};
 use lore_core::DataDir;
 use lore_engine::{Engine, EngineError};
 use progress::Bars;
@@ -107,7 +107,17 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(args) => serve::serve(ctx.data, args),
         Command::Watch { stores } => serve::watch(ctx.data, stores),
         Command::Jobs { command } => serve::jobs(ctx.data, ctx.json, command),
+        Command::Db { command } => db(&ctx, command),
     }
+}
+
+/// Reads (status) or migrates the schema without opening an engine.
+fn db(ctx: &Ctx, command: DbCommand) -> anyhow::Result<()> {
+    let status = match command {
+        DbCommand::Status => lore_engine::db_status(&ctx.data)?,
+        DbCommand::Migrate => lore_engine::db_migrate(&ctx.data)?,
+    };
+    output::db_status(ctx.json, &status)
 }
 
 fn store(ctx: &Ctx, command: StoreCommand) -> anyhow::Result<()> {

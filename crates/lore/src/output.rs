@@ -121,6 +121,36 @@ fn report_line(r: &IndexReport) -> String {
     )
 }
 
+pub fn db_status(json: bool, s: &lore_engine::DbStatus) -> anyhow::Result<()> {
+    if json {
+        return print_json(s);
+    }
+    let state = match s.version {
+        0 => "no lore schema yet (`lore db migrate` writes it)".to_string(),
+        v if v == s.latest => format!("schema version {v}, up to date"),
+        v if v < s.latest => format!(
+            "schema version {v}, this lore writes {}: `lore db migrate`",
+            s.latest
+        ),
+        v => format!(
+            "schema version {v}, newer than this lore's {}: upgrade lore",
+            s.latest
+        ),
+    };
+    out!("{} {}: {state}", s.backend, esc(&s.database));
+    if !s.applied.is_empty() {
+        let applied: Vec<String> = s.applied.iter().map(i64::to_string).collect();
+        out!("applied: {}", applied.join(", "));
+    }
+    if let Some(by) = &s.written_by {
+        out!("written by {}", esc(by));
+    }
+    if let Some(v) = &s.pgvector {
+        out!("pgvector {}", esc(v));
+    }
+    Ok(())
+}
+
 pub fn doctor(json: bool, r: &DoctorReport) -> anyhow::Result<()> {
     if json {
         return print_json(r);

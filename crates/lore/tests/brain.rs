@@ -7,6 +7,9 @@
 //! by the test (`lore_llm::fake_server`). Tests that need the model skip without
 //! `LORE_MODEL_DIR`, and MCP tests skip without the Python `mcp` package, unless CI is set.
 
+/// Whether `lore` keeps its catalog in PostgreSQL here (the `*_postgres` suites).
+const ON_POSTGRES: bool = false;
+
 mod common;
 
 use common::serve::{Server, agent, mcp_client, post_with, python_mcp_or_skip};

@@ -3,6 +3,9 @@
 //! design's smoke lines use it), and `lore mcp` over stdio seeing notes written by hand.
 //! No MCP SDK here: these clients know JSON-RPC and nothing of streamable HTTP.
 
+/// Whether `lore` keeps its catalog in PostgreSQL here (the `*_postgres` suites).
+const ON_POSTGRES: bool = false;
+
 mod common;
 
 use common::serve::Server;

@@ -2,6 +2,9 @@
 //! temp data dir. Tests that index need the embedding model (`LORE_MODEL_DIR`); without it
 //! they print "skipping: no model" and pass, unless `CI` is set.
 
+/// Whether `lore` keeps its catalog in PostgreSQL here (the `*_postgres` suites).
+const ON_POSTGRES: bool = false;
+
 mod common;
 
 #[path = "cli/bad_input.rs"]

@@ -3,6 +3,9 @@
 //! cannot parse, control characters in text output, and the query cap. The CLI and
 //! `lore mcp` on stdio, which act for the user, keep reading and fetching anything.
 
+/// Whether `lore` keeps its catalog in PostgreSQL here (the `*_postgres` suites).
+const ON_POSTGRES: bool = false;
+
 mod common;
 
 use common::serve::{Server, agent, get, post};

@@ -2,6 +2,9 @@
 //! LLM, stores or valid files (no model needed), and a whole run with a judge command (needs
 //! the embedding model to index; skipped without it).
 
+/// Whether `lore` keeps its catalog in PostgreSQL here (the `*_postgres` suites).
+const ON_POSTGRES: bool = false;
+
 mod common;
 
 use common::{Lore, one_error_line, run_command, write};

@@ -6,6 +6,9 @@
 //! Tests that index need the embedding model (`LORE_MODEL_DIR`); MCP client tests need the
 //! Python `mcp` package. Without them they skip locally and fail under CI.
 
+/// Whether `lore` keeps its catalog in PostgreSQL here (the `*_postgres` suites).
+const ON_POSTGRES: bool = false;
+
 mod common;
 
 use common::serve::{

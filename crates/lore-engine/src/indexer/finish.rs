@@ -3,13 +3,16 @@
 use super::IndexReport;
 use super::plan::walk_options;
 use crate::{Engine, EngineError};
-use lore_index::{StoreRecord, VectorSet, blob_to_embedding};
+use lore_index::{StoreRecord, VectorSet};
 use lore_source::PathFilter;
 
 impl Engine {
     /// Rewrites the vector snapshot when it is missing, damaged or disagrees with the
     /// catalog (doctor's check).
     pub(super) fn refresh_vectors(&self, store_id: i64) -> Result<(), EngineError> {
+        if self.catalog.holds_indexes() {
+            return Ok(());
+        }
         let store = self
             .catalog
             .store_by_id(store_id)?
@@ -23,9 +26,8 @@ impl Engine {
             return Ok(());
         }
         let mut rows = Vec::new();
-        self.catalog.for_each_embedding(store_id, |id, blob| {
-            rows.push((id, blob_to_embedding(blob)));
-        })?;
+        self.catalog
+            .for_each_embedding(store_id, |id, v| rows.push((id, v)))?;
         VectorSet::write(&path, lore_embed::DIM, store.generation, &rows)?;
         Ok(())
     }

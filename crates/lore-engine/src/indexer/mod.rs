@@ -75,13 +75,17 @@ impl Engine {
             ..Default::default()
         };
         let fts_dir = self.data.store_dir(store.id).join("fts");
+        // The catalog may keep BM25 itself (PostgreSQL), written with each file.
+        let files_bm25 = !self.catalog.holds_indexes();
         // Leftovers of a rebuild that did not finish go first.
-        lore_index::clean_fts(&fts_dir)?;
+        if files_bm25 {
+            lore_index::clean_fts(&fts_dir)?;
+        }
         let mut generation = self
             .catalog
             .store_by_id(store.id)?
             .map_or(store.generation, |s| s.generation);
-        let writer = if full {
+        let writer = if full || !files_bm25 {
             None
         } else {
             let check =
@@ -138,7 +142,7 @@ impl Engine {
         if let Some(writer) = run.writer.take() {
             writer.finish()?;
         }
-        if full {
+        if full && files_bm25 {
             self.rebuild_fts(store.id, &fts_dir)?;
         }
         progress.finish(Phase::Embeddings);

@@ -34,6 +34,17 @@ pub struct Cli {
     /// Brain dir (default: $LORE_BRAIN_DIR, else brain/ in the data dir).
     #[arg(long, global = true, env = "LORE_BRAIN_DIR", value_name = "DIR")]
     pub brain_dir: Option<PathBuf>,
+    /// Keep the catalog, BM25 and vectors in PostgreSQL (with pgvector) instead of the data
+    /// dir: postgres://USER:PASSWORD@HOST:PORT/DB[?sslmode=require]. Several machines can
+    /// then share one index. Default: $LORE_DATABASE_URL, else the embedded SQLite catalog.
+    #[arg(
+        long,
+        global = true,
+        env = "LORE_DATABASE_URL",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub database: Option<String>,
     /// Print JSON (for scripts) instead of text.
     #[arg(long, global = true)]
     pub json: bool,
@@ -50,7 +61,8 @@ impl Cli {
     pub fn data(&self) -> std::io::Result<DataDir> {
         let cwd = std::env::current_dir()?;
         Ok(DataDir::resolve(self.data_dir.as_deref(), &cwd)
-            .with_brain_dir(self.brain_dir.as_deref(), &cwd))
+            .with_brain_dir(self.brain_dir.as_deref(), &cwd)
+            .with_database(self.database.as_deref()))
     }
 }
 
@@ -117,11 +129,24 @@ pub enum Command {
         /// Folder stores (or `brain`) to watch (default: all of them).
         stores: Vec<String>,
     },
+    /// The catalog's database: its schema version, and migrating it (PostgreSQL).
+    Db {
+        #[command(subcommand)]
+        command: DbCommand,
+    },
     /// Background jobs (add, index, sync) started through MCP or REST.
     Jobs {
         #[command(subcommand)]
         command: Option<JobsCommand>,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum DbCommand {
+    /// Which database holds the catalog, its schema version and the newest this lore knows.
+    Status,
+    /// Bring the schema up to date (under a lock: safe while other lore processes start).
+    Migrate,
 }
 
 /// Comma-separated values, possibly given several times (`--stores a,b --stores c`), as one

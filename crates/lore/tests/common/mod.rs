@@ -65,6 +65,66 @@ impl Out {
 pub struct Lore {
     tmp: tempfile::TempDir,
     model: Option<PathBuf>,
+    /// The PostgreSQL database of this world's catalog (the `*_postgres` suites).
+    database: Option<String>,
+}
+
+/// Whether this test binary runs `lore` on PostgreSQL (its root's `ON_POSTGRES`).
+pub fn on_postgres() -> bool {
+    crate::ON_POSTGRES
+}
+
+/// A fresh database on the test server (`LORE_TEST_DATABASE_URL`, started by
+/// `.ci/postgres`) named after `tag`; `None` after a notice when there is no server here.
+/// Under CI a missing server is an error, not a skip.
+pub fn fresh_database(tag: &str) -> Option<String> {
+    let Ok(url) = std::env::var("LORE_TEST_DATABASE_URL") else {
+        if std::env::var_os("CI").is_some() {
+            panic!("CI is set but LORE_TEST_DATABASE_URL is not (.ci/postgres start)");
+        }
+        eprintln!("skipping: no PostgreSQL (LORE_TEST_DATABASE_URL is not set)");
+        return None;
+    };
+    let name: String = tag
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let admin = lore_index::Sql::postgres(&url, &Default::default()).expect("test server");
+    admin
+        .batch(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        .expect("drop");
+    admin
+        .batch(&format!("CREATE DATABASE {name}"))
+        .expect("create");
+    let (base, query) = match url.split_once('?') {
+        Some((b, q)) => (b, format!("?{q}")),
+        None => (url.as_str(), String::new()),
+    };
+    let (server, _) = base.rsplit_once('/').expect("a database in the URL");
+    Some(format!("{server}/{name}{query}"))
+}
+
+impl Drop for Lore {
+    fn drop(&mut self) {
+        if let (Some(db), Ok(url)) = (&self.database, std::env::var("LORE_TEST_DATABASE_URL"))
+            && let Ok(admin) = lore_index::Sql::postgres(&url, &Default::default())
+        {
+            let name = db
+                .rsplit('/')
+                .next()
+                .unwrap_or("")
+                .split('?')
+                .next()
+                .unwrap_or("");
+            let _ = admin.batch(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+        }
+    }
 }
 
 impl Lore {
@@ -75,6 +135,9 @@ impl Lore {
 
     /// A world with the model, or `None` (after a skip notice) when there is none here.
     pub fn with_model_or_skip() -> Option<Lore> {
+        if on_postgres() && std::env::var_os("LORE_TEST_DATABASE_URL").is_none() {
+            fresh_database("none")?;
+        }
         model_dir().map(Lore::with_model)
     }
 
@@ -99,7 +162,24 @@ impl Lore {
             .tempdir()
             .expect("tempdir");
         std::fs::create_dir_all(tmp.path().join("home")).unwrap();
-        Lore { tmp, model }
+        // Without a server (outside CI) a PostgreSQL suite's model-free worlds run on the
+        // embedded catalog; its worlds with the model skip (`with_model_or_skip`).
+        let database = if on_postgres() {
+            let tag = tmp
+                .path()
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .to_string();
+            fresh_database(&tag)
+        } else {
+            None
+        };
+        Lore {
+            tmp,
+            model,
+            database,
+        }
     }
 
     pub fn root(&self) -> &Path {
@@ -148,7 +228,16 @@ impl Lore {
             Some(m) => c.env("LORE_MODEL_DIR", m),
             None => c.env_remove("LORE_MODEL_DIR"),
         };
+        match &self.database {
+            Some(db) => c.env("LORE_DATABASE_URL", db),
+            None => c.env_remove("LORE_DATABASE_URL"),
+        };
         c
+    }
+
+    /// The PostgreSQL database of this world's catalog, if it has one.
+    pub fn database(&self) -> Option<&str> {
+        self.database.as_deref()
     }
 
     /// Starts `lore` without waiting (stdout/stderr discarded). The child is killed if the

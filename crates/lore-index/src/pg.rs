@@ -1,0 +1,271 @@
+//! A store's BM25 and vector indexes inside PostgreSQL, written in the catalog's own
+//! transaction (so they can never disagree with it) and shared by every process on the
+//! database.
+//!
+//! BM25 is computed from postings tables, not `tsvector`s: `ts_rank` has no inverse
+//! document frequency, which is most of what BM25 is, and lore's code-aware tokens
+//! (identifier parts, paths) are produced by lore's own analyzer anyway. `lex_postings`
+//! holds one row per (term, field, chunk) with the term's frequency and the field's
+//! length; `lex_docs` one row per chunk with its field lengths. Scores follow tantivy's
+//! BM25 (k1 = 1.2, b = 0.75, the same idf and per-field boosts, `QueryPlan`), without its
+//! length quantisation.
+//!
+//! Vectors are the catalog's `embedding` column (pgvector), scored by inner product as the
+//! embedded snapshot scores them (the model's vectors are unit length).
+
+use crate::catalog::{Catalog, ChunkRow};
+use crate::fts::{
+    BM25_B, BM25_K1, FIELDS, FieldBoosts, FtsHits, QueryPlan, TermPolicy, field_texts,
+};
+use crate::sql::{Arg, Sql, args};
+use crate::tokenizer::{analyze, code_analyzer};
+use crate::{IndexError, LexicalIndex, VectorIndex};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// Writes the postings of one file's chunks (its old ones already removed).
+pub(crate) fn write_postings(
+    db: &Sql,
+    store_id: i64,
+    path: &str,
+    chunks: &[ChunkRow<'_>],
+) -> Result<(), IndexError> {
+    if chunks.is_empty() {
+        return Ok(());
+    }
+    let mut analyzer = code_analyzer();
+    let (mut doc_ids, mut lens): (Vec<i64>, [Vec<i64>; 4]) = (Vec::new(), Default::default());
+    let (mut terms, mut fields, mut ids, mut tfs, mut dls) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for row in chunks {
+        doc_ids.push(row.id);
+        for (field, text) in field_texts(path, row.chunk).iter().enumerate() {
+            let tokens = analyze(&mut analyzer, text);
+            let dl = tokens.len() as i64;
+            lens[field].push(dl);
+            let mut counts: HashMap<String, i64> = HashMap::new();
+            for t in tokens {
+                *counts.entry(t).or_insert(0) += 1;
+            }
+            for (term, tf) in counts {
+                terms.push(term);
+                fields.push(field as i64);
+                ids.push(row.id);
+                tfs.push(tf);
+                dls.push(dl);
+            }
+        }
+    }
+    let [l0, l1, l2, l3] = lens;
+    db.execute(
+        "INSERT INTO lex_docs (chunk_id, store_id, path, len_content, len_symbol, len_headings, len_path) \
+         SELECT d.id, ?1, ?2, d.l0, d.l1, d.l2, d.l3 \
+         FROM unnest(?3::bigint[], ?4::int[], ?5::int[], ?6::int[], ?7::int[]) AS d(id, l0, l1, l2, l3) \
+         ON CONFLICT (chunk_id) DO NOTHING",
+        &[
+            store_id.into(),
+            path.into(),
+            Arg::Ints(doc_ids),
+            Arg::Ints(l0),
+            Arg::Ints(l1),
+            Arg::Ints(l2),
+            Arg::Ints(l3),
+        ],
+    )?;
+    db.execute(
+        "INSERT INTO lex_postings (store_id, term, field, chunk_id, tf, dl) \
+         SELECT ?1, p.term, p.field, p.id, p.tf, p.dl \
+         FROM unnest(?2::text[], ?3::smallint[], ?4::bigint[], ?5::int[], ?6::int[]) AS p(term, field, id, tf, dl) \
+         ON CONFLICT DO NOTHING",
+        &[
+            store_id.into(),
+            Arg::Texts(terms),
+            Arg::Ints(fields),
+            Arg::Ints(ids),
+            Arg::Ints(tfs),
+            Arg::Ints(dls),
+        ],
+    )?;
+    Ok(())
+}
+
+/// Removes the postings of one file's chunks.
+pub(crate) fn remove_postings(db: &Sql, store_id: i64, path: &str) -> Result<(), IndexError> {
+    db.execute(
+        "DELETE FROM lex_postings WHERE chunk_id IN \
+         (SELECT chunk_id FROM lex_docs WHERE store_id = ?1 AND path = ?2)",
+        args![store_id, path],
+    )?;
+    db.execute(
+        "DELETE FROM lex_docs WHERE store_id = ?1 AND path = ?2",
+        args![store_id, path],
+    )?;
+    Ok(())
+}
+
+/// Documents and average field lengths of a store's BM25 index.
+#[derive(Debug, Clone, Copy)]
+struct Stats {
+    docs: u64,
+    avgdl: [f64; 4],
+}
+
+/// A store's BM25 index in PostgreSQL, for one catalog generation (its statistics are
+/// read once).
+pub struct PgLexical {
+    store_id: i64,
+    stats: OnceLock<Stats>,
+}
+
+impl PgLexical {
+    pub fn new(store_id: i64) -> PgLexical {
+        PgLexical {
+            store_id,
+            stats: OnceLock::new(),
+        }
+    }
+
+    fn stats(&self, db: &Sql) -> Result<Stats, IndexError> {
+        if let Some(s) = self.stats.get() {
+            return Ok(*s);
+        }
+        let stats = db
+            .query_opt(
+                "SELECT COUNT(*), AVG(len_content)::float8, AVG(len_symbol)::float8, \
+                 AVG(len_headings)::float8, AVG(len_path)::float8 FROM lex_docs WHERE store_id = ?1",
+                args![self.store_id],
+                |r| {
+                    let avg = |i| r.opt_real(i).map(|v| v.unwrap_or(0.0));
+                    Ok(Stats {
+                        docs: r.int(0)? as u64,
+                        avgdl: [avg(1)?, avg(2)?, avg(3)?, avg(4)?],
+                    })
+                },
+            )?
+            .unwrap_or(Stats {
+                docs: 0,
+                avgdl: [0.0; 4],
+            });
+        Ok(*self.stats.get_or_init(|| stats))
+    }
+
+    /// Chunks holding each (term, field) of `terms` in this store.
+    fn doc_freqs(
+        &self,
+        db: &Sql,
+        terms: Vec<String>,
+    ) -> Result<HashMap<(String, usize), u64>, IndexError> {
+        let rows = db.query(
+            "SELECT term, field, COUNT(*) FROM lex_postings WHERE store_id = ?1 AND term = ANY(?2) \
+             GROUP BY term, field",
+            &[self.store_id.into(), Arg::Texts(terms)],
+            |r| Ok(((r.text(0)?, r.int(1)? as usize), r.int(2)? as u64)),
+        )?;
+        Ok(rows.into_iter().collect())
+    }
+}
+
+impl LexicalIndex for PgLexical {
+    fn search(
+        &self,
+        catalog: &Catalog,
+        query: &str,
+        limit: usize,
+        boosts: &FieldBoosts,
+        policy: TermPolicy,
+    ) -> Result<FtsHits, IndexError> {
+        let db = catalog.sql();
+        let terms = QueryPlan::terms(query);
+        if terms.is_empty() {
+            return Ok(FtsHits::default());
+        }
+        let stats = self.stats(db)?;
+        let df = self.doc_freqs(db, terms)?;
+        let plan = QueryPlan::new(query, boosts, policy, stats.docs, |field, t| {
+            df.get(&(t.to_string(), field)).copied().unwrap_or(0)
+        });
+        if plan.clauses.is_empty() {
+            return Ok(FtsHits::default());
+        }
+        let mut terms = Vec::with_capacity(plan.clauses.len());
+        let (mut fields, mut weights, mut avgdl) = (Vec::new(), Vec::new(), Vec::new());
+        for c in &plan.clauses {
+            terms.push(c.term.clone());
+            fields.push(c.field as i64);
+            weights.push(f64::from(c.boost * c.idf));
+            avgdl.push(stats.avgdl[c.field].max(1e-9));
+        }
+        debug_assert_eq!(FIELDS.len(), stats.avgdl.len());
+        let sql = format!(
+            "SELECT p.chunk_id, \
+             SUM(q.w * p.tf * {k1p1} / (p.tf + {k1} * (1 - {b} + {b} * p.dl / q.avgdl)))::float8 AS score \
+             FROM unnest(?2::text[], ?3::int[], ?4::float8[], ?5::float8[]) AS q(term, field, w, avgdl) \
+             JOIN lex_postings p ON p.store_id = ?1 AND p.term = q.term AND p.field = q.field \
+             GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT ?6",
+            k1p1 = BM25_K1 + 1.0,
+            k1 = BM25_K1,
+            b = BM25_B,
+        );
+        let hits = db.query(
+            &sql,
+            &[
+                self.store_id.into(),
+                Arg::Texts(terms),
+                Arg::Ints(fields),
+                Arg::Reals(weights),
+                Arg::Reals(avgdl),
+                limit.max(1).into(),
+            ],
+            |r| Ok((r.int(0)?, r.opt_real(1)?.unwrap_or(0.0) as f32)),
+        )?;
+        Ok(FtsHits {
+            hits,
+            max_score: plan.max_score,
+        })
+    }
+}
+
+/// A store's vectors in PostgreSQL: exact inner product over the store's rows.
+pub struct PgVectors {
+    store_id: i64,
+}
+
+impl PgVectors {
+    pub fn new(store_id: i64) -> PgVectors {
+        PgVectors { store_id }
+    }
+}
+
+impl VectorIndex for PgVectors {
+    fn search(
+        &self,
+        catalog: &Catalog,
+        query: &[f32],
+        k: usize,
+    ) -> Result<Vec<(i64, f32)>, IndexError> {
+        catalog.sql().query(
+            "SELECT id, ((embedding <#> ?2) * -1)::float8 FROM chunks \
+             WHERE store_id = ?1 AND embedding IS NOT NULL ORDER BY embedding <#> ?2, id LIMIT ?3",
+            args![self.store_id, query, k],
+            |r| Ok((r.int(0)?, r.opt_real(1)?.unwrap_or(0.0) as f32)),
+        )
+    }
+
+    fn scores(
+        &self,
+        catalog: &Catalog,
+        ids: &[i64],
+        query: &[f32],
+    ) -> Result<HashMap<i64, f32>, IndexError> {
+        if ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let rows = catalog.sql().query(
+            "SELECT id, ((embedding <#> ?1) * -1)::float8 FROM chunks \
+             WHERE id = ANY(?2) AND store_id = ?3 AND embedding IS NOT NULL",
+            &[query.into(), Arg::Ints(ids.to_vec()), self.store_id.into()],
+            |r| Ok((r.int(0)?, r.opt_real(1)?.unwrap_or(0.0) as f32)),
+        )?;
+        Ok(rows.into_iter().collect())
+    }
+}

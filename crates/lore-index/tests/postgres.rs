@@ -1,0 +1,350 @@
+//! The catalog, BM25 and vectors on a real PostgreSQL with pgvector (`.ci/postgres` starts
+//! one; `LORE_TEST_DATABASE_URL` names it). Each test works in a database of its own.
+//! Without the variable the tests say so and pass, except in CI, where it is an error.
+
+use lore_core::{AddStore, Chunk, ChunkKind, Language, StoreKind};
+use lore_index::{
+    Catalog, ChunkRow, FieldBoosts, FileRecord, Fts, IndexError, LexicalIndex, NewStore, PgLexical,
+    PgOptions, PgVectors, Sql, TermPolicy, VectorIndex, VectorSet,
+};
+
+/// A fresh, empty database on the test server; `None` when there is no server.
+fn fresh_database(name: &str) -> Option<String> {
+    let Ok(url) = std::env::var("LORE_TEST_DATABASE_URL") else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must set LORE_TEST_DATABASE_URL (.ci/postgres start)"
+        );
+        eprintln!("LORE_TEST_DATABASE_URL is not set: skipping the PostgreSQL tests");
+        return None;
+    };
+    let admin = Sql::postgres(&url, &PgOptions::default()).unwrap();
+    let db = format!("lore_index_{name}_{}", std::process::id());
+    admin
+        .batch(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"))
+        .unwrap();
+    admin.batch(&format!("CREATE DATABASE {db}")).unwrap();
+    let (base, query) = match url.split_once('?') {
+        Some((b, q)) => (b, format!("?{q}")),
+        None => (url.as_str(), String::new()),
+    };
+    let (server, _) = base.rsplit_once('/').unwrap();
+    Some(format!("{server}/{db}{query}"))
+}
+
+fn chunk(symbol: &str, content: &str, line: u32) -> Chunk {
+    Chunk {
+        kind: ChunkKind::Function,
+        language: Language::Rust,
+        symbol: Some(symbol.into()),
+        parent: None,
+        signature: Some(format!("fn {symbol}()")),
+        doc: None,
+        headings: vec![],
+        start_line: line,
+        end_line: line + 2,
+        start_byte: line as usize * 10,
+        end_byte: line as usize * 10 + content.len(),
+        content: content.into(),
+        context: None,
+    }
+}
+
+fn unit(i: usize) -> Vec<f32> {
+    let mut v: Vec<f32> = (0..8)
+        .map(|j| ((i * 7 + j * 3) % 11) as f32 - 5.0)
+        .collect();
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    v.iter_mut().for_each(|x| *x /= n);
+    v
+}
+
+const TEXTS: &[(&str, &str)] = &[
+    (
+        "retry_with_backoff",
+        "fn retry_with_backoff() { sleep(delay); delay *= 2; retry again }",
+    ),
+    (
+        "parse_config",
+        "fn parse_config() { read the toml config file and parse it }",
+    ),
+    (
+        "open_socket",
+        "fn open_socket() { bind a tcp socket and listen for connections }",
+    ),
+    (
+        "backoff_delay",
+        "fn backoff_delay() { the delay doubles with each retry attempt }",
+    ),
+    (
+        "render_page",
+        "fn render_page() { render html for the page with the template }",
+    ),
+    (
+        "config_path",
+        "fn config_path() { where the config file lives on disk }",
+    ),
+];
+
+#[test]
+fn the_catalog_bm25_and_vectors_agree_with_the_embedded_backend() {
+    let Some(url) = fresh_database("parity") else {
+        return;
+    };
+    let mut pg = Catalog::connect(&url, &PgOptions::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut lite = Catalog::open(&dir.path().join("lore.db")).unwrap();
+    let fts = Fts::open_or_create(&dir.path().join("fts")).unwrap();
+    let mut writer = fts.writer().unwrap();
+
+    let spec = AddStore {
+        name: "code".into(),
+        includes: vec!["**/*.rs".into()],
+        ..Default::default()
+    };
+    let new = NewStore {
+        spec: &spec,
+        kind: StoreKind::Folder,
+        source: "/src".into(),
+        root: "/src".into(),
+        max_file_bytes: 1 << 20,
+        web: None,
+    };
+    let mut rows = Vec::new();
+    for catalog in [&mut pg, &mut lite] {
+        let store = catalog.create_store(&new).unwrap();
+        assert!(matches!(
+            catalog.create_store(&new),
+            Err(IndexError::StoreExists(_))
+        ));
+        let chunks: Vec<Chunk> = TEXTS
+            .iter()
+            .enumerate()
+            .map(|(i, (s, c))| chunk(s, c, i as u32 * 3 + 1))
+            .collect();
+        let vectors: Vec<Vec<f32>> = (0..chunks.len()).map(unit).collect();
+        let tx = catalog.begin().unwrap();
+        for (i, pair) in chunks.chunks(2).enumerate() {
+            let path = format!("src/f{i}.rs");
+            let file_rows: Vec<ChunkRow> = pair
+                .iter()
+                .enumerate()
+                .map(|(j, c)| ChunkRow {
+                    id: lore_index::chunk_id(store.id, &path, c.start_byte, c.end_byte, &c.content),
+                    chunk: c,
+                    embedding: Some(vectors[i * 2 + j].as_slice()),
+                })
+                .collect();
+            let file = FileRecord {
+                path: path.clone(),
+                size: 100,
+                mtime_ns: 7,
+                hash: format!("h{i}"),
+                chunks: file_rows.len() as u32,
+                skipped: None,
+            };
+            tx.replace_file(store.id, &file, &file_rows).unwrap();
+        }
+        tx.bump_generation(store.id).unwrap();
+        tx.commit().unwrap();
+        rows.push(store);
+    }
+    // The embedded side's BM25 and snapshot, from its catalog.
+    lite.for_each_chunk(rows[1].id, |c| writer.add_stored(&c))
+        .unwrap();
+    writer.commit(Some(1)).unwrap();
+    fts.reload().unwrap();
+    let mut snapshot = Vec::new();
+    lite.for_each_embedding(rows[1].id, |id, v| snapshot.push((id, v)))
+        .unwrap();
+    let set_path = dir.path().join("vectors.bin");
+    VectorSet::write(&set_path, 8, 1, &snapshot).unwrap();
+    let set = VectorSet::load(&set_path).unwrap().unwrap();
+
+    let (p, l) = (&rows[0], &rows[1]);
+    assert_eq!(pg.stats(p.id).unwrap().chunks, 6);
+    assert_eq!(pg.stats(p.id).unwrap().embedded, 6);
+    assert_eq!(pg.manifest(p.id).unwrap(), lite.manifest(l.id).unwrap());
+    assert_eq!(pg.paths(p.id).unwrap(), lite.paths(l.id).unwrap());
+    assert_eq!(
+        pg.lexical_ids(p.id).unwrap(),
+        pg.chunk_ids(p.id, false).unwrap()
+    );
+
+    // BM25: the same ranking and (up to tantivy's length quantisation) the same scores.
+    let lexical = PgLexical::new(p.id);
+    for query in [
+        "retry backoff delay",
+        "config file",
+        "socket",
+        "nothing matches xyzzy",
+    ] {
+        let a = lexical
+            .search(&pg, query, 10, &FieldBoosts::default(), TermPolicy::SEARCH)
+            .unwrap();
+        let b = LexicalIndex::search(
+            &fts,
+            &lite,
+            query,
+            10,
+            &FieldBoosts::default(),
+            TermPolicy::SEARCH,
+        )
+        .unwrap();
+        // (score to 4 places, path, line), ties in path order: the backends break ties
+        // differently.
+        let ranked = |cat: &Catalog, hits: &[(i64, f32)]| -> Vec<(i64, String, u32)> {
+            let got = cat
+                .chunks(&hits.iter().map(|h| h.0).collect::<Vec<_>>())
+                .unwrap();
+            let mut out: Vec<(i64, String, u32)> = hits
+                .iter()
+                .map(|h| {
+                    let c = got.iter().find(|c| c.id == h.0).unwrap();
+                    (
+                        -(h.1 * 1e4).round() as i64,
+                        c.path.clone(),
+                        c.chunk.start_line,
+                    )
+                })
+                .collect();
+            out.sort();
+            out
+        };
+        assert_eq!(ranked(&pg, &a.hits), ranked(&lite, &b.hits), "{query}");
+        assert!((a.max_score - b.max_score).abs() < 1e-3, "{query}");
+        assert_eq!(a.hits.is_empty(), query.contains("xyzzy"), "{query}");
+    }
+
+    // Vectors: the same neighbours and scores as the exact snapshot.
+    let vectors = PgVectors::new(p.id);
+    let q = unit(3);
+    let a = vectors.search(&pg, &q, 3).unwrap();
+    let b = VectorIndex::search(&set, &lite, &q, 3).unwrap();
+    assert_eq!(a.len(), 3);
+    for (x, y) in a.iter().zip(&b) {
+        assert!((x.1 - y.1).abs() < 1e-5);
+    }
+    let ids: Vec<i64> = a.iter().map(|h| h.0).collect();
+    let scores = vectors.scores(&pg, &ids, &q).unwrap();
+    assert!((scores[&ids[0]] - a[0].1).abs() < 1e-5);
+
+    // Replacing a file replaces its postings; removing the store removes everything.
+    let tx = pg.begin().unwrap();
+    tx.remove_file(p.id, "src/f0.rs").unwrap();
+    tx.commit().unwrap();
+    let hits = lexical
+        .search(
+            &pg,
+            "retry_with_backoff",
+            10,
+            &FieldBoosts::default(),
+            TermPolicy::SEARCH,
+        )
+        .unwrap();
+    assert!(hits.hits.len() < 2, "f0's chunks are gone: {hits:?}");
+    assert_eq!(
+        pg.lexical_ids(p.id).unwrap(),
+        pg.chunk_ids(p.id, false).unwrap()
+    );
+    pg.remove_store(p.id).unwrap();
+    assert!(pg.stores().unwrap().is_empty());
+    assert!(pg.lexical_ids(p.id).unwrap().is_empty());
+}
+
+#[test]
+fn a_dropped_transaction_leaves_nothing() {
+    let Some(url) = fresh_database("rollback") else {
+        return;
+    };
+    let mut pg = Catalog::connect(&url, &PgOptions::default()).unwrap();
+    let spec = AddStore {
+        name: "s".into(),
+        ..Default::default()
+    };
+    let store = pg
+        .create_store(&NewStore {
+            spec: &spec,
+            kind: StoreKind::Folder,
+            source: "/s".into(),
+            root: "/s".into(),
+            max_file_bytes: 10,
+            web: None,
+        })
+        .unwrap();
+    {
+        let tx = pg.begin().unwrap();
+        let c = chunk("f", "fn f() {}", 1);
+        tx.replace_file(
+            store.id,
+            &FileRecord {
+                path: "a.rs".into(),
+                size: 1,
+                mtime_ns: 1,
+                hash: "h".into(),
+                chunks: 1,
+                skipped: None,
+            },
+            &[ChunkRow {
+                id: 1,
+                chunk: &c,
+                embedding: None,
+            }],
+        )
+        .unwrap();
+        // Dropped without commit.
+    }
+    assert!(pg.manifest(store.id).unwrap().is_empty());
+    assert!(pg.lexical_ids(store.id).unwrap().is_empty());
+}
+
+#[test]
+fn a_newer_schema_is_refused_and_migration_is_idempotent() {
+    let Some(url) = fresh_database("schema") else {
+        return;
+    };
+    let db = Sql::postgres(&url, &PgOptions::default()).unwrap();
+    assert_eq!(lore_index::postgres_status(&db).unwrap().version, 0);
+    assert_eq!(lore_index::migrate_postgres(&db).unwrap(), [1]);
+    assert!(lore_index::migrate_postgres(&db).unwrap().is_empty());
+    let status = lore_index::postgres_status(&db).unwrap();
+    assert_eq!(status.version, status.latest);
+    assert!(status.pgvector.is_some());
+    assert!(
+        !status.database.contains(":lore@"),
+        "no password in {}",
+        status.database
+    );
+
+    db.batch("INSERT INTO lore_schema (version, written_by) VALUES (99, 'lore 9.0')")
+        .unwrap();
+    let err = Catalog::connect(&url, &PgOptions::default())
+        .err()
+        .expect("a newer schema is refused");
+    let msg = err.to_string();
+    assert!(msg.contains("99") && msg.contains("upgrade lore"), "{msg}");
+    assert!(Catalog::connect_read_only(&url, &PgOptions::default()).is_err());
+}
+
+#[test]
+fn wrong_credentials_and_an_unreachable_server_are_clear_errors() {
+    let Some(url) = fresh_database("errors") else {
+        return;
+    };
+    let bad = url.replacen("://lore:lore@", "://lore:wrong@", 1);
+    let err = Catalog::connect(&bad, &PgOptions::default())
+        .err()
+        .expect("wrong password refused")
+        .to_string();
+    assert!(err.contains("password"), "{err}");
+    assert!(!err.contains("wrong"), "the password is not printed: {err}");
+    let opts = PgOptions {
+        connect_timeout: std::time::Duration::from_secs(2),
+        ..Default::default()
+    };
+    let err = Catalog::connect("postgres://lore:lore@127.0.0.1:1/none", &opts)
+        .err()
+        .expect("nothing listens on port 1")
+        .to_string();
+    assert!(err.contains("127.0.0.1:1"), "{err}");
+}
