@@ -481,10 +481,7 @@ fn check(
 pub fn doctor(data: &DataDir, store: Option<&str>) -> Result<DoctorReport, EngineError> {
     let writer = crate::writer::running_writer(data);
     let catalog = match data.database() {
-        Some(url) => Some(Catalog::connect_read_only(
-            url,
-            &lore_index::PgOptions::default(),
-        )?),
+        Some(url) => Catalog::connect_read_only(url, &lore_index::PgOptions::default())?,
         None => Catalog::open_read_only(&data.db())?,
     };
     let Some(catalog) = catalog else {

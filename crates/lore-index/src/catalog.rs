@@ -203,10 +203,14 @@ impl Catalog {
     }
 
     /// Connects to a PostgreSQL catalog to read only: its schema must be this lore's
-    /// (`lore db migrate` brings it there); nothing is written.
-    pub fn connect_read_only(url: &str, opts: &PgOptions) -> Result<Catalog, IndexError> {
+    /// (`lore db migrate` brings it there); nothing is written. `Ok(None)`: lore has not
+    /// written to the database yet.
+    pub fn connect_read_only(url: &str, opts: &PgOptions) -> Result<Option<Catalog>, IndexError> {
         let db = Sql::postgres(url, opts)?;
         let status = crate::schema::postgres::status(&db)?;
+        if status.version == 0 {
+            return Ok(None);
+        }
         if status.version != status.latest {
             return Err(IndexError::Outdated(format!(
                 "{} has lore schema version {}, this lore reads {}; run `lore db migrate`",
@@ -215,7 +219,7 @@ impl Catalog {
                 status.latest
             )));
         }
-        Ok(Catalog { db })
+        Ok(Some(Catalog { db }))
     }
 
     /// Opens an existing catalog for reading only: no schema is created or migrated and

@@ -274,10 +274,10 @@ impl Sql {
             config.connect_timeout(opts.connect_timeout);
         }
         config.application_name("lore");
-        let client = match config.get_ssl_mode() {
+        let client = off_runtime(|| match config.get_ssl_mode() {
             postgres::config::SslMode::Disable => config.connect(postgres::NoTls),
             _ => config.connect(tls()),
-        }
+        })
         .map_err(|e| fail(SqlError::Postgres(e)))?;
         let sql = Sql {
             inner: Inner::Postgres(RefCell::new(Pg {
@@ -315,7 +315,10 @@ impl Sql {
             Inner::Postgres(pg) => pg
                 .try_borrow_mut()
                 .map_err(|_| SqlError::Reentrant)
-                .and_then(|mut pg| pg.client.batch_execute(sql).map_err(SqlError::from)),
+                .and_then(|mut pg| {
+                    let client = &mut pg.client;
+                    off_runtime(|| client.batch_execute(sql)).map_err(SqlError::from)
+                }),
         }
         .map_err(self.err())
     }
@@ -360,20 +363,20 @@ impl Sql {
                 Ok(())
             }
             Inner::Postgres(pg) => {
-                let mut out: Result<(), IndexError> = Ok(());
-                with_pg(pg, sql, |client, st| {
-                    use postgres::fallible_iterator::FallibleIterator;
-                    let mut rows = client.query_raw(st, pg_args(args))?;
-                    while let Some(row) = rows.next()? {
-                        if let Err(e) = pg_row(&row).map_err(&err).and_then(&mut f) {
-                            out = Err(e);
-                            break;
-                        }
-                    }
-                    Ok(())
+                // Read whole, then handed to `f` (which may be anything, `Send` or not).
+                let rows = with_pg(pg, sql, |client, st| {
+                    let owned = pg_args(args);
+                    let refs: Vec<&(dyn postgres::types::ToSql + Sync)> = owned
+                        .iter()
+                        .map(|a| a as &(dyn postgres::types::ToSql + Sync))
+                        .collect();
+                    client.query(st, &refs).map_err(SqlError::from)
                 })
                 .map_err(&err)?;
-                out
+                for row in &rows {
+                    f(pg_row(row).map_err(&err)?)?;
+                }
+                Ok(())
             }
         }
     }
@@ -465,22 +468,34 @@ fn to_postgres(sql: &str) -> String {
     out
 }
 
-fn with_pg<T>(
+/// Runs `f`, which blocks on the PostgreSQL client's own runtime: on this thread, or on a
+/// scoped helper thread when this one may be driving a tokio runtime (a server's
+/// handlers), where blocking on another runtime would panic.
+fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return f();
+    }
+    std::thread::scope(|s| s.spawn(f).join()).unwrap_or_else(|p| std::panic::resume_unwind(p))
+}
+
+fn with_pg<T: Send>(
     pg: &RefCell<Pg>,
     sql: &str,
-    f: impl FnOnce(&mut postgres::Client, &postgres::Statement) -> Result<T, SqlError>,
+    f: impl FnOnce(&mut postgres::Client, &postgres::Statement) -> Result<T, SqlError> + Send,
 ) -> Result<T, SqlError> {
     let mut guard = pg.try_borrow_mut().map_err(|_| SqlError::Reentrant)?;
     let pg = &mut *guard;
-    let st = match pg.statements.get(sql) {
-        Some(st) => st.clone(),
-        None => {
-            let st = pg.client.prepare(&to_postgres(sql))?;
-            pg.statements.insert(sql.to_string(), st.clone());
-            st
-        }
-    };
-    f(&mut pg.client, &st)
+    off_runtime(|| {
+        let st = match pg.statements.get(sql) {
+            Some(st) => st.clone(),
+            None => {
+                let st = pg.client.prepare(&to_postgres(sql))?;
+                pg.statements.insert(sql.to_string(), st.clone());
+                st
+            }
+        };
+        f(&mut pg.client, &st)
+    })
 }
 
 /// An argument as rusqlite binds it.

@@ -324,6 +324,12 @@ fn a_newer_schema_is_refused_and_migration_is_idempotent() {
     let msg = err.to_string();
     assert!(msg.contains("99") && msg.contains("upgrade lore"), "{msg}");
     assert!(Catalog::connect_read_only(&url, &PgOptions::default()).is_err());
+    let fresh = fresh_database("schema_none").unwrap();
+    assert!(
+        Catalog::connect_read_only(&fresh, &PgOptions::default())
+            .unwrap()
+            .is_none()
+    );
 }
 
 #[test]

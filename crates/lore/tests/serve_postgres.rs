@@ -1,8 +1,10 @@
-//! The MCP and REST end-to-end suite of `serve.rs` again, on PostgreSQL (see
-//! `cli_postgres.rs`).
+//! The end-to-end suite of `serve.rs` again, with every `lore` run keeping its catalog,
+//! BM25 and vectors in a fresh PostgreSQL database (`LORE_TEST_DATABASE_URL`, started by
+//! `.ci/postgres`): the same commands must give the same answers on both backends.
+//! Without a server (outside CI) the tests that need the model skip.
 
 const ON_POSTGRES: bool = true;
 
-#[path = "serve.rs"]
-#[allow(dead_code)]
-mod suite;
+mod common;
+
+include!("serve/suite.rs");

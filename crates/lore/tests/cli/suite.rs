@@ -1,0 +1,556 @@
+// The cli suite itself, included by `cli.rs` (the embedded catalog) and
+// `cli_postgres.rs` (PostgreSQL), whose roots set `ON_POSTGRES` and `mod common`.
+
+#[path = "bad_input.rs"]
+mod bad_input;
+#[path = "code.rs"]
+mod code;
+#[path = "crash.rs"]
+mod crash;
+#[path = "units.rs"]
+mod units;
+#[path = "web.rs"]
+mod web;
+
+use common::fixture::{DEBOUNCE_TS, EDIT_RS, GEO_GO, INVOICE_PY, README_MD};
+use common::{Lore, assert_first, git, line_of, now_secs, paths, write};
+use serde_json::Value;
+
+fn s(p: &std::path::Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Checks the JSON of a hit for a unit that runs from the line holding `first` to the end
+/// of `content`.
+#[track_caller]
+fn assert_unit(hit: &Value, path: &str, content: &str, first: &str, kind: &str, symbol: &str) {
+    assert_eq!(hit["path"], path, "{hit:#}");
+    assert_eq!(hit["store"], "proj", "{hit:#}");
+    assert_eq!(hit["kind"], kind, "{hit:#}");
+    assert_eq!(hit["symbol"], symbol, "{hit:#}");
+    assert_eq!(
+        hit["start_line"],
+        line_of(content, first),
+        "start_line of {path}: {hit:#}"
+    );
+    assert_eq!(
+        hit["end_line"],
+        content.lines().count() as u64,
+        "end_line of {path}: {hit:#}"
+    );
+    let id = hit["id"].as_str().expect("id");
+    assert!(
+        id.len() == 16 && id.chars().all(|c| c.is_ascii_hexdigit()),
+        "id {id:?}"
+    );
+    let score = hit["score"].as_f64().expect("score");
+    assert!(score > 0.0 && score <= 1.0 + 1e-6, "score {score}");
+    // Minimal detail: why it matched and what it costs, no code.
+    assert!(
+        hit["reason"].as_str().is_some_and(|s| !s.is_empty()),
+        "{hit:#}"
+    );
+    assert!(
+        hit["estimated_tokens"].as_u64().is_some_and(|t| t > 0),
+        "{hit:#}"
+    );
+}
+
+/// Checks an index report's added, changed and deleted counts.
+#[track_caller]
+fn assert_counts(r: &Value, [added, changed, deleted]: [u64; 3]) {
+    let got = [&r["added"], &r["changed"], &r["deleted"]].map(|v| v.as_u64().expect("count"));
+    assert_eq!(
+        got,
+        [added, changed, deleted],
+        "added/changed/deleted: {r:#}"
+    );
+}
+
+#[test]
+fn folder_store_finds_the_right_file_in_every_mode() {
+    let Some((lore, proj)) = Lore::with_project_or_skip() else {
+        return;
+    };
+    let before = now_secs();
+
+    let added = lore.json(&["store", "add", "proj", s(&proj)]);
+    assert_eq!(added["store"]["name"], "proj");
+    assert_eq!(added["store"]["kind"], "folder");
+    let report = &added["report"];
+    assert_eq!(report["files_seen"], 5, "{report:#}");
+    assert_eq!(report["added"], 5, "{report:#}");
+    assert_eq!(report["skipped"], serde_json::json!([]), "{report:#}");
+    assert!(
+        report["chunks_written"].as_u64().unwrap() >= 5,
+        "{report:#}"
+    );
+
+    // BM25 on an identifier, with every JSON field checked.
+    let resp = lore.search("levenshtein_distance", "fts", &[]);
+    assert_eq!(resp["detail"], "minimal", "{resp:#}");
+    assert_eq!(resp["intent"]["intent"], "find-definition", "{resp:#}");
+    assert_eq!(resp["intent"]["inferred"], true, "{resp:#}");
+    assert!(
+        resp["estimated_tokens"].as_u64().is_some_and(|t| t > 0),
+        "{resp:#}"
+    );
+    assert!(resp["results"][0].get("snippet").is_none(), "{resp:#}");
+    assert_eq!(
+        resp["results"][0]["summary"],
+        "Computes the Levenshtein edit distance between two words: the fewest single-character insertions, deletions or substitutions that turn one into the other.",
+        "{resp:#}"
+    );
+    let resp = lore.search("levenshtein_distance", "fts", &["--detail", "contextual"]);
+    assert_first(&resp, "src/edit.rs");
+    let hit = &resp["results"][0];
+    assert_unit(
+        hit,
+        "src/edit.rs",
+        EDIT_RS,
+        "/// Computes the Levenshtein",
+        "function",
+        "levenshtein_distance",
+    );
+    assert_eq!(hit["language"], "rust");
+    assert!(
+        hit["signature"]
+            .as_str()
+            .is_some_and(|s| s.contains("fn levenshtein_distance(a: &str, b: &str) -> usize")),
+        "{hit:#}"
+    );
+    assert!(
+        hit["snippet"]
+            .as_str()
+            .unwrap()
+            .contains("levenshtein_distance"),
+        "{hit:#}"
+    );
+    assert_eq!(hit["signals"]["bm25_rank"], 1, "{hit:#}");
+    assert!(hit["signals"]["bm25_score"].as_f64().unwrap() > 0.0);
+    assert!(
+        hit["signals"].get("vector_rank").is_none(),
+        "fts used vectors: {hit:#}"
+    );
+    assert_eq!(resp["mode"], "fts");
+    assert_eq!(resp["query"], "levenshtein_distance");
+    assert!(
+        resp["elapsed_ms"].as_f64().is_some_and(|ms| ms >= 0.0),
+        "{resp:#}"
+    );
+    let stores = resp["stores"].as_array().unwrap();
+    assert_eq!(stores.len(), 1, "{resp:#}");
+    assert_eq!(stores[0]["store"], "proj");
+    let indexed_at = stores[0]["indexed_at"].as_i64().expect("indexed_at");
+    assert!(
+        (before..=now_secs()).contains(&indexed_at),
+        "indexed_at {indexed_at}"
+    );
+    assert_eq!(stores[0]["changed_files"], 0, "{resp:#}");
+
+    let resp = lore.search("WEBHOOK_SIGNING_SECRET", "fts", &["--detail", "contextual"]);
+    assert_first(&resp, "README.md");
+    let hit = &resp["results"][0];
+    assert_eq!(hit["kind"], "section", "{hit:#}");
+    assert_eq!(hit["language"], "markdown", "{hit:#}");
+    assert_eq!(
+        hit["start_line"],
+        line_of(README_MD, "## Configuring the webhook secret")
+    );
+    assert_eq!(hit["end_line"], README_MD.lines().count() as u64, "{hit:#}");
+    assert!(
+        hit["headings"]
+            .as_array()
+            .is_some_and(|h| h.iter().any(|h| h == "Configuring the webhook secret")),
+        "{hit:#}"
+    );
+    assert!(
+        hit["snippet"]
+            .as_str()
+            .unwrap()
+            .contains("WEBHOOK_SIGNING_SECRET"),
+        "{hit:#}"
+    );
+
+    // Vector and hybrid on descriptions in words.
+    let cases: [(&str, &str, &str, &str, &str, &str); 4] = [
+        (
+            "distance between two GPS positions on the globe",
+            "geo/geo.go",
+            GEO_GO,
+            "// HaversineKm returns",
+            "function",
+            "HaversineKm",
+        ),
+        (
+            "sum the invoice line items and add sales tax",
+            "billing/invoice.py",
+            INVOICE_PY,
+            "def parse_invoice_total",
+            "function",
+            "parse_invoice_total",
+        ),
+        (
+            "wait until the user stops typing before sending a search request",
+            "web/debounce.ts",
+            DEBOUNCE_TS,
+            "/**",
+            "function",
+            "debounceKeystrokes",
+        ),
+        (
+            "minimum number of character edits to turn one word into another",
+            "src/edit.rs",
+            EDIT_RS,
+            "/// Computes the Levenshtein",
+            "function",
+            "levenshtein_distance",
+        ),
+    ];
+    for (query, path, content, first, kind, symbol) in cases {
+        for mode in ["vector", "hybrid"] {
+            let resp = lore.search(query, mode, &["--detail", "contextual"]);
+            assert_eq!(resp["mode"], mode);
+            assert_first(&resp, path);
+            let hit = &resp["results"][0];
+            assert_unit(hit, path, content, first, kind, symbol);
+            let cos = hit["signals"]["vector_score"].as_f64();
+            assert!(
+                cos.is_some_and(|c| c > 0.0 && c <= 1.0 + 1e-6),
+                "{mode}: {hit:#}"
+            );
+            if mode == "vector" {
+                assert_eq!(hit["signals"]["vector_rank"], 1, "{hit:#}");
+                assert!(hit["signals"].get("bm25_rank").is_none(), "{hit:#}");
+            }
+            assert_eq!(resp["stores"][0]["changed_files"], 0);
+        }
+    }
+
+    // One result per file by default, and --limit caps the list.
+    let resp = lore.search("function", "hybrid", &["--limit", "3"]);
+    let got = paths(&resp);
+    assert!(got.len() <= 3, "{got:?}");
+    let mut dedup = got.clone();
+    dedup.sort();
+    dedup.dedup();
+    assert_eq!(dedup.len(), got.len(), "a file appears twice: {got:?}");
+
+    // Text output names store:path:lines and reports timing on stderr.
+    let out = lore.run(&["search", "levenshtein_distance", "--mode", "fts"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("proj:src/edit.rs:"), "{}", out.stdout);
+    assert!(out.stderr.contains("results in"), "{}", out.stderr);
+}
+
+#[test]
+fn incremental_index_picks_up_changes_and_deletions() {
+    let Some((lore, proj)) = Lore::with_project_or_skip() else {
+        return;
+    };
+    lore.json(&["store", "add", "proj", s(&proj)]);
+
+    // Change one file, delete another, add a third.
+    let edited = format!(
+        "{EDIT_RS}\n/// Converts a temperature from degrees Fahrenheit to degrees Celsius.\n\
+         pub fn fahrenheit_to_celsius(f: f64) -> f64 {{\n    (f - 32.0) * 5.0 / 9.0\n}}\n"
+    );
+    write(&proj, "src/edit.rs", &edited);
+    std::fs::remove_file(proj.join("geo/geo.go")).unwrap();
+    write(
+        &proj,
+        "ops/backup.py",
+        "def rotate_nightly_backups(folder, keep_days=7):\n    \
+         \"\"\"Delete backup archives older than a week from the folder.\"\"\"\n    \
+         return [p for p in folder.iterdir() if p.stat().st_mtime > keep_days]\n",
+    );
+
+    let resp = lore.search("levenshtein_distance", "fts", &[]);
+    assert_eq!(
+        resp["stores"][0]["changed_files"], 3,
+        "{:#}",
+        resp["stores"]
+    );
+
+    let reports = lore.json(&["index"]);
+    let r = &reports[0];
+    assert_eq!(reports.as_array().unwrap().len(), 1, "{reports:#}");
+    assert_eq!(r["store"], "proj");
+    assert_eq!(r["files_seen"], 5, "{r:#}");
+    assert_eq!(r["added"], 1, "{r:#}");
+    assert_eq!(r["changed"], 1, "{r:#}");
+    assert_eq!(r["deleted"], 1, "{r:#}");
+    assert_eq!(r["unchanged"], 3, "{r:#}");
+    // Only the new and edited files' new chunks went through the model.
+    let embedded = r["embedded"].as_u64().unwrap();
+    assert!(
+        embedded > 0 && embedded <= r["chunks_written"].as_u64().unwrap(),
+        "{r:#}"
+    );
+
+    let resp = lore.search("fahrenheit_to_celsius", "fts", &[]);
+    assert_first(&resp, "src/edit.rs");
+    let hit = &resp["results"][0];
+    assert_eq!(hit["symbol"], "fahrenheit_to_celsius", "{hit:#}");
+    assert_eq!(
+        hit["start_line"],
+        line_of(&edited, "/// Converts a temperature")
+    );
+    assert_eq!(hit["end_line"], edited.lines().count() as u64);
+    assert_eq!(resp["stores"][0]["changed_files"], 0);
+    assert_first(
+        &lore.search(
+            "convert a temperature from fahrenheit into celsius",
+            "hybrid",
+            &[],
+        ),
+        "src/edit.rs",
+    );
+    assert_first(
+        &lore.search("rotate_nightly_backups", "fts", &[]),
+        "ops/backup.py",
+    );
+    assert_first(
+        &lore.search("remove old backup archives", "vector", &[]),
+        "ops/backup.py",
+    );
+    // The old content of the changed file is still found, the deleted file is gone.
+    assert_first(
+        &lore.search("levenshtein_distance", "fts", &[]),
+        "src/edit.rs",
+    );
+    for mode in ["fts", "vector", "hybrid"] {
+        let resp = lore.search(
+            "HaversineKm great-circle distance latitude longitude",
+            mode,
+            &[],
+        );
+        assert!(
+            !paths(&resp).contains(&"geo/geo.go".to_string()),
+            "{mode}: deleted file still found: {:?}",
+            paths(&resp)
+        );
+    }
+
+    // Nothing to do the second time.
+    let r = &lore.json(&["index"])[0];
+    assert_counts(r, [0, 0, 0]);
+    assert_eq!(r["unchanged"], 5, "{r:#}");
+    assert_eq!(r["chunks_written"], 0, "{r:#}");
+
+    // Same bytes, new mtime: seen as stale, then re-stamped without re-chunking.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write(&proj, "README.md", README_MD);
+    let resp = lore.search("WEBHOOK_SIGNING_SECRET", "fts", &[]);
+    assert_eq!(
+        resp["stores"][0]["changed_files"], 1,
+        "{:#}",
+        resp["stores"]
+    );
+    let r = &lore.json(&["index", "proj"])[0];
+    assert_counts(r, [0, 0, 0]);
+    assert_eq!(r["chunks_written"], 0, "{r:#}");
+    assert_eq!(r["unchanged"], 5, "{r:#}");
+    let resp = lore.search("WEBHOOK_SIGNING_SECRET", "fts", &[]);
+    assert_eq!(
+        resp["stores"][0]["changed_files"], 0,
+        "{:#}",
+        resp["stores"]
+    );
+
+    // --full re-indexes every file.
+    let info = lore.json(&["store", "info", "proj"]);
+    let r = &lore.json(&["index", "--full"])[0];
+    assert_eq!(r["files_seen"], 5, "{r:#}");
+    assert_eq!(
+        r["reanalyzed"], 5,
+        "--full did not re-read every file: {r:#}"
+    );
+    assert_eq!(r["chunks_written"], info["chunks"], "{r:#} vs {info:#}");
+    // … but embeds nothing again: every chunk's content already had its vector.
+    assert_eq!(r["embedded"], 0, "{r:#}");
+    let after = lore.json(&["store", "info", "proj"]);
+    assert_eq!(after["files"], 5, "{after:#}");
+    assert_eq!(after["chunks"], info["chunks"], "{after:#}");
+    assert_eq!(after["embedded"], after["chunks"], "{after:#}");
+    assert_first(
+        &lore.search("fahrenheit_to_celsius", "hybrid", &[]),
+        "src/edit.rs",
+    );
+    assert_first(
+        &lore.search("rotate_nightly_backups", "fts", &[]),
+        "ops/backup.py",
+    );
+}
+
+#[test]
+fn repo_store_clones_and_syncs() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let origin = lore.path("origin");
+    write(&origin, "src/edit.rs", EDIT_RS);
+    write(&origin, "README.md", README_MD);
+    git(&origin, &["init", "-q", "-b", "main"]);
+    git(&origin, &["add", "."]);
+    git(&origin, &["commit", "-q", "-m", "first"]);
+
+    let added = lore.json(&["store", "add", "r", s(&origin), "--type", "repo"]);
+    assert_eq!(added["store"]["kind"], "repo", "{added:#}");
+    assert_eq!(added["report"]["added"], 2, "{added:#}");
+    let root = added["store"]["root"].as_str().unwrap().to_string();
+    assert!(
+        root.starts_with(s(&lore.data())),
+        "clone outside the data dir: {root}"
+    );
+    assert_first(
+        &lore.search("levenshtein_distance", "fts", &["--stores", "r"]),
+        "src/edit.rs",
+    );
+    assert_first(
+        &lore.search("webhook signing secret for HMAC", "hybrid", &[]),
+        "README.md",
+    );
+
+    // A new commit upstream is invisible until `lore sync`.
+    write(
+        &origin,
+        "queue/drain.go",
+        "package queue\n\n// DrainPriorityQueue pops every job in priority order and runs it.\n\
+         func DrainPriorityQueue(q *Queue) {\n\tfor q.Len() > 0 {\n\t\tq.Pop().Run()\n\t}\n}\n",
+    );
+    git(&origin, &["add", "."]);
+    git(&origin, &["commit", "-q", "-m", "second"]);
+    let resp = lore.search("DrainPriorityQueue", "fts", &[]);
+    assert!(paths(&resp).is_empty(), "found before sync: {resp:#}");
+
+    let reports = lore.json(&["sync", "r"]);
+    let r = &reports[0];
+    assert_counts(r, [1, 0, 0]);
+    assert_first(
+        &lore.search("DrainPriorityQueue", "fts", &[]),
+        "queue/drain.go",
+    );
+    assert_first(
+        &lore.search("run all jobs by priority", "vector", &[]),
+        "queue/drain.go",
+    );
+
+    // An unreachable repo fails cleanly and leaves no store behind.
+    let repos_before = std::fs::read_dir(lore.data().join("repos"))
+        .unwrap()
+        .count();
+    let err = lore.fails(
+        &[
+            "store",
+            "add",
+            "bad",
+            "file:///nonexistent/x.git",
+            "--type",
+            "repo",
+        ],
+        1,
+    );
+    assert!(err.contains("git clone failed"), "{err}");
+    let names: Vec<Value> = lore
+        .json(&["store", "list"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].clone())
+        .collect();
+    assert_eq!(names, ["r"]);
+    assert_eq!(
+        std::fs::read_dir(lore.data().join("repos"))
+            .unwrap()
+            .count(),
+        repos_before,
+        "a failed clone left files in repos/"
+    );
+
+    // Removing a repo store deletes its clone, not the origin.
+    lore.json(&["store", "remove", "r"]);
+    assert!(
+        !std::path::Path::new(&root).exists(),
+        "clone {root} survived removal"
+    );
+    assert!(origin.join(".git").is_dir() && origin.join("queue/drain.go").is_file());
+}
+
+#[test]
+fn store_remove_deletes_the_index_not_the_source() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let proj = lore.path("proj");
+    write(
+        &proj,
+        "notes.md",
+        "# Notes\n\nThe quarterly zebra census happens in March.\n",
+    );
+    lore.json(&["store", "add", "proj", s(&proj)]);
+    assert_eq!(lore.json(&["store", "list"]).as_array().unwrap().len(), 1);
+    let store_dir = lore.store_dir("proj");
+    // On PostgreSQL a folder store keeps nothing in the data dir.
+    assert!(store_dir.is_dir() || common::on_postgres());
+
+    let removed = lore.json(&["store", "remove", "proj"]);
+    assert_eq!(removed["removed"], "proj");
+    assert_eq!(lore.json(&["store", "list"]), serde_json::json!([]));
+    assert!(
+        !store_dir.exists(),
+        "{} survived removal",
+        store_dir.display()
+    );
+    assert_eq!(
+        std::fs::read_to_string(proj.join("notes.md")).unwrap(),
+        "# Notes\n\nThe quarterly zebra census happens in March.\n"
+    );
+    let err = lore.fails(&["search", "zebra", "--mode", "fts"], 1);
+    assert!(err.contains("lore store add"), "{err}");
+    lore.fails(&["store", "info", "proj"], 2);
+    // The name is free again.
+    lore.json(&["store", "add", "proj", s(&proj)]);
+    assert_first(&lore.search("zebra census", "fts", &[]), "notes.md");
+}
+
+#[test]
+fn context_returns_the_whole_unit_across_processes_until_it_changes() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let proj = lore.path("ctx");
+    let source = "use std::fmt;\n\n/// Sums the pelican weights.\npub fn sum_pelican_weights(w: &[u32]) -> u32 {\n    w.iter().sum()\n}\n\npub fn other() {}\n";
+    write(&proj, "lib.rs", source);
+    lore.json(&["store", "add", "ctx", s(&proj)]);
+    let resp = lore.search("sum_pelican_weights", "fts", &[]);
+    let id = resp["results"][0]["id"].as_str().unwrap().to_string();
+
+    // A new process reads the unit from the index.
+    let c = lore.json(&["context", &id]);
+    assert_eq!(c["path"], "lib.rs");
+    assert_eq!(c["symbol"], "sum_pelican_weights");
+    assert_eq!(c["start_line"], 3);
+    assert_eq!(c["end_line"], 6);
+    assert_eq!(c["doc"], "Sums the pelican weights.");
+    assert!(c["content"].as_str().unwrap().contains("w.iter().sum()"));
+    let outline: Vec<&str> = c["outline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|o| o["symbol"].as_str())
+        .collect();
+    assert!(outline.contains(&"other"), "{c:#}");
+
+    // After the unit changes and is re-indexed, the old id is stale.
+    write(
+        &proj,
+        "lib.rs",
+        source.replace("w.iter().sum()", "w.iter().copied().sum()"),
+    );
+    lore.json(&["index"]);
+    let err = lore.fails(&["context", &id], 2);
+    assert!(err.contains("search again"), "{err}");
+    let err = lore.fails(&["context", "not-an-id"], 1);
+    assert!(err.contains("not a result id"), "{err}");
+}

@@ -1,0 +1,763 @@
+// The serve suite itself, included by `serve.rs` (the embedded catalog) and
+// `serve_postgres.rs` (PostgreSQL), whose roots set `ON_POSTGRES` and `mod common`.
+
+use common::serve::{
+    Server, agent, answer, get, mcp_client, post, post_declaring, python_mcp_or_skip,
+    wait_for_writer,
+};
+use common::site::Site;
+use common::{Lore, files_under, run_command, write};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const TOKEN: &str = "test-token-5f1c0ab2";
+
+/// Polls a job until it finishes; returns its last record.
+fn wait_job(server: &Server, id: &str, timeout: Duration) -> Value {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let (status, job) = get(&server.api(&format!("/api/jobs/{id}")));
+        assert_eq!(status, 200, "{job}");
+        if ["done", "failed", "cancelled"].contains(&job["status"].as_str().unwrap_or("")) {
+            return job;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "job {id} still {} after {timeout:?}: {job}\n{}",
+            job["status"],
+            server.log()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A world with the fixture project indexed as store `proj`.
+fn indexed_project() -> Option<(Lore, PathBuf)> {
+    let (lore, root) = Lore::with_project_or_skip()?;
+    lore.ok(&["store", "add", "proj", root.to_str().unwrap()]);
+    Some((lore, root))
+}
+
+/// For the MCP client tests: a world with the project indexed, when the Python MCP SDK and
+/// the model are here, and the `--add NAME=PATH` argument of a second folder to add.
+fn mcp_world() -> Option<(Lore, String)> {
+    if !python_mcp_or_skip() {
+        return None;
+    }
+    let (lore, _) = indexed_project()?;
+    let extra = lore.path("notes");
+    write(
+        &extra,
+        "giraffes.md",
+        "# Giraffes\n\nTall animals with long necks.\n",
+    );
+    let add = format!("notes={}", extra.display());
+    Some((lore, add))
+}
+
+#[test]
+fn mcp_over_stdio_with_the_python_sdk() {
+    let Some((lore, add)) = mcp_world() else {
+        return;
+    };
+    let data = lore.data();
+    let model = common::model_dir().expect("model");
+    let m = mcp_client(
+        &lore,
+        "client.py",
+        &["stdio", common::BIN, data.to_str().unwrap(), "--add", &add],
+        &[("LORE_MODEL_DIR", model.to_str().unwrap())],
+    );
+    eprintln!("stdio: {m}");
+    assert!(m["first_search_ms"].as_f64().unwrap() > 0.0);
+    // The stdio server added the store in its own process; the CLI sees it.
+    let info = lore.json(&["store", "info", "notes"]);
+    assert_eq!(info["files"], 1, "{info}");
+}
+
+#[test]
+fn mcp_over_http_with_the_python_sdk() {
+    let Some((lore, add)) = mcp_world() else {
+        return;
+    };
+    // The folder the client adds is in the test's root, which the server may read.
+    let root = lore.root().display().to_string();
+    let server = Server::start(
+        &lore,
+        &["--addr", "127.0.0.1:0", "--no-watch", "--allow-path", &root],
+    );
+    let mcp = server.api("/mcp");
+    let m = mcp_client(&lore, "client.py", &["http", &mcp, "--add", &add], &[]);
+    eprintln!("http (initialize): {m}");
+    // The SDK's default negotiation (server/discover, newer protocol) works too.
+    let m = mcp_client(&lore, "client.py", &["http", &mcp, "--mode", "auto"], &[]);
+    eprintln!("http (auto): {m}");
+}
+
+/// The MCP Inspector's CLI (`LORE_MCP_INSPECTOR`: its `mcp-inspector` script, installed next to
+/// Node 22 in the same `node_modules/.bin`, as `.ci/run` does), over HTTP and stdio.
+#[test]
+fn mcp_inspector_cli_lists_tools_and_searches() {
+    let Some(inspector) = std::env::var_os("LORE_MCP_INSPECTOR").map(PathBuf::from) else {
+        if std::env::var_os("CI").is_some() {
+            panic!("CI is set but LORE_MCP_INSPECTOR (the Inspector CLI's mcp-inspector) is not");
+        }
+        eprintln!("skipping: LORE_MCP_INSPECTOR (the Inspector CLI) is not set");
+        return;
+    };
+    let Some((lore, _)) = indexed_project() else {
+        return;
+    };
+    // Its own Node (22) first on PATH.
+    let bin_dir = inspector.parent().expect("inspector dir").to_path_buf();
+    let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .expect("PATH");
+    let run = |target: &[&str], extra: &[&str]| {
+        let mut cmd = Command::new(&inspector);
+        cmd.env("PATH", &path)
+            .arg("--cli")
+            .args(target)
+            .args(extra)
+            .current_dir(lore.root());
+        let out = run_command(&mut cmd, Duration::from_secs(180));
+        assert_eq!(
+            out.code, 0,
+            "inspector {target:?} {extra:?}:\n{}\n{}",
+            out.stdout, out.stderr
+        );
+        serde_json::from_str::<Value>(&out.stdout)
+            .unwrap_or_else(|e| panic!("inspector printed non-JSON ({e}): {}", out.stdout))
+    };
+    let check = |target: &[&str]| {
+        let tools = run(target, &["--method", "tools/list"]);
+        let names: Vec<&str> = tools["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        assert!(
+            names.contains(&"search") && names.contains(&"stores"),
+            "{names:?}"
+        );
+        let found = run(
+            target,
+            &[
+                "--method",
+                "tools/call",
+                "--tool-name",
+                "search",
+                "--tool-arg",
+                "query=levenshtein edit distance",
+            ],
+        );
+        let text = found["content"][0]["text"].as_str().expect("text");
+        let resp: Value = serde_json::from_str(text).expect("search JSON");
+        assert_eq!(resp["results"][0]["path"], "src/edit.rs", "{resp}");
+    };
+    let server = Server::no_watch(&lore, &[]);
+    check(&[&server.api("/mcp"), "--transport", "http"]);
+    drop(server);
+    let data = lore.data();
+    check(&[common::BIN, "--data-dir", data.to_str().unwrap(), "mcp"]);
+}
+
+#[test]
+fn off_loopback_needs_a_token_on_every_route_but_health() {
+    let lore = Lore::without_model();
+    // No token: refused before anything listens.
+    let out = lore.run(&["serve", "--addr", "0.0.0.0:0"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let err = common::one_error_line(&out.stderr, &["serve"]);
+    assert!(err.contains("token") && err.contains("LORE_TOKEN"), "{err}");
+
+    let server = Server::start_with(&lore, &["--addr", "0.0.0.0:0"], &[("LORE_TOKEN", TOKEN)]);
+    assert!(
+        server.url.starts_with("http://127.0.0.1:"),
+        "{}",
+        server.url
+    );
+    assert_eq!(get(&server.api("/health")).0, 200);
+    let (status, body) = get(&server.api("/api/stores"));
+    assert_eq!(status, 401, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("bearer token"),
+        "{body}"
+    );
+    let with = |token: &str| {
+        answer(
+            agent()
+                .get(&server.api("/api/stores"))
+                .header("Authorization", &format!("Bearer {token}"))
+                .call(),
+        )
+    };
+    assert_eq!(with("wrong-token").0, 401);
+    let (status, body) = with(TOKEN);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body, json!([]));
+    assert_eq!(get(&server.api("/api/openapi.json")).0, 401);
+
+    // MCP is behind the same token.
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let mcp = |token: Option<&str>, message: &Value| {
+        let mut req = agent()
+            .post(&server.api("/mcp"))
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2025-06-18");
+        if let Some(t) = token {
+            req = req.header("Authorization", &format!("Bearer {t}"));
+        }
+        answer(
+            req.content_type("application/json")
+                .send(message.to_string()),
+        )
+    };
+    assert_eq!(mcp(None, &init).0, 401);
+    let (status, body) = mcp(Some(TOKEN), &init);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["serverInfo"]["name"], "lore", "{body}");
+
+    // A notification gets no body; protocol errors are JSON-RPC errors with their codes.
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let (status, body) = mcp(Some(TOKEN), &note);
+    assert_eq!((status, body), (202, Value::Null));
+    let unknown_method = json!({"jsonrpc": "2.0", "id": 2, "method": "no/such/method"});
+    let (_, body) = mcp(Some(TOKEN), &unknown_method);
+    assert_eq!(body["error"]["code"], -32601, "{body}");
+    let unknown_tool = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "no_such_tool", "arguments": {}}});
+    let (_, body) = mcp(Some(TOKEN), &unknown_tool);
+    assert_eq!(body["error"]["code"], -32602, "{body}");
+    // A tool that runs and fails is a tool result flagged as an error.
+    let bad_store = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"name": "search", "arguments": {"query": "x", "stores": "nope"}}});
+    let (_, body) = mcp(Some(TOKEN), &bad_store);
+    assert_eq!(body["result"]["isError"], true, "{body}");
+    let text = body["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("no store named"), "{text}");
+}
+
+/// Every file under `dir`, relative, sorted, but SQLite's -wal/-shm files.
+fn files_but_journals(dir: &Path) -> Vec<String> {
+    let mut out = files_under(dir);
+    out.retain(|f| !f.ends_with("-wal") && !f.ends_with("-shm"));
+    out
+}
+
+#[test]
+fn rest_rejects_bad_requests_and_touches_no_file() {
+    let lore = Lore::without_model();
+    let folder = lore.path("folder");
+    write(&folder, "a.md", "# A\n");
+    let server = Server::no_watch(&lore, &[]);
+    let data = lore.data();
+    let before = files_but_journals(lore.root());
+
+    // Oversized bodies, REST and MCP: refused from the declared length, before any of it is
+    // read (a client still sending would otherwise see a reset instead of the answer).
+    let big = 2 * 1024 * 1024;
+    let (status, body) = post_declaring(&server, "/api/search", big, "");
+    assert_eq!(status, 413, "{body}");
+    assert!(
+        body["error"].as_str().unwrap_or("").contains("larger than"),
+        "{body}"
+    );
+    let accept = "Accept: application/json, text/event-stream\r\n";
+    let (status, body) = post_declaring(&server, "/mcp", big, accept);
+    assert_eq!(status, 413, "{body}");
+    assert_eq!(body["error"]["code"], -32600, "{body}");
+
+    // Traversal in store names, paths and ids: 4xx, nothing created.
+    let abs = folder.display().to_string();
+    let inside = data.join("stores").display().to_string();
+    for (method, path, body) in [
+        ("GET", "/api/stores/..%2F..%2Fescape", None),
+        ("DELETE", "/api/stores/..%2Fescape", None),
+        ("POST", "/api/stores/..%2F..%2Fescape/index", None),
+        ("GET", "/api/results/..%2F..%2Fetc%2Fpasswd", None),
+        ("GET", "/api/jobs/..%2F..%2Fescape", None),
+        ("POST", "/api/jobs/..%2Fescape/cancel", None),
+        ("GET", "/api/stores/../../escape", None),
+        (
+            "POST",
+            "/api/stores",
+            Some(json!({"name": "../escape", "source": abs})),
+        ),
+        (
+            "POST",
+            "/api/stores",
+            Some(json!({"name": "ok", "source": "../../escape"})),
+        ),
+        (
+            "POST",
+            "/api/stores",
+            Some(json!({"name": "ok", "source": "folder/../../escape"})),
+        ),
+        (
+            "POST",
+            "/api/stores",
+            Some(json!({"name": "ok", "source": inside})),
+        ),
+        (
+            "POST",
+            "/api/stores",
+            Some(json!({"name": "ok", "source": "file:///x/../../escape"})),
+        ),
+    ] {
+        let url = server.api(path);
+        let resp = match (method, body) {
+            ("GET", _) => agent().get(&url).call(),
+            ("DELETE", _) => agent().delete(&url).call(),
+            (_, Some(b)) => agent()
+                .post(&url)
+                .content_type("application/json")
+                .send(b.to_string()),
+            (_, None) => agent().post(&url).send_empty(),
+        };
+        let (status, body) = answer(resp);
+        assert!(
+            (400..500).contains(&status),
+            "{method} {path}: {status} {body}"
+        );
+        if status != 404 {
+            assert!(body["error"].is_string(), "{method} {path}: {body}");
+        }
+    }
+    assert!(!lore.root().join("escape").exists());
+    assert_eq!(get(&server.api("/api/stores")).1, json!([]));
+
+    // Unknown things are 404; bad JSON 400/415/422; every error is JSON.
+    for (path, want) in [
+        ("/api/stores/nope", 404),
+        ("/api/results/0123456789abcdef", 404),
+        ("/api/jobs/0123456789abcdef", 404),
+        ("/api/nothing-here", 404),
+    ] {
+        let (status, body) = get(&server.api(path));
+        assert_eq!(status, want, "{path}: {body}");
+        assert!(body["error"].is_string(), "{path}: {body}");
+    }
+    let search = server.api("/api/search");
+    let (status, body) = post(&search, &json!({"query": "x", "stores": ["nope"]}));
+    assert_eq!(status, 404, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("no store named"),
+        "{body}"
+    );
+    assert_eq!(post(&search, &json!({"query": ""})).0, 400);
+    assert_eq!(post(&search, &json!({"limit": 3})).0, 400);
+    assert_eq!(
+        post(&search, &json!({"query": "x", "limit": "many"})).0,
+        400
+    );
+    assert_eq!(post(&search, &json!([1, 2])).0, 422);
+    let raw = |ct: &str, body: &str| {
+        answer(
+            agent()
+                .post(&search)
+                .content_type(ct)
+                .send(body.to_string()),
+        )
+        .0
+    };
+    assert_eq!(raw("application/json", "{bad"), 400);
+    assert_eq!(raw("text/plain", "{\"query\": \"x\"}"), 415);
+
+    // DNS rebinding and cross-site requests are refused.
+    let (status, _) = answer(
+        agent()
+            .get(&server.api("/health"))
+            .header("Host", "evil.example")
+            .call(),
+    );
+    assert_eq!(status, 403);
+    let (status, _) = answer(
+        agent()
+            .get(&server.api("/api/stores"))
+            .header("Origin", "http://evil.example")
+            .call(),
+    );
+    assert_eq!(status, 403);
+
+    let (status, doc) = get(&server.api("/api/openapi.json"));
+    assert_eq!(status, 200);
+    assert_eq!(doc["openapi"], "3.1.0");
+
+    assert_eq!(
+        files_but_journals(lore.root()),
+        before,
+        "a bad request changed files"
+    );
+}
+
+#[test]
+fn jobs_run_report_progress_cancel_and_keep_one_writer() {
+    let Some((lore, root)) = Lore::with_project_or_skip() else {
+        return;
+    };
+    // Folders in the test's root and a site on loopback: the server is allowed both.
+    let allowed = lore.root().display().to_string();
+    let server = Server::start(
+        &lore,
+        &[
+            "--addr",
+            "127.0.0.1:0",
+            "--no-watch",
+            "--allow-path",
+            &allowed,
+            "--allow-private-fetch",
+        ],
+    );
+
+    // Add through REST: a job, polled to done, then searchable.
+    let (status, job) = post(
+        &server.api("/api/stores"),
+        &json!({"name": "proj", "source": root.display().to_string()}),
+    );
+    assert_eq!(status, 202, "{job}");
+    let id = job["id"].as_str().expect("job id").to_string();
+    let job = wait_job(&server, &id, Duration::from_secs(120));
+    assert_eq!(job["status"], "done", "{job}");
+    assert_eq!(job["progress"]["files_done"], 5, "{job}");
+    assert_eq!(job["result"]["report"]["added"], 5, "{job}");
+    let (status, resp) = post(
+        &server.api("/api/search"),
+        &json!({"query": "great-circle distance between two points on Earth", "limit": 3}),
+    );
+    assert_eq!(status, 200, "{resp}");
+    assert_eq!(resp["results"][0]["path"], "geo/geo.go", "{resp}");
+    assert_eq!(resp["stores"][0]["store"], "proj", "{resp}");
+    let (status, unit) = get(&server.api(&format!(
+        "/api/results/{}",
+        resp["results"][0]["id"].as_str().unwrap()
+    )));
+    assert_eq!(status, 200, "{unit}");
+    assert!(unit["content"].as_str().unwrap().contains("HaversineKm"));
+    let (status, graph) = get(&server.api("/api/graph?symbol=HaversineKm&direction=definition"));
+    assert_eq!(status, 200, "{graph}");
+    assert_eq!(graph["definitions"][0]["path"], "geo/geo.go", "{graph}");
+    assert_eq!(get(&server.api("/api/graph?symbol=HaversineKm")).0, 400);
+    assert_eq!(
+        get(&server.api("/api/graph?symbol=NoSuchThing&direction=callers")).0,
+        404
+    );
+    let (status, again) = post(
+        &server.api("/api/stores"),
+        &json!({"name": "proj", "source": root.display().to_string()}),
+    );
+    assert_eq!(status, 409, "{again}");
+
+    // A web store through REST: the job keeps its type, and results carry the page URL.
+    let site = Site::start(&[(
+        "/docs/",
+        "<html><head><title>Feeder</title></head><body><main><h1>Feeder</h1><p>The quoll \
+         feeder dispenses pellets at dawn and at dusk, every day of the year. Refill the \
+         hopper weekly and check the motor when the quolls start queueing at noon.</p></main></body></html>",
+    )]);
+    let (status, job) = post(
+        &server.api("/api/stores"),
+        &json!({"name": "site", "source": site.url("/docs/"), "type": "web", "maxPages": 5}),
+    );
+    assert_eq!(status, 202, "{job}");
+    let job = wait_job(
+        &server,
+        job["id"].as_str().unwrap(),
+        Duration::from_secs(60),
+    );
+    assert_eq!(job["status"], "done", "{job}");
+    assert_eq!(job["result"]["report"]["crawl"]["pages"], 1, "{job}");
+    assert!(job["result"]["report"].get("warnings").is_none(), "{job}");
+    let (_, resp) = post(
+        &server.api("/api/search"),
+        &json!({"query": "when does the feeder dispense pellets", "stores": ["site"]}),
+    );
+    assert_eq!(
+        resp["results"][0]["url"],
+        site.url("/docs/").as_str(),
+        "{resp}"
+    );
+
+    // The server is the one writer: a CLI write fails, naming it; reads still work.
+    let err = lore.fails(&["index", "proj"], 1);
+    assert!(
+        err.contains("lore serve (pid") && err.contains(&server.url),
+        "{err}"
+    );
+    assert_eq!(lore.json(&["store", "info", "proj"])["files"], 5);
+
+    // A long add, cancelled while it runs: it stops, and what it committed stays valid.
+    let big = lore.path("big");
+    for i in 0..250 {
+        write(
+            &big,
+            &format!("notes/n{i:03}.md"),
+            format!("# Note {i}\n\nA short note about topic number {i} and nothing else.\n"),
+        );
+    }
+    let (status, job) = post(
+        &server.api("/api/stores"),
+        &json!({"name": "big", "source": big.display().to_string()}),
+    );
+    assert_eq!(status, 202, "{job}");
+    let id = job["id"].as_str().unwrap().to_string();
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        let (_, job) = get(&server.api(&format!("/api/jobs/{id}")));
+        assert!(
+            ["pending", "running"].contains(&job["status"].as_str().unwrap()),
+            "{job}"
+        );
+        // Past the first commit (200 files), well before the end.
+        if job["progress"]["chunks_done"].as_u64().unwrap_or(0) >= 205 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "job too slow: {job}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (status, job) = post(&server.api(&format!("/api/jobs/{id}/cancel")), &json!({}));
+    assert_eq!(status, 200, "{job}");
+    assert_eq!(job["cancel_requested"], true, "{job}");
+    let job = wait_job(&server, &id, Duration::from_secs(60));
+    assert_eq!(job["status"], "cancelled", "{job}");
+    let (_, store) = get(&server.api("/api/stores/big"));
+    let files = store["files"].as_u64().unwrap();
+    assert!((200..250).contains(&files), "{files} files kept: {store}");
+    assert!(
+        store["freshness"]["changed_files"].as_u64().unwrap() > 0,
+        "{store}"
+    );
+    let (_, found) = post(
+        &server.api("/api/search"),
+        &json!({"query": "topic number 7", "stores": ["big"], "mode": "fts"}),
+    );
+    assert!(!found["results"].as_array().unwrap().is_empty(), "{found}");
+
+    // The CLI sees the jobs (another process, same catalog).
+    let jobs = lore.json(&["jobs"]);
+    let statuses: Vec<&str> = jobs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["cancelled", "done", "done"], "{jobs}");
+    let shown = lore.ok(&["jobs", "show", &id]);
+    assert!(shown.contains("status:    cancelled"), "{shown}");
+
+    // Index again: the rest is indexed; then remove the store.
+    let (status, job) = post(&server.api("/api/stores/big/index"), &json!({}));
+    assert_eq!(status, 202, "{job}");
+    let job = wait_job(
+        &server,
+        job["id"].as_str().unwrap(),
+        Duration::from_secs(180),
+    );
+    assert_eq!(job["status"], "done", "{job}");
+    assert_eq!(get(&server.api("/api/stores/big")).1["files"], 250);
+    let (status, removed) = answer(agent().delete(&server.api("/api/stores/big")).call());
+    assert_eq!(status, 200, "{removed}");
+    assert_eq!(get(&server.api("/api/stores/big")).0, 404);
+    drop(server);
+}
+
+/// Polls `found` every 100 ms for up to 20 s; returns how long it took.
+fn eventually(what: &str, mut found: impl FnMut() -> bool) -> Duration {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(20) {
+        if found() {
+            return started.elapsed();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("{what}: not found within 20 s");
+}
+
+#[test]
+fn edits_under_a_watched_store_are_found_within_seconds() {
+    let Some((lore, root)) = indexed_project() else {
+        return;
+    };
+
+    // Under `lore serve`. A build writing under the gitignored target/ schedules nothing.
+    write(&root, ".gitignore", "target/\n");
+    std::fs::create_dir_all(root.join("target/debug")).unwrap();
+    let server = Server::start_with(
+        &lore,
+        &["--addr", "127.0.0.1:0"],
+        &[("LORE_LOG", WATCH_LOG)],
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    for i in 0..200 {
+        write(
+            &root,
+            &format!("target/debug/out{i}.rs"),
+            "pub fn built() {}\n",
+        );
+    }
+    std::thread::sleep(SETTLE);
+    let path = root.join("src/edit.rs");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("\n/// Counts quokkas in the marsupial census.\npub fn quokka_census() -> u32 {\n    42\n}\n");
+    std::fs::write(&path, text).unwrap();
+    let took = eventually("quokka_census through lore serve", || {
+        let (_, resp) = post(
+            &server.api("/api/search"),
+            &json!({"query": "quokka census", "mode": "fts", "limit": 1}),
+        );
+        resp["results"][0]["symbol"] == "quokka_census"
+    });
+    eprintln!("serve: an edit was searchable after {took:?}");
+    assert_eq!(watched_changes(&server, "proj"), 1, "{}", server.log());
+    let (_, resp) = post(
+        &server.api("/api/search"),
+        &json!({"query": "quokka", "mode": "fts"}),
+    );
+    assert_eq!(resp["stores"][0]["changed_files"], 0, "{resp}");
+    drop(server);
+
+    // Under `lore watch`, without a server; it is the writer meanwhile.
+    let mut watcher = lore.spawn(&["watch", "proj"]);
+    wait_for_writer(
+        &lore,
+        &mut watcher,
+        Duration::from_secs(30),
+        "lore watch",
+        None,
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    write(
+        &root,
+        "docs/wombat.md",
+        "# Wombats\n\nWombats leave cube-shaped droppings.\n",
+    );
+    let took = eventually("wombat through lore watch", || {
+        let out = lore.run(&["--json", "search", "cube-shaped droppings", "--mode", "fts"]);
+        out.code == 0
+            && serde_json::from_str::<Value>(&out.stdout)
+                .is_ok_and(|r| r["results"][0]["path"] == "docs/wombat.md")
+    });
+    eprintln!("watch: a new file was searchable after {took:?}");
+    let err = lore.fails(&["index"], 1);
+    assert!(err.contains("lore watch (pid"), "{err}");
+    drop(watcher);
+}
+
+/// The server's log with the watcher's debug lines (one per re-index it asks for).
+const WATCH_LOG: &str = "info,lore_server::watch=debug";
+
+/// Long enough for the watcher to have asked for a re-index (debounce 400 ms) had the last
+/// events counted: batches written this far apart cannot be merged into one.
+const SETTLE: Duration = Duration::from_secs(2);
+
+/// How many re-indexes of `store` the watcher asked for because of changes on disk.
+fn watched_changes(server: &Server, store: &str) -> usize {
+    server
+        .log()
+        .matches(&format!("{store} changed on disk"))
+        .count()
+}
+
+#[test]
+fn the_brain_is_watched_and_ignored_paths_schedule_nothing() {
+    let lore = Lore::without_model();
+    lore.json(&[
+        "brain",
+        "write",
+        "# Numbats\n\nNumbats eat termites.",
+        "--filename",
+        "numbat",
+    ]);
+    // The brain lives in the data dir (the default); drafts/ is ignored by a nested
+    // .gitignore, scratch/ is outside the brain's globs (knowledge/ and wiki/ only).
+    let brain = lore.data().join("brain");
+    write(&brain, "knowledge/.gitignore", "drafts/\n");
+    std::fs::create_dir_all(brain.join("knowledge/drafts")).unwrap();
+    std::fs::create_dir_all(brain.join("scratch")).unwrap();
+    let server = Server::start_with(
+        &lore,
+        &["--addr", "127.0.0.1:0"],
+        &[("LORE_LOG", WATCH_LOG)],
+    );
+    eventually("the brain watched", || {
+        server.log().contains("watching brain")
+    });
+    let found = |query: &str, path: &str| {
+        let (_, q) = post(
+            &server.api("/api/brain/query"),
+            &json!({"query": query, "mode": "fts", "limit": 1}),
+        );
+        q["results"][0]["path"] == path
+    };
+
+    // A note edited in an editor is found by its new text.
+    write(
+        &brain,
+        "knowledge/numbat.md",
+        "# Numbats\n\nNumbats are striped marsupials.\n",
+    );
+    eventually("a note edited on disk", || {
+        found("striped marsupials", "knowledge/numbat.md")
+    });
+    let before = watched_changes(&server, "brain");
+    assert!(before >= 1, "{}", server.log());
+
+    // Many files on ignored paths: no re-index; then a new note: one.
+    for i in 0..100 {
+        write(
+            &brain,
+            &format!("knowledge/drafts/d{i}.md"),
+            "# Draft\n\nbandicoot\n",
+        );
+        write(
+            &brain,
+            &format!("scratch/s{i}.md"),
+            "# Scratch\n\nbandicoot\n",
+        );
+    }
+    std::thread::sleep(SETTLE);
+    write(
+        &brain,
+        "knowledge/quokka.md",
+        "# Quokkas\n\nQuokkas smile at tourists.\n",
+    );
+    eventually("a new note", || {
+        found("smile tourists", "knowledge/quokka.md")
+    });
+    assert_eq!(
+        watched_changes(&server, "brain"),
+        before + 1,
+        "{}",
+        server.log()
+    );
+    let (_, q) = post(
+        &server.api("/api/brain/query"),
+        &json!({"query": "bandicoot", "mode": "fts"}),
+    );
+    assert_eq!(q["results"], json!([]), "{q}");
+
+    // lore's own write is indexed at once; the watcher may re-index once more (finding
+    // nothing) but does not feed itself.
+    let (status, w) = post(
+        &server.api("/api/brain/write"),
+        &json!({"content": "Bilbies have big ears.", "filename": "bilby"}),
+    );
+    assert_eq!(status, 200, "{w}");
+    assert!(found("big ears", "knowledge/bilby.md"));
+    std::thread::sleep(SETTLE);
+    let settled = watched_changes(&server, "brain");
+    assert!(settled <= before + 2, "{}", server.log());
+    std::thread::sleep(SETTLE);
+    assert_eq!(
+        watched_changes(&server, "brain"),
+        settled,
+        "{}",
+        server.log()
+    );
+    drop(server);
+}
