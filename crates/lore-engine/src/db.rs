@@ -81,3 +81,81 @@ pub fn db_migrate(data: &DataDir) -> Result<DbStatus, EngineError> {
     }
     Ok(status)
 }
+
+/// One store moved by `db import` or `db export`.
+#[derive(Debug, Clone, Serialize)]
+pub struct StoreCopied {
+    pub store: String,
+    #[serde(flatten)]
+    pub copied: lore_index::CopyReport,
+}
+
+impl crate::Engine {
+    /// Copies every store of the embedded catalog in `source` (default: this data dir's)
+    /// into this engine's PostgreSQL catalog, vectors included: nothing is re-read or
+    /// embedded. Stores the database already has are refused before anything is copied.
+    pub fn db_import(
+        &mut self,
+        source: &DataDir,
+        progress: &dyn crate::Progress,
+    ) -> Result<Vec<StoreCopied>, EngineError> {
+        if !self.catalog.holds_indexes() {
+            return Err(EngineError::Input(
+                "`lore db import` copies into PostgreSQL: give --database or LORE_DATABASE_URL"
+                    .into(),
+            ));
+        }
+        let from = Catalog::open_read_only(&source.db())?.ok_or_else(|| {
+            EngineError::NotFound(format!("no lore catalog at {}", source.db().display()))
+        })?;
+        let _lock = self.lock()?;
+        self.copy_in(&from, progress)
+    }
+
+    /// Copies every store of this engine's PostgreSQL catalog into the embedded catalog of
+    /// `target`, vectors included, then builds its BM25 indexes and vector snapshots there
+    /// from the copied chunks (nothing embedded).
+    pub fn db_export(
+        &self,
+        target: &DataDir,
+        progress: &dyn crate::Progress,
+    ) -> Result<Vec<StoreCopied>, EngineError> {
+        if !self.catalog.holds_indexes() {
+            return Err(EngineError::Input(
+                "`lore db export` copies out of PostgreSQL: give --database or LORE_DATABASE_URL"
+                    .into(),
+            ));
+        }
+        let plain = DataDir::new(target.root());
+        let mut to = crate::Engine::open_with(plain, self.config.clone())?;
+        let _lock = to.lock()?;
+        let copied = to.copy_in(&self.catalog, progress)?;
+        let names: Vec<String> = copied.iter().map(|c| c.store.clone()).collect();
+        drop(_lock);
+        to.index(&names, false, progress)?;
+        Ok(copied)
+    }
+
+    fn copy_in(
+        &mut self,
+        from: &Catalog,
+        progress: &dyn crate::Progress,
+    ) -> Result<Vec<StoreCopied>, EngineError> {
+        let stores = from.stores()?;
+        for s in &stores {
+            if self.catalog.store(&s.name)?.is_some() {
+                return Err(lore_index::IndexError::StoreExists(s.name.clone()).into());
+            }
+        }
+        let mut out = Vec::new();
+        for s in &stores {
+            progress.message(&format!("copying {}", s.name));
+            let copied = lore_index::copy_store(from, &mut self.catalog, s, |_, _| {})?;
+            out.push(StoreCopied {
+                store: s.name.clone(),
+                copied,
+            });
+        }
+        Ok(out)
+    }
+}

@@ -15,6 +15,7 @@
 //! written in the catalog's own transaction.
 
 mod catalog;
+mod copy;
 mod fts;
 mod graph;
 mod jobs;
@@ -29,6 +30,7 @@ pub use catalog::{
     Catalog, CatalogTx, ChunkRow, FileRecord, NewStore, StoreRecord, StoreStats, StoredChunk,
     blob_to_embedding,
 };
+pub use copy::{CopyReport, copy_store};
 pub use fts::{
     FIELDS, FieldBoosts, Fts, FtsBuild, FtsHits, FtsState, FtsWriter, QueryPlan, TermPolicy,
     clean as clean_fts, field_texts,

@@ -68,7 +68,7 @@ pub enum Arg<'a> {
     Real(f64),
     Text(Cow<'a, str>),
     /// An embedding: a BLOB of little-endian f32 in SQLite, a pgvector `vector` in PostgreSQL.
-    Vector(&'a [f32]),
+    Vector(Cow<'a, [f32]>),
     /// Arrays, for PostgreSQL's `unnest` and `= ANY(…)` (SQLite has none).
     Ints(Vec<i64>),
     Reals(Vec<f64>),
@@ -113,7 +113,7 @@ impl From<String> for Arg<'_> {
 }
 impl<'a> From<&'a [f32]> for Arg<'a> {
     fn from(v: &'a [f32]) -> Self {
-        Arg::Vector(v)
+        Arg::Vector(Cow::Borrowed(v))
     }
 }
 impl<'a, T: Into<Arg<'a>>> From<Option<T>> for Arg<'a> {
@@ -160,10 +160,26 @@ impl Value {
 }
 
 /// One result row; text columns are taken out, not copied.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Row(Vec<Value>);
 
 impl Row {
+    /// The row's values as arguments of another query (a copy between catalogs); a BLOB
+    /// is an embedding.
+    pub fn into_args(self) -> Vec<Arg<'static>> {
+        self.0
+            .into_iter()
+            .map(|v| match v {
+                Value::Null => Arg::Null,
+                Value::Int(i) => Arg::Int(i),
+                Value::Real(r) => Arg::Real(r),
+                Value::Text(t) => Arg::Text(Cow::Owned(t)),
+                Value::Blob(b) => Arg::Vector(Cow::Owned(crate::catalog::blob_to_embedding(&b))),
+                Value::Vector(v) => Arg::Vector(Cow::Owned(v)),
+            })
+            .collect()
+    }
+
     fn wrong(&self, index: usize, expected: &'static str) -> SqlError {
         SqlError::Column {
             index,
@@ -246,7 +262,7 @@ struct Pg {
 
 enum Inner {
     Sqlite(rusqlite::Connection),
-    Postgres(RefCell<Pg>),
+    Postgres(Box<RefCell<Pg>>),
 }
 
 /// A connection to the catalog's database.
@@ -280,10 +296,10 @@ impl Sql {
         })
         .map_err(|e| fail(SqlError::Postgres(e)))?;
         let sql = Sql {
-            inner: Inner::Postgres(RefCell::new(Pg {
+            inner: Inner::Postgres(Box::new(RefCell::new(Pg {
                 client,
                 statements: HashMap::new(),
-            })),
+            }))),
             label,
         };
         sql.batch(&format!(

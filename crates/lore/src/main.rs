@@ -26,6 +26,7 @@ use cli::{Cli, Command, DbCommand, GraphArgs, LocateArgs, ModelCommand, SearchAr
 use lore_core::DataDir;
 use lore_engine::{Engine, EngineError};
 use progress::Bars;
+use std::path::PathBuf;
 
 /// candle allocates large buffers per operation; mimalloc embeds ~20% faster than glibc.
 #[global_allocator]
@@ -111,13 +112,23 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
-/// Reads (status) or migrates the schema without opening an engine.
+/// Reads (status) or migrates the schema without opening an engine; copies stores in or
+/// out of PostgreSQL.
 fn db(ctx: &Ctx, command: DbCommand) -> anyhow::Result<()> {
-    let status = match command {
-        DbCommand::Status => lore_engine::db_status(&ctx.data)?,
-        DbCommand::Migrate => lore_engine::db_migrate(&ctx.data)?,
+    let other =
+        |dir: Option<PathBuf>| dir.map_or_else(|| DataDir::new(ctx.data.root()), DataDir::new);
+    let copied = match command {
+        DbCommand::Status => {
+            return output::db_status(ctx.json, &lore_engine::db_status(&ctx.data)?);
+        }
+        DbCommand::Migrate => {
+            return output::db_status(ctx.json, &lore_engine::db_migrate(&ctx.data)?);
+        }
+        DbCommand::Import { from } => ctx.open()?.db_import(&other(from), &ctx.bars)?,
+        DbCommand::Export { to } => ctx.open()?.db_export(&other(to), &ctx.bars)?,
     };
-    output::db_status(ctx.json, &status)
+    ctx.bars.clear();
+    output::stores_copied(ctx.json, &copied)
 }
 
 fn store(ctx: &Ctx, command: StoreCommand) -> anyhow::Result<()> {

@@ -121,6 +121,28 @@ fn report_line(r: &IndexReport) -> String {
     )
 }
 
+pub fn stores_copied(json: bool, copied: &[lore_engine::StoreCopied]) -> anyhow::Result<()> {
+    if json {
+        return print_json(&copied);
+    }
+    if copied.is_empty() {
+        out!("no stores to copy");
+    }
+    for c in copied {
+        let r = &c.copied;
+        out!(
+            "{}: {} files, {} chunks, {} vectors (none embedded again), {} symbols, {} references",
+            esc(&c.store),
+            r.files,
+            r.chunks,
+            r.vectors,
+            r.symbols,
+            r.references
+        );
+    }
+    Ok(())
+}
+
 pub fn db_status(json: bool, s: &lore_engine::DbStatus) -> anyhow::Result<()> {
     if json {
         return print_json(s);

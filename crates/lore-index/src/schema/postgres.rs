@@ -11,7 +11,7 @@ use crate::sql::{Sql, args};
 pub const VERSION: i64 = 1;
 
 /// Key of the advisory lock migrations hold (any constant unlikely to collide).
-const LOCK_KEY: i64 = 0x6c6f_7265_5f64_62; // "lore_db"
+const LOCK_KEY: i64 = 0x006c_6f72_655f_6462; // "lore_db"
 
 const V1: &str = "
 CREATE EXTENSION IF NOT EXISTS vector;

@@ -147,6 +147,20 @@ pub enum DbCommand {
     Status,
     /// Bring the schema up to date (under a lock: safe while other lore processes start).
     Migrate,
+    /// Copy the stores of an embedded data dir (default: this one) into the PostgreSQL
+    /// database, with their vectors: nothing is re-read or embedded.
+    Import {
+        /// The data dir to copy from.
+        #[arg(value_name = "DATA_DIR")]
+        from: Option<PathBuf>,
+    },
+    /// Copy the PostgreSQL database's stores into an embedded data dir (default: this one),
+    /// with their vectors; its BM25 indexes are built from the copied chunks.
+    Export {
+        /// The data dir to copy into.
+        #[arg(value_name = "DATA_DIR")]
+        to: Option<PathBuf>,
+    },
 }
 
 /// Comma-separated values, possibly given several times (`--stores a,b --stores c`), as one
