@@ -5,6 +5,8 @@
 mod bad_input;
 #[path = "code.rs"]
 mod code;
+#[path = "db.rs"]
+mod db;
 #[path = "crash.rs"]
 mod crash;
 #[path = "units.rs"]
