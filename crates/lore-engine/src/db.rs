@@ -2,7 +2,7 @@
 
 use crate::EngineError;
 use lore_core::DataDir;
-use lore_index::{Catalog, PgOptions, Sql};
+use lore_index::{Catalog, PgOptions, SchemaStatus, Sql};
 use serde::Serialize;
 
 /// Where the catalog lives and how its schema stands.
@@ -10,18 +10,10 @@ use serde::Serialize;
 pub struct DbStatus {
     /// `sqlite` (the embedded default) or `postgres`.
     pub backend: &'static str,
-    /// The SQLite file, or the server without its password.
-    pub database: String,
-    /// The schema version applied (0: nothing written yet).
-    pub version: i64,
-    /// The newest this lore knows.
-    pub latest: i64,
-    /// The lore that applied the newest migration (PostgreSQL).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub written_by: Option<String>,
-    /// pgvector's version in the database (PostgreSQL).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pgvector: Option<String>,
+    /// The database (the SQLite file, or the server without its password), the applied
+    /// and newest versions, and for PostgreSQL who wrote it and pgvector's version.
+    #[serde(flatten)]
+    pub schema: SchemaStatus,
     /// Versions this call applied (`lore db migrate`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub applied: Vec<i64>,
@@ -31,14 +23,10 @@ fn postgres(url: &str) -> Result<Sql, EngineError> {
     Ok(Sql::postgres(url, &PgOptions::default())?)
 }
 
-fn from_pg(s: lore_index::SchemaStatus, applied: Vec<i64>) -> DbStatus {
+fn from_pg(schema: SchemaStatus, applied: Vec<i64>) -> DbStatus {
     DbStatus {
         backend: "postgres",
-        database: s.database,
-        version: s.version,
-        latest: s.latest,
-        written_by: s.written_by,
-        pgvector: s.pgvector,
+        schema,
         applied,
     }
 }
@@ -55,11 +43,13 @@ pub fn db_status(data: &DataDir) -> Result<DbStatus, EngineError> {
     let (version, latest) = Catalog::sqlite_version(&path)?;
     Ok(DbStatus {
         backend: "sqlite",
-        database: path.display().to_string(),
-        version: version.unwrap_or(0),
-        latest,
-        written_by: None,
-        pgvector: None,
+        schema: SchemaStatus {
+            database: path.display().to_string(),
+            version: version.unwrap_or(0),
+            latest,
+            written_by: None,
+            pgvector: None,
+        },
         applied: Vec::new(),
     })
 }
@@ -76,8 +66,8 @@ pub fn db_migrate(data: &DataDir) -> Result<DbStatus, EngineError> {
         .map_err(|e| EngineError::io(data.root().display().to_string(), e))?;
     Catalog::open(&data.db())?;
     let mut status = db_status(data)?;
-    if before != Some(status.version) {
-        status.applied = vec![status.version];
+    if before != Some(status.schema.version) {
+        status.applied = vec![status.schema.version];
     }
     Ok(status)
 }

@@ -147,27 +147,28 @@ pub fn db_status(json: bool, s: &lore_engine::DbStatus) -> anyhow::Result<()> {
     if json {
         return print_json(s);
     }
-    let state = match s.version {
+    let schema = &s.schema;
+    let state = match schema.version {
         0 => "no lore schema yet (`lore db migrate` writes it)".to_string(),
-        v if v == s.latest => format!("schema version {v}, up to date"),
-        v if v < s.latest => format!(
+        v if v == schema.latest => format!("schema version {v}, up to date"),
+        v if v < schema.latest => format!(
             "schema version {v}, this lore writes {}: `lore db migrate`",
-            s.latest
+            schema.latest
         ),
         v => format!(
             "schema version {v}, newer than this lore's {}: upgrade lore",
-            s.latest
+            schema.latest
         ),
     };
-    out!("{} {}: {state}", s.backend, esc(&s.database));
+    out!("{} {}: {state}", s.backend, esc(&schema.database));
     if !s.applied.is_empty() {
         let applied: Vec<String> = s.applied.iter().map(i64::to_string).collect();
         out!("applied: {}", applied.join(", "));
     }
-    if let Some(by) = &s.written_by {
+    if let Some(by) = &schema.written_by {
         out!("written by {}", esc(by));
     }
-    if let Some(v) = &s.pgvector {
+    if let Some(v) = &schema.pgvector {
         out!("pgvector {}", esc(v));
     }
     Ok(())
