@@ -228,11 +228,16 @@ impl Lore {
             Some(m) => c.env("LORE_MODEL_DIR", m),
             None => c.env_remove("LORE_MODEL_DIR"),
         };
-        match &self.database {
-            Some(db) => c.env("LORE_DATABASE_URL", db),
-            None => c.env_remove("LORE_DATABASE_URL"),
-        };
+        self.set_database(&mut c);
         c
+    }
+
+    /// Points `cmd` (and the `lore` it starts) at this world's catalog database, if any.
+    pub fn set_database(&self, cmd: &mut Command) {
+        match &self.database {
+            Some(db) => cmd.env("LORE_DATABASE_URL", db),
+            None => cmd.env_remove("LORE_DATABASE_URL"),
+        };
     }
 
     /// The PostgreSQL database of this world's catalog, if it has one.

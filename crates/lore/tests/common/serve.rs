@@ -212,6 +212,7 @@ pub fn mcp_client(lore: &Lore, script: &str, args: &[&str], env: &[(&str, &str)]
         }
     }
     lore.set_home(&mut cmd);
+    lore.set_database(&mut cmd);
     for (k, v) in env {
         cmd.env(k, v);
     }

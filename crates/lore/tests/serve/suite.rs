@@ -118,6 +118,7 @@ fn mcp_inspector_cli_lists_tools_and_searches() {
     .expect("PATH");
     let run = |target: &[&str], extra: &[&str]| {
         let mut cmd = Command::new(&inspector);
+        lore.set_database(&mut cmd);
         cmd.env("PATH", &path)
             .arg("--cli")
             .args(target)
@@ -705,7 +706,13 @@ fn the_brain_is_watched_and_ignored_paths_schedule_nothing() {
         found("striped marsupials", "knowledge/numbat.md")
     });
     let before = watched_changes(&server, "brain");
-    assert!(before >= 1, "{}", server.log());
+    // Picked up by the watcher, or by the server's first look at the brain when the edit
+    // landed before it (a slower catalog, e.g. PostgreSQL, makes that likelier).
+    assert!(
+        before >= 1 || server.log().contains("re-indexed brain: "),
+        "{}",
+        server.log()
+    );
 
     // Many files on ignored paths: no re-index; then a new note: one.
     for i in 0..100 {
