@@ -70,6 +70,9 @@ pub struct EngineConfig {
     pub embed: bool,
     /// Where web crawls, git clones and pulls may go (servers: public addresses only).
     pub fetch: lore_source::FetchPolicy,
+    /// Where local sources may be read (servers: `--allow-path`), checked when a store is
+    /// added and on every index and sync run.
+    pub reads: lore_source::Reads,
 }
 
 impl Default for EngineConfig {
@@ -83,6 +86,7 @@ impl Default for EngineConfig {
             commit_every_files: 200,
             embed: true,
             fetch: lore_source::FetchPolicy::default(),
+            reads: lore_source::Reads::default(),
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::evidence;
 use crate::fusion::{Candidates, Fusion, Signals, fuse};
-use crate::indexer::{diff, walk_options};
+use crate::indexer::diff;
 use crate::intent::{Candidate, prior, query_identifiers};
 use crate::present::{ContextLayer, FullLayer, json_tokens, query_words, reason, snippet, summary};
 use crate::unit::{Lines, unit_lines};
@@ -614,7 +614,7 @@ impl Engine {
     /// Counts files added, changed (size or mtime) or deleted since the last index run.
     pub fn freshness(&self, store: &StoreRecord) -> Result<Freshness, EngineError> {
         let manifest = self.catalog.manifest(store.id)?;
-        let walk = lore_source::walk(&store.root, &walk_options(store));
+        let walk = lore_source::walk(&store.root, &self.walk_options(store));
         let changed_files = match walk {
             Ok(w) => {
                 let (todo, deleted) = diff(&w.files, &manifest, false);

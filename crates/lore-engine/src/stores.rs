@@ -7,6 +7,7 @@ use lore_index::{NewStore, StoreRecord, StoreStats};
 use lore_source::web::{CrawlOptions, CrawlReport, WebUrl};
 use lore_source::{WalkOptions, git};
 use serde::Serialize;
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 const WEB_ONLY: &str = "applies to web stores only (type web)";
@@ -47,6 +48,7 @@ impl Engine {
             includes: req.includes.clone(),
             excludes: req.excludes.clone(),
             max_file_bytes: req.max_file_bytes.unwrap_or(self.config.max_file_bytes),
+            ..WalkOptions::default()
         };
         lore_source::validate_globs(&walk_opts)?;
         if walk_opts.max_file_bytes == 0 {
@@ -90,6 +92,7 @@ impl Engine {
                 if req.branch.is_some() {
                     return Err(EngineError::param(Param::Branch, REPO_ONLY));
                 }
+                self.config.reads.check(Path::new(&req.source), "folder")?;
                 let p = std::fs::canonicalize(&req.source).map_err(|e| {
                     EngineError::Input(format!("folder {} cannot be opened: {e}", req.source))
                 })?;
@@ -105,14 +108,33 @@ impl Engine {
             StoreKind::Brain => {
                 return Err(EngineError::Input("the brain store is built in".into()));
             }
-            StoreKind::Repo => std::fs::canonicalize(&req.source)
-                .map_err(|e| {
-                    EngineError::Input(format!("repo {} cannot be opened: {e}", req.source))
-                })?
-                .to_string_lossy()
-                .into_owned(),
+            StoreKind::Repo => {
+                let path = self.config.reads.check_repo(Path::new(&req.source))?;
+                std::fs::canonicalize(path)
+                    .map_err(|e| {
+                        EngineError::Input(format!("repo {} cannot be opened: {e}", req.source))
+                    })?
+                    .to_string_lossy()
+                    .into_owned()
+            }
         };
         Ok((kind, source, walk_opts))
+    }
+
+    /// Checks that a store's local source may still be read (`EngineConfig::reads`): a
+    /// folder store's root, a local repository's git dir, common dir and alternates. Runs
+    /// before every index and sync, since a folder may have become a symlink meanwhile.
+    pub fn check_source(&self, store: &StoreRecord) -> Result<(), EngineError> {
+        match store.kind {
+            StoreKind::Folder => {
+                self.config.reads.check(&store.root, "folder")?;
+            }
+            StoreKind::Repo if git::is_local(&store.source) => {
+                self.config.reads.check_repo(Path::new(&store.source))?;
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     /// Creates a store and indexes it. Bad input fails before anything is written; a failed
@@ -304,6 +326,7 @@ impl Engine {
         for store in stores {
             let mut crawl = None;
             if pull && store.kind == StoreKind::Repo {
+                self.check_source(&store)?;
                 progress.message(&format!("pulling {}", store.source));
                 git::pull(&store.root, store.branch.as_deref(), self.config.fetch)?;
             }

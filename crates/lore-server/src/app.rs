@@ -253,7 +253,7 @@ impl App {
         req.check().map_err(|e| AppError::Engine(e.into()))?;
         if let Some(path) = req.path.take() {
             // The file's real path, where this server may read; named as it was given.
-            let real = self.policy.reads.check(&path, "file")?;
+            let real = crate::policy::check_read(&self.policy.reads, &path, "file")?;
             if req.source.as_deref().is_none_or(|s| s.trim().is_empty()) && real != path {
                 req.source = path.file_stem().map(|s| s.to_string_lossy().into_owned());
             }

@@ -34,6 +34,10 @@ impl AppError {
             AppError::BadRequest(_) => Failure::BadRequest,
             AppError::Forbidden(_) => Failure::Forbidden,
             AppError::Internal(_) => Failure::Internal,
+            // A source outside what this server may read (re-checked on every run).
+            AppError::Engine(EngineError::Source(lore_source::SourceError::Refused { .. })) => {
+                Failure::Forbidden
+            }
             // A store that already exists; a data dir written by another process.
             AppError::Engine(EngineError::Index(
                 IndexError::StoreExists(_) | IndexError::Locked(_),

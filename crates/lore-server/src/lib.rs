@@ -175,13 +175,14 @@ pub fn serve(data: DataDir, opts: ServeOptions) -> Result<(), ServerError> {
         ));
     }
     let policy = Policy {
-        reads: Reads::within(&opts.allow_paths).map_err(ServerError::Options)?,
+        reads: Reads::within(&opts.allow_paths, "--allow-path").map_err(ServerError::Options)?,
         fetch: lore_source::FetchPolicy::server(opts.allow_private_fetch),
         max_query_bytes: opts.max_query_bytes,
     };
     let mut engine = Engine::open(data.clone())?;
     // Every engine of this process (writer, readers) fetches as the policy says.
     engine.config_mut().fetch = policy.fetch;
+    engine.config_mut().reads = policy.reads.clone();
     engine.hold_writer_lock()?;
     let rt = runtime()?;
     let app = rt.block_on(async move {

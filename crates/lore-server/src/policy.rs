@@ -15,62 +15,20 @@ use std::path::{Path, PathBuf};
 /// Default cap on a query's length (`--max-query-bytes`).
 pub const DEFAULT_MAX_QUERY_BYTES: usize = 8 * 1024;
 
-/// Where a server may read local files (folder stores, local repositories, ingested files).
-#[derive(Debug, Clone)]
-pub enum Reads {
-    /// Anything the process can read (stdio: the user's own agent).
-    Anywhere,
-    /// Only under these folders (real paths); none at all when empty.
-    Within(Vec<PathBuf>),
+pub use lore_source::Reads;
+
+/// A read check's refusal as a client sees it: outside the allowed folders is forbidden,
+/// an unopenable path under one is a bad request.
+pub(crate) fn read_error(e: lore_source::SourceError) -> AppError {
+    match e {
+        lore_source::SourceError::Refused { .. } => AppError::Forbidden(e.to_string()),
+        other => AppError::BadRequest(other.to_string()),
+    }
 }
 
-impl Reads {
-    /// The operator's `--allow-path` folders, each resolved to its real path.
-    pub fn within(dirs: &[PathBuf]) -> Result<Reads, String> {
-        let mut real = Vec::with_capacity(dirs.len());
-        for d in dirs {
-            let r = std::fs::canonicalize(d)
-                .map_err(|e| format!("--allow-path {}: {e}", d.display()))?;
-            if !r.is_dir() {
-                return Err(format!("--allow-path {}: not a folder", d.display()));
-            }
-            real.push(r);
-        }
-        Ok(Reads::Within(real))
-    }
-
-    /// `path` (absolute) as the real path to read, when this server may read it: checked
-    /// before anything is read. A path that does not resolve is refused like one outside,
-    /// unless it is under an allowed folder, so a refusal says nothing of what exists.
-    pub fn check(&self, path: &Path, what: &str) -> Result<PathBuf, AppError> {
-        let dirs = match self {
-            Reads::Anywhere => return Ok(path.to_path_buf()),
-            Reads::Within(dirs) => dirs,
-        };
-        let shown = crate::params::shown(path.display());
-        if dirs.is_empty() {
-            return Err(AppError::Forbidden(format!(
-                "this server reads no local files, so not {what} {shown}; its operator lets it \
-                 read a folder with `lore serve --allow-path DIR`"
-            )));
-        }
-        let under = |p: &Path| dirs.iter().any(|d| p.starts_with(d));
-        match std::fs::canonicalize(path) {
-            Ok(real) if under(&real) => Ok(real),
-            Err(e) if under(path) => Err(AppError::BadRequest(format!(
-                "{what} {shown} cannot be opened: {e}"
-            ))),
-            _ => {
-                let allowed: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-                Err(AppError::Forbidden(format!(
-                    "{what} {shown} is outside the folders this server may read ({}; symlinks \
-                     are followed before checking); its operator allows more with `lore serve \
-                     --allow-path DIR`",
-                    allowed.join(", ")
-                )))
-            }
-        }
-    }
+/// `path` as the real path this server may read (`Reads::check`), or the client's error.
+pub(crate) fn check_read(reads: &Reads, path: &Path, what: &str) -> Result<PathBuf, AppError> {
+    reads.check(path, what).map_err(read_error)
 }
 
 /// What one server lets its clients do.
@@ -101,10 +59,7 @@ impl Policy {
         } else {
             StoreKind::Folder
         });
-        let refused = |e: lore_source::SourceError| match e {
-            lore_source::SourceError::Refused { .. } => AppError::Forbidden(e.to_string()),
-            other => AppError::BadRequest(other.to_string()),
-        };
+        let refused = read_error;
         if self.fetch == FetchPolicy::default() && matches!(self.reads, Reads::Anywhere) {
             return Ok(());
         }
@@ -122,11 +77,12 @@ impl Policy {
             StoreKind::Brain => false,
         };
         if local {
-            let what = match kind {
-                StoreKind::Repo => "repository",
-                _ => "folder",
-            };
-            let real = self.reads.check(Path::new(&add.source), what)?;
+            let source = Path::new(&add.source);
+            let real = match kind {
+                StoreKind::Repo => self.reads.check_repo(source),
+                _ => self.reads.check(source, "folder"),
+            }
+            .map_err(read_error)?;
             add.source = real.to_string_lossy().into_owned();
             add.kind = Some(kind);
         }
@@ -151,15 +107,15 @@ mod tests {
         std::os::unix::fs::symlink(&secret, allowed.join("out")).unwrap();
         std::os::unix::fs::symlink(allowed.join("sub/doc.md"), allowed.join("alias.md")).unwrap();
 
-        let reads = Reads::within(std::slice::from_ref(&allowed)).unwrap();
+        let reads = Reads::within(std::slice::from_ref(&allowed), "--allow-path").unwrap();
         let real = std::fs::canonicalize(&allowed).unwrap();
         assert_eq!(
-            reads.check(&allowed.join("sub/doc.md"), "file").unwrap(),
+            check_read(&reads, &allowed.join("sub/doc.md"), "file").unwrap(),
             real.join("sub/doc.md")
         );
         // A symlink inside to a file inside is its target.
         assert_eq!(
-            reads.check(&allowed.join("alias.md"), "file").unwrap(),
+            check_read(&reads, &allowed.join("alias.md"), "file").unwrap(),
             real.join("sub/doc.md")
         );
         for outside in [
@@ -170,21 +126,21 @@ mod tests {
             secret.join("missing"),
             PathBuf::from("/"),
         ] {
-            let err = reads.check(&outside, "file").unwrap_err();
+            let err = check_read(&reads, &outside, "file").unwrap_err();
             assert!(matches!(err, AppError::Forbidden(_)), "{outside:?}: {err}");
             assert!(err.to_string().contains("--allow-path"), "{err}");
         }
         // Missing under an allowed folder: says so (the folder is the client's to know).
-        let err = reads.check(&real.join("sub/none.md"), "file").unwrap_err();
+        let err = check_read(&reads, &real.join("sub/none.md"), "file").unwrap_err();
         assert!(matches!(err, AppError::BadRequest(_)), "{err}");
 
-        let none = Reads::within(&[]).unwrap();
-        let err = none.check(&allowed.join("sub/doc.md"), "file").unwrap_err();
+        let none = Reads::within(&[], "--allow-path").unwrap();
+        let err = check_read(&none, &allowed.join("sub/doc.md"), "file").unwrap_err();
         assert!(err.to_string().contains("reads no local files"), "{err}");
-        assert!(Reads::within(&[dir.path().join("nope")]).is_err());
-        assert!(Reads::within(&[allowed.join("sub/doc.md")]).is_err());
+        assert!(Reads::within(&[dir.path().join("nope")], "--allow-path").is_err());
+        assert!(Reads::within(&[allowed.join("sub/doc.md")], "--allow-path").is_err());
         assert_eq!(
-            Reads::Anywhere.check(&secret.join("key"), "file").unwrap(),
+            check_read(&Reads::Anywhere, &secret.join("key"), "file").unwrap(),
             secret.join("key")
         );
     }
@@ -195,7 +151,7 @@ mod tests {
         let allowed = dir.path().join("allowed");
         std::fs::create_dir_all(allowed.join("repo.git")).unwrap();
         let server = Policy {
-            reads: Reads::within(std::slice::from_ref(&allowed)).unwrap(),
+            reads: Reads::within(std::slice::from_ref(&allowed), "--allow-path").unwrap(),
             fetch: FetchPolicy::server(false),
             max_query_bytes: DEFAULT_MAX_QUERY_BYTES,
         };

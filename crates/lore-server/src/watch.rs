@@ -12,7 +12,7 @@ use lore_core::StoreKind;
 use lore_engine::{Engine, PathFilter, StoreRecord};
 use notify::event::{CreateKind, RemoveKind};
 use notify::{EventKind, RecursiveMode, Watcher as _};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
@@ -63,6 +63,7 @@ impl Watcher {
                     fs,
                     watched: HashMap::new(),
                     pending: HashMap::new(),
+                    refused: HashSet::new(),
                 }
                 .run(rx)
             })
@@ -92,6 +93,8 @@ struct Loop {
     watched: HashMap<String, Watched>,
     /// Store name → events not yet handed to the writer.
     pending: HashMap<String, Pending>,
+    /// Stores not watched because their source may not be read here (warned once).
+    refused: HashSet<String>,
 }
 
 struct Watched {
@@ -239,10 +242,20 @@ impl Loop {
             .filter(|s| self.only.is_empty() || self.only.contains(&s.name))
             .map(|s| (s.name.clone(), s))
             .collect();
+        // Gone, moved, or no longer readable here (a root swapped for a symlink out).
+        let refused = |s: &StoreRecord| match self.engine.check_source(s) {
+            Ok(()) => false,
+            Err(e) => {
+                tracing::warn!("not watching {} any more: {e}", s.name);
+                true
+            }
+        };
         let gone: Vec<String> = self
             .watched
             .iter()
-            .filter(|(name, w)| wanted.get(*name).is_none_or(|s| s.root != w.store.root))
+            .filter(|(name, w)| {
+                wanted.get(*name).is_none_or(|s| s.root != w.store.root) || refused(&w.store)
+            })
             .map(|(name, _)| name.clone())
             .collect();
         for name in gone {
@@ -256,6 +269,13 @@ impl Loop {
                 continue;
             }
             let root = store.root.display();
+            if let Err(e) = self.engine.check_source(&store) {
+                if self.refused.insert(name.clone()) {
+                    tracing::warn!("cannot watch {name} ({root}): {e}");
+                }
+                continue;
+            }
+            self.refused.remove(&name);
             let filter = match self.engine.path_filter(&store) {
                 Ok(f) => f,
                 Err(e) => {

@@ -100,6 +100,8 @@ pub struct PathFilter {
     above: Vec<Arc<Rules>>,
     /// Rules of folders under the root by relative path (the root's is the empty path).
     below: HashMap<PathBuf, Option<Arc<Rules>>>,
+    /// Folders never entered (`WalkOptions::leave_out`).
+    leave_out: Vec<PathBuf>,
 }
 
 impl PathFilter {
@@ -111,6 +113,7 @@ impl PathFilter {
             excludes: glob_set(&opts.excludes)?,
             above: root.ancestors().skip(1).filter_map(Rules::read).collect(),
             below: HashMap::new(),
+            leave_out: opts.leave_out.clone(),
             root,
         })
     }
@@ -164,6 +167,9 @@ impl PathFilter {
 
     /// An entry against the rules of its folders (`chain`, from `chain`).
     pub(crate) fn judge(&self, chain: &[Arc<Rules>], rel: &Path, is_dir: bool) -> bool {
+        if is_dir && self.left_out(rel) {
+            return false;
+        }
         let path = self.root.join(rel);
         let first = |pick: fn(&Rules) -> &Gitignore| {
             chain
@@ -182,6 +188,11 @@ impl PathFilter {
                 .file_name()
                 .is_some_and(|n| n.to_string_lossy().starts_with('.')),
         }
+    }
+
+    /// Whether the folder at `rel` is one never entered.
+    pub(crate) fn left_out(&self, rel: &Path) -> bool {
+        !self.leave_out.is_empty() && self.leave_out.contains(&self.root.join(rel))
     }
 
     /// The include and exclude globs over a file's relative path.

@@ -3,12 +3,14 @@
 //! clones and mirrors documentation sites as markdown (`web`). Knows nothing of chunks or
 //! indexes.
 
+mod confine;
 mod filter;
 pub mod git;
 pub mod net;
 mod walk;
 pub mod web;
 
+pub use confine::Reads;
 pub use filter::PathFilter;
 pub use net::FetchPolicy;
 pub use walk::{

@@ -10,6 +10,9 @@ pub struct WalkOptions {
     pub includes: Vec<String>,
     pub excludes: Vec<String>,
     pub max_file_bytes: u64,
+    /// Folders never entered, by real path (lore's data dir and brain when a store's
+    /// source holds them): listed in `Walk::left_out` when met.
+    pub leave_out: Vec<PathBuf>,
 }
 
 impl Default for WalkOptions {
@@ -18,6 +21,7 @@ impl Default for WalkOptions {
             includes: Vec::new(),
             excludes: Vec::new(),
             max_file_bytes: 1024 * 1024,
+            leave_out: Vec::new(),
         }
     }
 }
@@ -54,6 +58,8 @@ impl std::fmt::Display for SkipReason {
 pub struct Walk {
     pub files: Vec<SourceFile>,
     pub skipped: Vec<(String, SkipReason)>,
+    /// Folders of `WalkOptions::leave_out` that the walk met and did not enter (relative).
+    pub left_out: Vec<String>,
 }
 
 /// Checks globs without walking (so bad input fails before anything is written).
@@ -102,7 +108,9 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walk, SourceError> {
             };
             let rel = dir.join(entry.file_name());
             if kind.is_dir() {
-                if filter.judge(&chain, &rel, true) {
+                if filter.left_out(&rel) {
+                    out.left_out.push(slash_path(&rel));
+                } else if filter.judge(&chain, &rel, true) {
                     dirs.push(rel);
                 }
                 continue;

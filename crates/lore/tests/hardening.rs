@@ -232,6 +232,166 @@ fn server_reads_only_under_allow_path() {
     assert_eq!(llm.requests().len(), 2);
 }
 
+/// A git repository at `dir` with one committed file.
+fn repo_with(dir: &Path, rel: &str, text: &str) {
+    write(dir, rel, text);
+    common::git(dir, &["init", "--quiet", "--initial-branch=main"]);
+    common::git(dir, &["add", "."]);
+    common::git(dir, &["commit", "--quiet", "-m", "one"]);
+}
+
+/// Issue 29, item 1: a local repository under an allowed folder that pulls objects from
+/// outside it — through `objects/info/alternates` (a `clone --shared`), a `.git` gitfile (a
+/// `git worktree`), or a symlink in its git dir — is refused before git reads anything.
+#[test]
+fn local_repositories_are_confined_whole() {
+    let lore = Lore::without_model();
+    let allowed = lore.path("allowed");
+    let outside = lore.path("outside");
+    repo_with(&outside, "secret.md", "# Secret\n\nOutside words.\n");
+    std::fs::create_dir_all(&allowed).unwrap();
+    common::git(
+        &allowed,
+        &[
+            "clone",
+            "--quiet",
+            "--bare",
+            "--shared",
+            s(&outside),
+            "shared.git",
+        ],
+    );
+    common::git(
+        &outside,
+        &["worktree", "add", "--quiet", s(&allowed.join("wt"))],
+    );
+    common::git(
+        &allowed,
+        &["clone", "--quiet", "--bare", s(&outside), "linked.git"],
+    );
+    let objects = allowed.join("linked.git/objects");
+    std::fs::rename(&objects, allowed.join("moved-objects")).unwrap();
+    std::os::unix::fs::symlink(outside.join(".git/objects"), &objects).unwrap();
+    // A repository wholly inside is accepted.
+    repo_with(&allowed.join("own"), "doc.md", "# Own\n");
+
+    let server = serve(&lore, &["--allow-path", s(&allowed)], &[]);
+    let stores = server.api("/api/stores");
+    for (name, why) in [
+        ("shared.git", "alternate"),
+        ("wt", "git dir"),
+        ("linked.git", "symlink"),
+    ] {
+        let source = allowed.join(name);
+        let what = format!("add repo {name}");
+        let err = refused(
+            post(
+                &stores,
+                &json!({"name": "r", "source": source, "type": "repo"}),
+            ),
+            403,
+            &what,
+        );
+        assert!(
+            err.contains("--allow-path") && err.contains(why),
+            "{what}: {err}"
+        );
+    }
+    assert_eq!(
+        get(&server.api("/api/jobs")).1,
+        json!([]),
+        "a job was queued"
+    );
+    let (status, job) = post(
+        &stores,
+        &json!({"name": "own", "source": allowed.join("own"), "type": "repo"}),
+    );
+    assert_eq!(status, 202, "{job}");
+}
+
+/// Issue 29, items 2 and 3: a folder store's root is checked again on every index run (a
+/// folder swapped for a symlink out is refused, and nothing outside becomes searchable),
+/// and a store whose folder holds lore's data dir leaves the data dir out, saying so.
+#[test]
+fn stores_stay_confined_after_they_are_added() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    // The data dir is `<root>/data`: allow the whole root, so the data dir is inside it.
+    let root = lore.root().to_path_buf();
+    let docs = lore.path("docs");
+    write(&docs, "numbats.md", "# Numbats\n\nNumbats eat termites.\n");
+    let outside = tempfile::tempdir().unwrap();
+    write(
+        outside.path(),
+        "secret.md",
+        "# Quolls\n\nQuolls hunt at night.\n",
+    );
+    lore.ok(&[
+        "brain",
+        "write",
+        "Wombats dig burrows.",
+        "--filename",
+        "private-note",
+    ]);
+
+    let server = serve(&lore, &["--allow-path", s(&root)], &[]);
+    let stores = server.api("/api/stores");
+    let (status, job) = post(&stores, &json!({"name": "docs", "source": docs}));
+    assert_eq!(status, 202, "{job}");
+    let job = common::serve::wait_job(
+        &server,
+        job["id"].as_str().unwrap(),
+        Duration::from_secs(120),
+    );
+    assert_eq!(job["status"], "done", "{job}");
+
+    // Item 3: the whole root, data dir and brain included, as one store.
+    let (status, job) = post(&stores, &json!({"name": "all", "source": root}));
+    assert_eq!(status, 202, "{job}");
+    let job = common::serve::wait_job(
+        &server,
+        job["id"].as_str().unwrap(),
+        Duration::from_secs(120),
+    );
+    assert_eq!(job["status"], "done", "{job}");
+    let warnings = job["result"].to_string();
+    assert!(warnings.contains("left out data"), "{job}");
+    let (status, found) = post(
+        &server.api("/api/search"),
+        &json!({"query": "wombats dig burrows", "stores": ["all"], "mode": "fts"}),
+    );
+    assert_eq!(status, 200, "{found}");
+    assert_eq!(
+        found["results"],
+        json!([]),
+        "the brain's note was indexed as a file: {found}"
+    );
+
+    // Item 2: the folder swapped for a symlink to one outside; re-indexing is refused.
+    std::fs::remove_dir_all(&docs).unwrap();
+    std::os::unix::fs::symlink(outside.path(), &docs).unwrap();
+    let (status, job) = post(&server.api("/api/stores/docs/index"), &json!({}));
+    assert_eq!(status, 202, "{job}");
+    let job = common::serve::wait_job(
+        &server,
+        job["id"].as_str().unwrap(),
+        Duration::from_secs(120),
+    );
+    assert_eq!(job["status"], "failed", "{job}");
+    assert!(job["error"].to_string().contains("--allow-path"), "{job}");
+    let (status, found) = post(
+        &server.api("/api/search"),
+        &json!({"query": "quolls hunt at night", "stores": ["docs"], "mode": "fts"}),
+    );
+    assert_eq!(status, 200, "{found}");
+    assert_eq!(
+        found["results"],
+        json!([]),
+        "an outside file became searchable: {found}"
+    );
+}
+
 /// Issue 13, item 3: a server fetches only public addresses — checked after DNS, for web
 /// and git stores, before anything is fetched — and runs git only over http(s) and ssh.
 #[test]

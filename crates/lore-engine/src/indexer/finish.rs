@@ -1,7 +1,6 @@
 //! After the batches: the vector snapshot, and what a run that indexed nothing says.
 
 use super::IndexReport;
-use super::plan::walk_options;
 use crate::{Engine, EngineError};
 use lore_index::{StoreRecord, VectorSet};
 use lore_source::PathFilter;
@@ -37,7 +36,7 @@ impl Engine {
     /// Judges single paths of `store` as its walk would (for watchers: an event on a path
     /// this rejects cannot change what the store indexes).
     pub fn path_filter(&self, store: &StoreRecord) -> Result<PathFilter, EngineError> {
-        Ok(PathFilter::new(&store.root, &walk_options(store))?)
+        Ok(PathFilter::new(&store.root, &self.walk_options(store))?)
     }
 }
 

@@ -14,7 +14,7 @@ mod finish;
 mod plan;
 mod prepare;
 
-pub(crate) use plan::{diff, walk_options};
+pub(crate) use plan::diff;
 
 use crate::{Engine, EngineError, Phase, Progress};
 use commit::Commits;
@@ -70,6 +70,7 @@ impl Engine {
         progress: &dyn Progress,
     ) -> Result<IndexReport, EngineError> {
         let started = Instant::now();
+        self.check_source(store)?;
         let mut report = IndexReport {
             store: store.name.clone(),
             ..Default::default()

@@ -61,7 +61,13 @@ impl Engine {
         full: bool,
         report: &mut IndexReport,
     ) -> Result<Plan, EngineError> {
-        let walk = lore_source::walk(&store.root, &walk_options(store))?;
+        let walk = lore_source::walk(&store.root, &self.walk_options(store))?;
+        for dir in &walk.left_out {
+            report.warnings.push(format!(
+                "left out {dir}: it holds lore's own data (the catalog, the brain's notes, \
+                 other stores' copies), which is never indexed as this store's files"
+            ));
+        }
         report.files_seen = walk.files.len();
         let manifest = self.catalog.manifest(store.id)?;
         // Files analysed by another version of the chunker are read again, as are all
@@ -101,15 +107,25 @@ impl Engine {
     }
 }
 
-/// What a store's walk keeps, from its record.
-/// A web store's globs judge URLs during the crawl; its mirror is indexed whole.
-pub(crate) fn walk_options(store: &StoreRecord) -> WalkOptions {
-    let web = store.kind == lore_core::StoreKind::Web;
-    let globs = |g: &Vec<String>| if web { Vec::new() } else { g.clone() };
-    WalkOptions {
-        includes: globs(&store.includes),
-        excludes: globs(&store.excludes),
-        max_file_bytes: store.max_file_bytes,
+impl Engine {
+    /// What a store's walk keeps, from its record. A web store's globs judge URLs during
+    /// the crawl; its mirror is indexed whole. lore's data dir and brain dir are never
+    /// entered from a store rooted outside them.
+    pub(crate) fn walk_options(&self, store: &StoreRecord) -> WalkOptions {
+        let web = store.kind == lore_core::StoreKind::Web;
+        let globs = |g: &Vec<String>| if web { Vec::new() } else { g.clone() };
+        let root = std::fs::canonicalize(&store.root).unwrap_or_else(|_| store.root.clone());
+        let leave_out = [self.data.root().to_path_buf(), self.data.brain()]
+            .iter()
+            .filter_map(|d| std::fs::canonicalize(d).ok())
+            .filter(|d| !root.starts_with(d))
+            .collect();
+        WalkOptions {
+            includes: globs(&store.includes),
+            excludes: globs(&store.excludes),
+            max_file_bytes: store.max_file_bytes,
+            leave_out,
+        }
     }
 }
 

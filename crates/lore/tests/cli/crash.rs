@@ -6,7 +6,7 @@
 //! generation, WAL frames, a folder appearing, requests to the test site), never timed.
 //! The matrix is printed as a table (`--nocapture`).
 
-use crate::common::serve::{Server, get, post};
+use crate::common::serve::{Server, get, post, wait_job};
 use crate::common::site::Site;
 use crate::common::{Lore, Spawned, assert_first, files_under, one_error_line, write};
 use serde_json::{Value, json};
@@ -338,20 +338,6 @@ fn brain_pages(n: usize) -> Value {
     json!({"source": "field-notes.md", "pages": pages})
 }
 
-/// Waits until job `id` on `server` has finished; returns it.
-fn wait_job(server: &Server, id: &str) -> Value {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let (status, job) = get(&server.api(&format!("/api/jobs/{id}")));
-        assert_eq!(status, 200, "{job}");
-        if ["done", "failed", "cancelled"].contains(&job["status"].as_str().unwrap()) {
-            return job;
-        }
-        assert!(Instant::now() < deadline, "job {id} did not finish: {job}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 #[test]
 fn crash_matrix() {
     if crate::common::on_postgres() {
@@ -581,7 +567,7 @@ fn crash_matrix() {
         let server = Server::no_watch(&lore, &[]);
         let (status, job) = post(&server.api("/api/stores/big/index"), &json!({"full": true}));
         assert_eq!(status, 202, "{job}");
-        let done = wait_job(&server, job["id"].as_str().unwrap());
+        let done = wait_job(&server, job["id"].as_str().unwrap(), WAIT);
         assert_eq!(done["status"], "done", "{done}");
         // The killed server's job is no longer shown as running.
         let (_, old) = get(&server.api(&format!("/api/jobs/{id}")));

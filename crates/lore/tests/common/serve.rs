@@ -111,6 +111,25 @@ pub fn wait_for_writer(
     }
 }
 
+/// Polls job `id` until it finishes; returns its last record (fails after `timeout`).
+pub fn wait_job(server: &Server, id: &str, timeout: Duration) -> Value {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let (status, job) = get(&server.api(&format!("/api/jobs/{id}")));
+        assert_eq!(status, 200, "{job}");
+        if ["done", "failed", "cancelled"].contains(&job["status"].as_str().unwrap_or("")) {
+            return job;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "job {id} still {} after {timeout:?}: {job}\n{}",
+            job["status"],
+            server.log()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// An HTTP client that returns error statuses as responses and gives up after 120 s.
 pub fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()

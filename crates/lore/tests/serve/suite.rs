@@ -3,7 +3,7 @@
 
 use common::serve::{
     Server, agent, answer, get, mcp_client, post, post_declaring, python_mcp_or_skip,
-    wait_for_writer,
+    wait_for_writer, wait_job,
 };
 use common::site::Site;
 use common::{Lore, files_under, run_command, write};
@@ -13,25 +13,6 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 const TOKEN: &str = "test-token-5f1c0ab2";
-
-/// Polls a job until it finishes; returns its last record.
-fn wait_job(server: &Server, id: &str, timeout: Duration) -> Value {
-    let deadline = Instant::now() + timeout;
-    loop {
-        let (status, job) = get(&server.api(&format!("/api/jobs/{id}")));
-        assert_eq!(status, 200, "{job}");
-        if ["done", "failed", "cancelled"].contains(&job["status"].as_str().unwrap_or("")) {
-            return job;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "job {id} still {} after {timeout:?}: {job}\n{}",
-            job["status"],
-            server.log()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
 
 /// A world with the fixture project indexed as store `proj`.
 fn indexed_project() -> Option<(Lore, PathBuf)> {
