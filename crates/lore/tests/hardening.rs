@@ -309,6 +309,28 @@ fn local_repositories_are_confined_whole() {
     assert_eq!(status, 202, "{job}");
 }
 
+/// POSTs a job to `route` (202) and waits for it to finish; its last record.
+#[track_caller]
+fn run_job(server: &Server, route: &str, body: Value) -> Value {
+    let (status, job) = post(&server.api(route), &body);
+    assert_eq!(status, 202, "{job}");
+    common::serve::wait_job(
+        server,
+        job["id"].as_str().unwrap(),
+        Duration::from_secs(120),
+    )
+}
+
+/// Whether a BM25 search of `store` for `query` finds nothing.
+fn finds_nothing(server: &Server, store: &str, query: &str) -> bool {
+    let (status, found) = post(
+        &server.api("/api/search"),
+        &json!({"query": query, "stores": [store], "mode": "fts"}),
+    );
+    assert_eq!(status, 200, "{found}");
+    found["results"] == json!([])
+}
+
 /// Issue 29, items 2 and 3: a folder store's root is checked again on every index run (a
 /// folder swapped for a symlink out is refused, and nothing outside becomes searchable),
 /// and a store whose folder holds lore's data dir leaves the data dir out, saying so.
@@ -336,59 +358,35 @@ fn stores_stay_confined_after_they_are_added() {
     ]);
 
     let server = serve(&lore, &["--allow-path", s(&root)], &[]);
-    let stores = server.api("/api/stores");
-    let (status, job) = post(&stores, &json!({"name": "docs", "source": docs}));
-    assert_eq!(status, 202, "{job}");
-    let job = common::serve::wait_job(
+    let job = run_job(
         &server,
-        job["id"].as_str().unwrap(),
-        Duration::from_secs(120),
+        "/api/stores",
+        json!({"name": "docs", "source": docs}),
     );
     assert_eq!(job["status"], "done", "{job}");
 
     // Item 3: the whole root, data dir and brain included, as one store.
-    let (status, job) = post(&stores, &json!({"name": "all", "source": root}));
-    assert_eq!(status, 202, "{job}");
-    let job = common::serve::wait_job(
+    let job = run_job(
         &server,
-        job["id"].as_str().unwrap(),
-        Duration::from_secs(120),
+        "/api/stores",
+        json!({"name": "all", "source": root}),
     );
     assert_eq!(job["status"], "done", "{job}");
-    let warnings = job["result"].to_string();
-    assert!(warnings.contains("left out data"), "{job}");
-    let (status, found) = post(
-        &server.api("/api/search"),
-        &json!({"query": "wombats dig burrows", "stores": ["all"], "mode": "fts"}),
-    );
-    assert_eq!(status, 200, "{found}");
-    assert_eq!(
-        found["results"],
-        json!([]),
-        "the brain's note was indexed as a file: {found}"
+    assert!(job["result"].to_string().contains("left out data"), "{job}");
+    assert!(
+        finds_nothing(&server, "all", "wombats dig burrows"),
+        "the brain's note was indexed as a file"
     );
 
     // Item 2: the folder swapped for a symlink to one outside; re-indexing is refused.
     std::fs::remove_dir_all(&docs).unwrap();
     std::os::unix::fs::symlink(outside.path(), &docs).unwrap();
-    let (status, job) = post(&server.api("/api/stores/docs/index"), &json!({}));
-    assert_eq!(status, 202, "{job}");
-    let job = common::serve::wait_job(
-        &server,
-        job["id"].as_str().unwrap(),
-        Duration::from_secs(120),
-    );
+    let job = run_job(&server, "/api/stores/docs/index", json!({}));
     assert_eq!(job["status"], "failed", "{job}");
     assert!(job["error"].to_string().contains("--allow-path"), "{job}");
-    let (status, found) = post(
-        &server.api("/api/search"),
-        &json!({"query": "quolls hunt at night", "stores": ["docs"], "mode": "fts"}),
-    );
-    assert_eq!(status, 200, "{found}");
-    assert_eq!(
-        found["results"],
-        json!([]),
-        "an outside file became searchable: {found}"
+    assert!(
+        finds_nothing(&server, "docs", "quolls hunt at night"),
+        "an outside file became searchable"
     );
 }
 
