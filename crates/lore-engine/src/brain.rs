@@ -36,11 +36,27 @@ const LLM_TIMEOUT: Duration = Duration::from_secs(180);
 /// (all-MiniLM-L6-v2: paraphrases of a note score 0.3–0.5, unrelated text below 0.15).
 const MIN_MEANING: f32 = 0.25;
 
+/// The same for a note of fewer than `SHORT_NOTE_WORDS` words: the model places very
+/// short texts near everything (a note holding only `x` scores 0.32 against nonsense),
+/// so only a near-paraphrase counts.
+const MIN_MEANING_SHORT: f32 = 0.5;
+const SHORT_NOTE_WORDS: usize = 4;
+
 /// Whether a hit matches its query: it holds a query word, or means nearly the same.
 fn is_match(hit: &crate::search::SearchHit) -> bool {
+    let words = hit.snippet.as_deref().map_or(0, |t| {
+        t.split_whitespace()
+            .filter(|w| w.chars().any(char::is_alphanumeric))
+            .count()
+    });
+    let floor = if words < SHORT_NOTE_WORDS {
+        MIN_MEANING_SHORT
+    } else {
+        MIN_MEANING
+    };
     hit.signals
         .as_ref()
-        .is_some_and(|s| s.bm25_rank.is_some() || s.vector_score.is_some_and(|c| c >= MIN_MEANING))
+        .is_some_and(|s| s.bm25_rank.is_some() || s.vector_score.is_some_and(|c| c >= floor))
 }
 
 /// A brain search.
@@ -290,7 +306,7 @@ impl Engine {
         let stale = match self.catalog.store(BRAIN_STORE)? {
             Some(s) if s.kind == StoreKind::Brain => self.freshness(&s)?.changed_files > 0,
             Some(_) => false,
-            None => self.brain_dir().is_dir(),
+            None => self.brain_has_files(),
         };
         if !stale {
             return Ok(None);
@@ -300,6 +316,22 @@ impl Engine {
             Err(EngineError::Index(lore_index::IndexError::Locked(_))) => Ok(None),
             Err(e) => Err(e),
         }
+    }
+
+    /// Whether the brain's folder holds any file (a brain without a store yet that a
+    /// `brain_refresh` would index). Stops at the first file found.
+    pub fn brain_has_files(&self) -> bool {
+        fn any_file(dir: &std::path::Path, depth: usize) -> bool {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return false;
+            };
+            entries.flatten().any(|e| match e.file_type() {
+                Ok(t) if t.is_file() => true,
+                Ok(t) if t.is_dir() && depth < 8 => any_file(&e.path(), depth + 1),
+                _ => false,
+            })
+        }
+        any_file(&self.brain_dir(), 0)
     }
 
     /// Writes a note to `knowledge/` and indexes it; bad input writes nothing.

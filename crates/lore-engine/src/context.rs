@@ -44,6 +44,9 @@ pub struct UnitContext {
     pub outline: Vec<OutlineEntry>,
     /// Estimated tokens of this answer (UTF-8 bytes of its JSON / 4).
     pub estimated_tokens: usize,
+    /// E.g. the file changed since it was indexed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl Engine {
@@ -66,7 +69,8 @@ impl Engine {
         };
         let Some(sc) = found else {
             return Err(EngineError::NotFound(format!(
-                "result {id} not found: the index changed since that search; search again"
+                "no result with id {id} in this index (ids come from `lore search`; one from \
+                 a search made before its file was re-indexed is gone too: search again)"
             )));
         };
         let store = self.catalog.store_by_id(sc.store_id)?.ok_or_else(|| {
@@ -94,6 +98,10 @@ impl Engine {
             full,
             outline,
             estimated_tokens: 0,
+            warnings: self
+                .stale_warning(&store, [sc.path.as_str()])?
+                .into_iter()
+                .collect(),
         };
         out.estimated_tokens = crate::present::json_tokens(&out);
         Ok(out)

@@ -28,6 +28,7 @@ pub enum Param {
     MaxFileSize,
     MaxPages,
     MaxDepth,
+    Threshold,
 }
 
 impl Param {
@@ -39,6 +40,7 @@ impl Param {
             Param::MaxFileSize => "max_file_size",
             Param::MaxPages => "max_pages",
             Param::MaxDepth => "max_depth",
+            Param::Threshold => "threshold",
         }
     }
 }

@@ -94,6 +94,9 @@ pub struct GraphAnswer {
     /// name-match one (at most [`MAX_CANDIDATES`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<GraphLink>,
+    /// E.g. a file shown changed since it was indexed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Name-only candidates listed per `lore graph … callers` answer.
@@ -227,7 +230,10 @@ impl Engine {
         let mut unresolved = Vec::new();
         let mut candidates = Vec::new();
         let mut candidate_refs = std::collections::HashSet::new();
+        // The files this answer shows lines of, by store (for the freshness warning).
+        let mut shown: Vec<(i64, String)> = Vec::new();
         for d in &defs {
+            let (l0, c0) = (links.len(), candidates.len());
             match q.direction {
                 Direction::Definition => {}
                 Direction::Callers => {
@@ -261,6 +267,21 @@ impl Engine {
                     }
                 }
             }
+            shown.push((d.store_id, d.path.clone()));
+            shown.extend(
+                links[l0..]
+                    .iter()
+                    .chain(&candidates[c0..])
+                    .map(|l| (d.store_id, l.path.clone())),
+            );
+        }
+        let mut warnings = Vec::new();
+        for s in &stores {
+            let paths = shown
+                .iter()
+                .filter(|(id, _)| *id == s.id)
+                .map(|(_, p)| p.as_str());
+            warnings.extend(self.stale_warning(s, paths)?);
         }
         Ok(GraphAnswer {
             symbol: symbol.to_string(),
@@ -277,6 +298,7 @@ impl Engine {
             links,
             unresolved,
             candidates,
+            warnings,
         })
     }
 }

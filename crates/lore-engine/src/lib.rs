@@ -44,7 +44,7 @@ pub use search::{
 pub use stores::StoreSummary;
 pub use task::{Frame, TaskClues};
 pub use unit::{Lines, MAX_UNIT_LINES, Truncation};
-pub use writer::{ServerAnnouncement, WriterInfo};
+pub use writer::{ServerAnnouncement, WriterInfo, settle_stale_writer};
 
 pub use lore_index::{FieldBoosts, JobProgress, JobRecord, JobStatus, StoreRecord};
 pub use lore_source::PathFilter;
@@ -73,6 +73,11 @@ pub struct EngineConfig {
     /// Where local sources may be read (servers: `--allow-path`), checked when a store is
     /// added and on every index and sync run.
     pub reads: lore_source::Reads,
+    /// Local sources of the stores that existed when a server started (real paths), so
+    /// an operator's own stores (`lore store add` before `lore serve`) stay readable
+    /// outside `reads`, for as long as each still resolves to itself
+    /// (`Engine::trust_present_sources`).
+    pub trusted_sources: Vec<std::path::PathBuf>,
 }
 
 impl Default for EngineConfig {
@@ -87,6 +92,7 @@ impl Default for EngineConfig {
             embed: true,
             fetch: lore_source::FetchPolicy::default(),
             reads: lore_source::Reads::default(),
+            trusted_sources: Vec::new(),
         }
     }
 }

@@ -248,6 +248,8 @@ pub(crate) struct StoreReaders {
     store_id: i64,
     dir: std::path::PathBuf,
     lexical: Box<dyn LexicalIndex>,
+    /// The BM25 index was missing when opened (it answers nothing).
+    lexical_missing: bool,
     vectors: OnceLock<Arc<dyn VectorIndex>>,
 }
 
@@ -286,12 +288,14 @@ impl Engine {
             return Ok(r.clone());
         }
         let dir = self.data.store_dir(store.id);
+        let lexical_missing = lore_index::lexical_missing(&self.catalog, &dir);
         let lexical = lore_index::open_lexical(&self.catalog, store.id, &dir)?;
         let r = Arc::new(StoreReaders {
             generation: store.generation,
             store_id: store.id,
             dir,
             lexical,
+            lexical_missing,
             vectors: OnceLock::new(),
         });
         if let Ok(mut m) = self.readers.0.lock() {
@@ -312,6 +316,12 @@ impl Engine {
         }
         if req.per_file == 0 {
             return Err(EngineError::param(Param::PerFile, "must be at least 1"));
+        }
+        if req.threshold.is_some_and(|t| !(0.0..=1.0).contains(&t)) {
+            return Err(EngineError::param(
+                Param::Threshold,
+                "must be between 0 and 1 (a fused score)",
+            ));
         }
         let stores = self.select_stores(&req.stores)?;
         if stores.is_empty() {
@@ -542,18 +552,31 @@ impl Engine {
         started: Instant,
     ) -> Result<SearchResponse, EngineError> {
         let mut warnings = Vec::new();
-        for s in stores
-            .iter()
-            .filter(|s| s.kind != lore_core::StoreKind::Brain)
-        {
+        for s in stores {
             if !self.catalog.has_chunks(s.id)? {
+                if s.kind != lore_core::StoreKind::Brain {
+                    warnings.push(format!(
+                        "store {} is empty: nothing was indexed under {} (see `lore index {}`)",
+                        s.name,
+                        s.root.display(),
+                        s.name
+                    ));
+                }
+            } else if req.mode.uses_bm25() && self.readers(s)?.lexical_missing {
                 warnings.push(format!(
-                    "store {} is empty: nothing was indexed under {} (see `lore index {}`)",
-                    s.name,
-                    s.root.display(),
-                    s.name
+                    "store {}: its BM25 index is missing, so these results leave out every \
+                     keyword match; rebuild it with `lore index {}` (`lore doctor {}` checks \
+                     every part)",
+                    s.name, s.name, s.name
                 ));
             }
+        }
+        for s in stores {
+            let shown = results
+                .iter()
+                .filter(|h| h.unit.store == s.name)
+                .map(|h| h.unit.path.as_str());
+            warnings.extend(self.stale_warning(s, shown)?);
         }
         let stores = if req.freshness {
             stores
@@ -563,6 +586,13 @@ impl Engine {
         } else {
             Vec::new()
         };
+        for f in stores.iter().filter(|f| f.changed_files > 0) {
+            warnings.push(format!(
+                "store {}: {} files changed since it was indexed; run `lore index {}` (a \
+                 running `lore serve` or `lore watch` re-indexes it by itself)",
+                f.store, f.changed_files, f.store
+            ));
+        }
         let mut resp = SearchResponse {
             query: req.query.clone(),
             mode: req.mode,
@@ -609,6 +639,43 @@ impl Engine {
             }
         }
         Ok(out)
+    }
+
+    /// Those of `paths` (files of `store`) that changed (size or mtime) or vanished since
+    /// they were indexed, one stat each, in the order given and without repeats.
+    pub(crate) fn changed_since_indexed<'a>(
+        &self,
+        store: &StoreRecord,
+        paths: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Vec<String>, EngineError> {
+        let mut out: Vec<String> = Vec::new();
+        for path in paths {
+            if out.iter().any(|p| p == path) {
+                continue;
+            }
+            let Some(rec) = self.catalog.file_record(store.id, path)? else {
+                continue;
+            };
+            let changed = match std::fs::metadata(store.root.join(path)) {
+                Ok(m) => m.len() != rec.size || lore_source::mtime_ns(&m) != rec.mtime_ns,
+                Err(_) => true,
+            };
+            if changed {
+                out.push(path.to_string());
+            }
+        }
+        Ok(out)
+    }
+
+    /// The freshness warning of an answer that shows lines of `paths` of `store`, when any
+    /// changed since it was indexed; every adapter shows the same words.
+    pub(crate) fn stale_warning<'a>(
+        &self,
+        store: &StoreRecord,
+        paths: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Option<String>, EngineError> {
+        let changed = self.changed_since_indexed(store, paths)?;
+        Ok((!changed.is_empty()).then(|| stale_files(&store.name, &changed)))
     }
 
     /// Counts files added, changed (size or mtime) or deleted since the last index run.
@@ -693,4 +760,17 @@ impl Engine {
         hit.estimated_tokens = json_tokens(&hit);
         Ok(hit)
     }
+}
+
+/// "These files of this store changed since indexing": the words of every freshness warning.
+fn stale_files(store: &str, paths: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut list = paths[..paths.len().min(SHOWN)].join(", ");
+    if paths.len() > SHOWN {
+        list.push_str(&format!(" and {} more", paths.len() - SHOWN));
+    }
+    format!(
+        "{store}: {list} changed since indexing, so the lines shown may be out of date; run \
+         `lore index {store}`"
+    )
 }

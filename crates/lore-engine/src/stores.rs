@@ -124,16 +124,37 @@ impl Engine {
     /// Checks that a store's local source may still be read (`EngineConfig::reads`): a
     /// folder store's root, a local repository's git dir, common dir and alternates. Runs
     /// before every index and sync, since a folder may have become a symlink meanwhile.
+    /// A trusted source (`trust_present_sources`) passes while it still resolves to itself.
     pub fn check_source(&self, store: &StoreRecord) -> Result<(), EngineError> {
-        match store.kind {
-            StoreKind::Folder => {
-                self.config.reads.check(&store.root, "folder")?;
-            }
-            StoreKind::Repo if git::is_local(&store.source) => {
-                self.config.reads.check_repo(Path::new(&store.source))?;
-            }
-            _ => {}
+        let Some(path) = local_source(store) else {
+            return Ok(());
+        };
+        if self.config.trusted_sources.iter().any(|t| t == path)
+            && std::fs::canonicalize(path).is_ok_and(|real| real == path)
+        {
+            return Ok(());
         }
+        match store.kind {
+            StoreKind::Repo => self.config.reads.check_repo(path).map(drop)?,
+            _ => self.config.reads.check(path, "folder").map(drop)?,
+        }
+        Ok(())
+    }
+
+    /// Trusts the local sources of the stores present now (their operator added them, with
+    /// the CLI or an earlier server): `check_source` passes them while each still resolves
+    /// to the real path recorded when it was added. A server calls this at start, before
+    /// clients can add stores; a source since swapped for a symlink is not trusted.
+    pub fn trust_present_sources(&mut self) -> Result<(), EngineError> {
+        let mut trusted = Vec::new();
+        for store in self.catalog.stores()? {
+            if let Some(path) = local_source(&store)
+                && std::fs::canonicalize(path).is_ok_and(|real| real == path)
+            {
+                trusted.push(path.to_path_buf());
+            }
+        }
+        self.config.trusted_sources = trusted;
         Ok(())
     }
 
@@ -357,5 +378,14 @@ fn default_web() -> WebSettings {
         max_pages: d.max_pages,
         max_depth: d.max_depth,
         site: None,
+    }
+}
+
+/// Where a store reads local files from: a folder store's root, a local repository.
+fn local_source(store: &StoreRecord) -> Option<&Path> {
+    match store.kind {
+        StoreKind::Folder => Some(&store.root),
+        StoreKind::Repo if git::is_local(&store.source) => Some(Path::new(&store.source)),
+        _ => None,
     }
 }

@@ -21,7 +21,8 @@ pub struct WriterInfo {
 }
 
 /// Removes `writer.json` when dropped (normal exit or error). After a kill -9 the file stays,
-/// but it is only believed while its pid holds the lock.
+/// but it is only believed while the lock is held by its pid; the next lore process to open
+/// the data dir settles it (`settle_stale_writer`).
 pub struct ServerAnnouncement {
     path: PathBuf,
 }
@@ -36,9 +37,47 @@ impl Drop for ServerAnnouncement {
 pub(crate) fn running_writer(data: &DataDir) -> Option<WriterInfo> {
     let path = data.root().join("writer.json");
     let info: WriterInfo = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
-    // Believed only while its pid is the one that holds the lock.
+    // Believed only while the lock is held, by its pid.
     let holder = std::fs::read_to_string(data.lock_file()).ok()?;
-    (holder.trim() == info.pid.to_string()).then_some(info)
+    (holder.trim() == info.pid.to_string() && lore_index::writer_lock_held(&data.lock_file()))
+        .then_some(info)
+}
+
+/// When the long-lived writer recorded in `writer.json` died without cleaning up (kill -9, a
+/// crash, a power cut), marks the jobs it was running interrupted, removes the record and
+/// says so; `None` when there is no record or its writer still runs. Takes the writer lock
+/// for a moment, so it is a write: CLI commands call it when they start.
+pub fn settle_stale_writer(data: &DataDir) -> Result<Option<String>, EngineError> {
+    let path = data.root().join("writer.json");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(None);
+    };
+    if lore_index::writer_lock_held(&data.lock_file()) {
+        return Ok(None);
+    }
+    // Someone else may take the lock first: then it is theirs to settle.
+    let Ok(_lock) = WriterLock::acquire(&data.lock_file()) else {
+        return Ok(None);
+    };
+    let Ok(info) = serde_json::from_str::<WriterInfo>(&text) else {
+        let _ = std::fs::remove_file(&path);
+        return Ok(None);
+    };
+    let who = format!("lore {} (pid {})", info.role, info.pid);
+    let reason = format!("interrupted: {who} stopped uncleanly (killed or crashed); run it again");
+    let jobs = crate::open_catalog(data)?.fail_jobs_of(info.pid, &reason)?;
+    std::fs::remove_file(&path).map_err(|e| EngineError::io(path.display().to_string(), e))?;
+    let what = match jobs.len() {
+        0 => "it was running no job".to_string(),
+        1 => format!("its job {} was interrupted; run it again", jobs[0]),
+        _ => format!(
+            "its jobs {} were interrupted; run them again",
+            jobs.join(", ")
+        ),
+    };
+    Ok(Some(format!(
+        "{who} stopped uncleanly (killed or crashed); {what}"
+    )))
 }
 
 impl Engine {

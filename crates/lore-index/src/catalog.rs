@@ -513,6 +513,16 @@ impl Catalog {
     }
 
     /// Every indexed file of a store, by relative path.
+    /// One file's record, if the store indexed it.
+    pub fn file_record(&self, store_id: i64, path: &str) -> Result<Option<FileRecord>, IndexError> {
+        self.db.query_opt(
+            "SELECT path, size, mtime_ns, hash, chunks, skipped FROM files \
+             WHERE store_id = ?1 AND path = ?2",
+            args![store_id, path],
+            file_from_row,
+        )
+    }
+
     pub fn manifest(&self, store_id: i64) -> Result<HashMap<String, FileRecord>, IndexError> {
         let rows = self.db.query(
             "SELECT path, size, mtime_ns, hash, chunks, skipped FROM files WHERE store_id = ?1",

@@ -205,6 +205,16 @@ impl Fts {
         }
     }
 
+    /// Whether the folder holds no index at all (never written, or deleted): cheaper than
+    /// `probe`, as nothing is opened. A damaged index is not missing.
+    pub fn is_missing(dir: &Path) -> bool {
+        match live_dir(dir) {
+            Ok(Some(live)) => !live.join("meta.json").exists(),
+            Ok(None) => true,
+            Err(_) => false,
+        }
+    }
+
     /// What the folder holds, found without writing to it (for checks).
     pub fn probe(dir: &Path) -> FtsState {
         // A writer swapping in a rebuilt index replaces `CURRENT`, then removes the folder

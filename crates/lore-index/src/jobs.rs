@@ -262,6 +262,22 @@ impl Catalog {
             .map(|n| n as usize)
     }
 
+    /// Marks the jobs process `pid` was running as failed with `reason` (it died without
+    /// finishing them); returns their ids.
+    pub fn fail_jobs_of(&self, pid: u32, reason: &str) -> Result<Vec<String>, IndexError> {
+        let ids = self.db.query(
+            "SELECT id FROM jobs WHERE status = 'running' AND pid = ?1 ORDER BY seq",
+            args![pid],
+            |r| r.text(0),
+        )?;
+        self.db.execute(
+            "UPDATE jobs SET status = 'failed', finished_at = ?1, error = ?2 \
+             WHERE status = 'running' AND pid = ?3",
+            args![now_secs(), reason, pid],
+        )?;
+        Ok(ids)
+    }
+
     /// Deletes finished jobs that ended more than `max_age_secs` ago.
     pub fn delete_finished_jobs(&self, max_age_secs: i64) -> Result<usize, IndexError> {
         self.db

@@ -37,7 +37,7 @@ pub use fts::{
 };
 pub use graph::{Edge, ImportRow, RefRow, RefTarget, ResolvedRef, SymbolRow};
 pub use jobs::{JobProgress, JobRecord, JobStatus, is_job_id, new_job_id};
-pub use lock::WriterLock;
+pub use lock::{WriterLock, is_held as writer_lock_held};
 pub use pg::{PgLexical, PgVectors};
 pub use schema::postgres::{SchemaStatus, migrate as migrate_postgres, status as postgres_status};
 pub use sql::{Dialect, PgOptions, Sql, SqlError, redact as redact_url};
@@ -133,8 +133,15 @@ impl VectorIndex for VectorSet {
     }
 }
 
+/// Whether a store's BM25 index is missing (`dir` is the store's folder): its tantivy
+/// folder was never written or was deleted. An index in PostgreSQL is never missing.
+pub fn lexical_missing(catalog: &Catalog, dir: &std::path::Path) -> bool {
+    catalog.dialect() == Dialect::Sqlite && Fts::is_missing(&dir.join("fts"))
+}
+
 /// A store's BM25 index for this catalog: tantivy in `dir` (the store's folder) for an
-/// embedded catalog, the postings tables for PostgreSQL.
+/// embedded catalog, the postings tables for PostgreSQL. A missing tantivy index opens
+/// empty (see `lexical_missing`).
 pub fn open_lexical(
     catalog: &Catalog,
     store_id: i64,

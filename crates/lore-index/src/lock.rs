@@ -48,6 +48,16 @@ impl WriterLock {
     }
 }
 
+/// Whether some process holds the lock at `path` now (a process killed with -9 holds
+/// nothing, whatever pid the file still names). Takes nothing: a free lock is released at
+/// once.
+pub fn is_held(path: &Path) -> bool {
+    match File::open(path) {
+        Ok(file) => matches!(file.try_lock(), Err(TryLockError::WouldBlock)),
+        Err(_) => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,7 +72,9 @@ mod tests {
             err.contains(&format!("pid {}", std::process::id())),
             "{err}"
         );
+        assert!(is_held(&path));
         drop(first);
+        assert!(!is_held(&path));
         WriterLock::acquire(&path).unwrap();
     }
 }

@@ -20,7 +20,7 @@ pub enum Dialect {
 /// An error from either database, or a column that did not hold what the catalog expects.
 #[derive(Debug, thiserror::Error)]
 pub enum SqlError {
-    #[error(transparent)]
+    #[error("{}", sqlite_message(.0))]
     Sqlite(#[from] rusqlite::Error),
     #[error("{}", pg_message(.0))]
     Postgres(#[from] postgres::Error),
@@ -32,6 +32,33 @@ pub enum SqlError {
     },
     #[error("the connection is busy with another query (a callback queried the catalog)")]
     Reentrant,
+}
+
+/// Whether SQLite found the database file damaged (or not a database at all).
+pub(crate) fn is_damaged(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+    )
+}
+
+/// SQLite's message; for a damaged file, with the next step.
+fn sqlite_message(e: &rusqlite::Error) -> String {
+    if is_damaged(e) {
+        format!(
+            "the catalog file is damaged ({e}); `lore doctor --deep` says what is damaged and \
+             what to do (the brain's notes are files on disk and are safe)"
+        )
+    } else {
+        e.to_string()
+    }
+}
+
+impl SqlError {
+    /// Whether this is SQLite finding the catalog file damaged.
+    pub fn is_damaged(&self) -> bool {
+        matches!(self, SqlError::Sqlite(e) if is_damaged(e))
+    }
 }
 
 /// A PostgreSQL error with the server's own message and detail, which `Display` of

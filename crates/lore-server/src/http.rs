@@ -86,7 +86,50 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(middleware::from_fn_with_state(guard, guard_request))
+        .layer(middleware::from_fn(json_errors))
         .with_state(app)
+}
+
+/// Most bytes of a plain-text error body carried into its JSON.
+const ERROR_TEXT: usize = 4096;
+
+/// Every error answer is `{"error": …}`: axum's own rejections (405, 413 for a chunked body
+/// over the limit, a path segment that is not UTF-8) and rmcp's plain-text ones keep their
+/// status and headers (`Allow` included) and get their text, or the status's reason, as JSON.
+async fn json_errors(req: Request, next: Next) -> Response {
+    let resp = next.run(req).await;
+    let status = resp.status();
+    if !(status.is_client_error() || status.is_server_error()) || is_json(resp.headers()) {
+        return resp;
+    }
+    let (parts, body) = resp.into_parts();
+    let text = axum::body::to_bytes(body, ERROR_TEXT)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+        .unwrap_or_default();
+    let mut message = if text.is_empty() {
+        status
+            .canonical_reason()
+            .unwrap_or("error")
+            .to_ascii_lowercase()
+    } else {
+        text
+    };
+    if status == StatusCode::METHOD_NOT_ALLOWED
+        && let Some(allow) = parts
+            .headers
+            .get(header::ALLOW)
+            .and_then(|v| v.to_str().ok())
+    {
+        message = format!("{message}; this route takes {allow}");
+    }
+    let mut out = (status, axum::Json(json!({ "error": message }))).into_response();
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            out.headers_mut().insert(name.clone(), value.clone());
+        }
+    }
+    out
 }
 
 /// A JSON error: `{"error": "..."}` with a status that fits.
@@ -318,9 +361,11 @@ async fn mcp_request(State(mcp): State<Mcp>, req: Request) -> Response {
     service.handle(req).await.into_response()
 }
 
-/// JSON-RPC 2.0's codes for a body that is not JSON and for JSON that is no request.
+/// JSON-RPC 2.0's codes for a body that is not JSON, for JSON that is no request, and for
+/// a request whose params its method cannot take.
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
+const INVALID_PARAMS: i64 = -32602;
 
 /// The Content-Type without its parameters, lowercased.
 fn media_type(headers: &HeaderMap) -> Option<String> {
@@ -338,7 +383,7 @@ fn is_json(headers: &HeaderMap) -> bool {
 
 /// Checks that `body` is one JSON-RPC message as the MCP SDK reads them; otherwise the
 /// error's code, the request's id when it has a usable one, and what was wrong.
-fn check_message(body: &[u8]) -> Result<(), (i64, Value, String)> {
+pub(crate) fn check_message(body: &[u8]) -> Result<(), (i64, Value, String)> {
     let value: Value = serde_json::from_slice(body)
         .map_err(|e| (PARSE_ERROR, Value::Null, format!("parse error: {e}")))?;
     let id = match &value {
@@ -361,6 +406,9 @@ fn check_message(body: &[u8]) -> Result<(), (i64, Value, String)> {
             ));
         }
     };
+    if let Some(why) = bad_tool_call(&value) {
+        return Err((INVALID_PARAMS, id, format!("invalid params: {why}")));
+    }
     serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(value)
         .map(|_| ())
         .map_err(|e| {
@@ -369,10 +417,32 @@ fn check_message(body: &[u8]) -> Result<(), (i64, Value, String)> {
         })
 }
 
+/// What is wrong with a `tools/call` request's params, if it is one: rmcp would take a
+/// malformed one for an unknown method (-32601) instead of refusing its params.
+fn bad_tool_call(msg: &Value) -> Option<&'static str> {
+    if msg.get("method").and_then(Value::as_str) != Some("tools/call") {
+        return None;
+    }
+    let Some(params) = msg.get("params").and_then(Value::as_object) else {
+        return Some("tools/call takes params {\"name\": TOOL, \"arguments\": {…}}");
+    };
+    if !params.get("name").is_some_and(Value::is_string) {
+        return Some("tools/call needs params.name, the tool's name (a string)");
+    }
+    match params.get("arguments") {
+        None | Some(Value::Null) | Some(Value::Object(_)) => None,
+        Some(_) => Some("tools/call params.arguments must be an object"),
+    }
+}
+
+/// A JSON-RPC error response.
+pub(crate) fn rpc_error_body(id: Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
 /// A JSON-RPC error object as the whole answer.
 fn rpc_error(status: StatusCode, id: Value, code: i64, message: &str) -> Response {
-    let body = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
-    (status, axum::Json(body)).into_response()
+    (status, axum::Json(rpc_error_body(id, code, message))).into_response()
 }
 
 /// Whether the Accept headers take JSON and an event stream; none at all takes anything.

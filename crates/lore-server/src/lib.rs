@@ -13,6 +13,7 @@ mod mcp;
 mod params;
 mod policy;
 mod pool;
+mod stdio;
 mod watch;
 mod writer;
 
@@ -184,6 +185,8 @@ pub fn serve(data: DataDir, opts: ServeOptions) -> Result<(), ServerError> {
     engine.config_mut().fetch = policy.fetch;
     engine.config_mut().reads = policy.reads.clone();
     engine.hold_writer_lock()?;
+    // The stores already here are the operator's: their sources stay readable.
+    engine.trust_present_sources()?;
     let rt = runtime()?;
     let app = rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(opts.addr)
@@ -200,6 +203,8 @@ pub fn serve(data: DataDir, opts: ServeOptions) -> Result<(), ServerError> {
         let seed = engine.try_clone()?;
         let watcher_engine = engine.try_clone()?;
         let writer = Writer::spawn(engine)?;
+        // The brain may have files but no store yet; the watcher only sees stores.
+        writer.handle().send(writer::Cmd::SyncBrain);
         let watcher = if opts.watch {
             let w = Watcher::spawn(watcher_engine, writer.handle(), Vec::new())
                 .map_err(|e| ServerError::Options(format!("cannot watch folders: {e}")))?;
@@ -266,8 +271,7 @@ pub fn mcp_stdio(data: DataDir) -> Result<(), ServerError> {
             false,
             Policy::local(),
         ));
-        let stdio =
-            IntoTransport::<rmcp::RoleServer, _, _>::into_transport(rmcp::transport::stdio());
+        let stdio = IntoTransport::<rmcp::RoleServer, _, _>::into_transport(stdio::checked_stdio());
         let running = LoreMcp::new(app.clone())
             .serve(mcp::LenientInitialize(stdio))
             .await

@@ -49,6 +49,16 @@ fn capped(key: &str, text: String, max: usize) -> Result<String, String> {
 pub(crate) struct Args<'a>(pub &'a JsonObject);
 
 impl<'a> Args<'a> {
+    /// `key` as the client spelled it (camelCase or snake_case), for its errors.
+    fn spelled(&self, key: &str) -> String {
+        let snake = to_snake(key);
+        if !self.0.contains_key(key) && self.0.contains_key(&snake) {
+            snake
+        } else {
+            key.to_string()
+        }
+    }
+
     /// The value under `key` or its snake_case spelling; `null` counts as absent.
     fn get(&self, key: &str) -> Option<&'a Value> {
         let snake = to_snake(key);
@@ -63,19 +73,24 @@ impl<'a> Args<'a> {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
             Some(Value::Number(n)) => Ok(Some(n.to_string())),
-            Some(other) => Err(format!("`{key}` must be a string, got {}", shown(other))),
+            Some(other) => Err(format!(
+                "`{}` must be a string, got {}",
+                self.spelled(key),
+                shown(other)
+            )),
         }
     }
 
     pub fn required(&self, key: &str) -> Result<String, String> {
         match self.string(key)? {
             Some(s) if !s.trim().is_empty() => Ok(s),
-            _ => Err(format!("`{key}` is required")),
+            _ => Err(format!("`{}` is required", self.spelled(key))),
         }
     }
 
     pub fn uint(&self, key: &str) -> Result<Option<u64>, String> {
-        let bad = |v: &Value| format!("`{key}` must be a whole number, got {}", shown(v));
+        let spelled = self.spelled(key);
+        let bad = |v: &Value| format!("`{spelled}` must be a whole number, got {}", shown(v));
         match self.get(key) {
             None => Ok(None),
             Some(v @ Value::Number(n)) => match (n.as_u64(), n.as_f64()) {
@@ -89,7 +104,8 @@ impl<'a> Args<'a> {
     }
 
     pub fn float(&self, key: &str) -> Result<Option<f32>, String> {
-        let bad = |v: &Value| format!("`{key}` must be a number, got {}", shown(v));
+        let spelled = self.spelled(key);
+        let bad = |v: &Value| format!("`{spelled}` must be a number, got {}", shown(v));
         match self.get(key) {
             None => Ok(None),
             // Finite as an f32 too: 1e39 is a JSON number, infinite as f32 (fuzz target `params`).
@@ -105,15 +121,17 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// true or false (also as the strings "true" and "false"); a number is refused, as
+    /// `"full": 1` is more likely a mistake than a yes.
     pub fn boolean(&self, key: &str) -> Result<bool, String> {
         match self.get(key) {
             None => Ok(false),
             Some(Value::Bool(b)) => Ok(*b),
-            Some(Value::String(s)) if s == "true" || s == "1" => Ok(true),
-            Some(Value::String(s)) if s == "false" || s == "0" || s.is_empty() => Ok(false),
-            Some(Value::Number(n)) => Ok(n.as_f64().is_some_and(|f| f != 0.0)),
+            Some(Value::String(s)) if s.trim() == "true" => Ok(true),
+            Some(Value::String(s)) if s.trim() == "false" || s.trim().is_empty() => Ok(false),
             Some(other) => Err(format!(
-                "`{key}` must be true or false, got {}",
+                "`{}` must be true or false, got {}",
+                self.spelled(key),
                 shown(other)
             )),
         }
@@ -138,7 +156,8 @@ impl<'a> Args<'a> {
                         Value::String(s) => out.extend(split(s)),
                         other => {
                             return Err(format!(
-                                "`{key}` must be a list of strings, got an item {}",
+                                "`{}` must be a list of strings, got an item {}",
+                                self.spelled(key),
                                 shown(other)
                             ));
                         }
@@ -147,7 +166,8 @@ impl<'a> Args<'a> {
                 Ok(out)
             }
             Some(other) => Err(format!(
-                "`{key}` must be a list of strings, got {}",
+                "`{}` must be a list of strings, got {}",
+                self.spelled(key),
                 shown(other)
             )),
         }
@@ -165,7 +185,8 @@ impl<'a> Args<'a> {
             Some(s) if s.trim().is_empty() => Ok(None),
             Some(s) => parse(s.trim()).map(Some).ok_or_else(|| {
                 format!(
-                    "`{key}` must be one of {}, got {}",
+                    "`{}` must be one of {}, got {}",
+                    self.spelled(key),
                     words.join(", "),
                     shown(format!("{s:?}"))
                 )
@@ -690,7 +711,28 @@ mod tests {
         assert_eq!(s.final_status.as_deref(), Some("ok"));
         assert_eq!(s.project_root.as_deref(), Some("/p"));
         assert!(session_entry(&obj(json!({"duration_ms": 1}))).is_err());
-        assert!(session_entry(&obj(json!({"session_id": "s", "duration_ms": "soon"}))).is_err());
+        let err = session_entry(&obj(json!({"session_id": "s", "duration_ms": "soon"})));
+        // Issue 29, item 11: the error names the key as the client spelled it.
+        assert!(err.unwrap_err().contains("`duration_ms` must be"));
+    }
+
+    #[test]
+    fn a_number_is_not_a_yes() {
+        // Issue 29, item 11: `"full": 1` is refused, not read as true.
+        for v in [json!(1), json!(0), json!("1"), json!("yes")] {
+            let err = Args(&obj(json!({"full": v.clone()}))).boolean("full");
+            assert!(
+                err.unwrap_err().contains("`full` must be true or false"),
+                "{v}"
+            );
+        }
+        for (v, want) in [
+            (json!(true), true),
+            (json!("false"), false),
+            (json!(null), false),
+        ] {
+            assert_eq!(Args(&obj(json!({"full": v}))).boolean("full"), Ok(want));
+        }
     }
 
     #[test]

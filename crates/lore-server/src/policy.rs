@@ -149,7 +149,7 @@ mod tests {
     fn new_stores_are_checked_before_any_job() {
         let dir = tempfile::tempdir().unwrap();
         let allowed = dir.path().join("allowed");
-        std::fs::create_dir_all(allowed.join("repo.git")).unwrap();
+        std::fs::create_dir_all(allowed.join("repo.git/objects")).unwrap();
         let server = Policy {
             reads: Reads::within(std::slice::from_ref(&allowed), "--allow-path").unwrap(),
             fetch: FetchPolicy::server(false),

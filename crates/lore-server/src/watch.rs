@@ -242,6 +242,15 @@ impl Loop {
             .filter(|s| self.only.is_empty() || self.only.contains(&s.name))
             .map(|s| (s.name.clone(), s))
             .collect();
+        // A brain with files but no store yet (notes written by hand, in a folder perhaps
+        // made after start) has nothing to watch: it is looked at here, every refresh.
+        let brain = lore_engine::brain::BRAIN_STORE;
+        if (self.only.is_empty() || self.only.iter().any(|n| n == brain))
+            && !wanted.contains_key(brain)
+            && self.engine.brain_has_files()
+        {
+            self.writer.send(Cmd::SyncBrain);
+        }
         // Gone, moved, or no longer readable here (a root swapped for a symlink out).
         let refused = |s: &StoreRecord| match self.engine.check_source(s) {
             Ok(()) => false,

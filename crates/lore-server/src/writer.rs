@@ -16,8 +16,9 @@ pub(crate) enum Cmd {
     Job(String),
     /// Re-index a store incrementally (files changed on disk).
     Reindex(String),
-    /// Re-index the brain if it changed on disk (notes edited by hand):
-    /// `Engine::brain_refresh`, which needs no model.
+    /// Re-index the brain if it changed on disk (notes edited by hand), its store created
+    /// when its folder has files but no store yet: `Engine::brain_refresh`, which needs no
+    /// model.
     SyncBrain,
     /// Any other write (store removal, the brain's): runs with the writer's engine, in
     /// queue order.

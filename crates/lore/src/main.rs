@@ -80,7 +80,18 @@ struct Ctx {
 
 impl Ctx {
     fn open(&self) -> anyhow::Result<Engine> {
+        settle_stale_writer(&self.data);
         Ok(Engine::open(self.data.clone())?)
+    }
+}
+
+/// Settles what a killed `lore serve` or `lore watch` left behind (its `writer.json`, its
+/// running jobs) and says so on stderr; a failure to settle is only a warning.
+pub(crate) fn settle_stale_writer(data: &DataDir) {
+    match lore_engine::settle_stale_writer(data) {
+        Ok(None) => {}
+        Ok(Some(said)) => eprintln!("warning: {said}"),
+        Err(e) => eprintln!("warning: could not settle a stopped writer's jobs: {e}"),
     }
 }
 
@@ -163,6 +174,7 @@ fn sync(ctx: &Ctx, stores: &[String]) -> anyhow::Result<()> {
 
 /// Reads only: the data dir is not opened for writing (nor created).
 fn doctor(ctx: &Ctx, store: Option<&str>) -> anyhow::Result<()> {
+    settle_stale_writer(&ctx.data);
     let report = lore_engine::doctor(&ctx.data, store)?;
     output::doctor(ctx.json, &report)?;
     if !report.healthy {

@@ -447,20 +447,6 @@ pub fn search(json: bool, r: &SearchResponse) -> anyhow::Result<()> {
         }
         out!("      why: {}   id {}", esc(&hit.reason), h.id);
     }
-    let stale: Vec<String> = r
-        .stores
-        .iter()
-        .filter(|f| f.changed_files > 0)
-        .map(|f| {
-            format!(
-                "{} ({} files changed since indexing)",
-                f.store, f.changed_files
-            )
-        })
-        .collect();
-    if !stale.is_empty() {
-        eprintln!("note: stale stores: {}; run `lore index`", stale.join(", "));
-    }
     warn(&r.warnings);
     eprintln!(
         "{} results in {:.1} ms ({})",
@@ -502,6 +488,7 @@ pub fn context(json: bool, ctx: &UnitContext) -> anyhow::Result<()> {
     if json {
         return print_json(ctx);
     }
+    warn(&ctx.warnings);
     let c = &ctx.unit;
     let name = c
         .signature
@@ -606,6 +593,7 @@ pub fn graph(json: bool, g: &GraphAnswer) -> anyhow::Result<()> {
     if json {
         return print_json(g);
     }
+    warn(&g.warnings);
     for d in &g.definitions {
         let sig = d.signature.as_deref().unwrap_or(&d.qualified);
         out!(

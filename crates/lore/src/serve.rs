@@ -47,6 +47,7 @@ pub fn watch(data: DataDir, stores: Vec<String>) -> anyhow::Result<()> {
 
 /// `lore jobs`.
 pub fn jobs(data: DataDir, json: bool, command: Option<JobsCommand>) -> anyhow::Result<()> {
+    crate::settle_stale_writer(&data);
     let engine = Engine::open(data)?;
     match command.unwrap_or_default() {
         JobsCommand::List => print_jobs(json, &engine.jobs()?),

@@ -299,6 +299,28 @@ fn hybrid_brain_query_returns_only_matches() {
         "{meant}"
     );
     assert!(meant.get("note").is_none(), "{meant}");
+
+    // Issue 29, item 9: near-empty notes do not pad an unrelated query.
+    for (i, name) in ["x1", "x2", "x3"].iter().enumerate() {
+        let (_, _, body) = go_post(
+            &mcp,
+            &call(
+                20 + i as u64,
+                "brain_write",
+                json!({"content": "x", "filename": name}),
+            ),
+        );
+        tool_result(&serde_json::from_str(&body).unwrap()).unwrap();
+    }
+    for q in ["zzqqxx", "flurbo glimmick wezzle"] {
+        let none = query(q);
+        assert_eq!(none["results"], json!([]), "{q}: {none}");
+    }
+    let meant = query("pouched predators");
+    assert_eq!(
+        meant["results"][0]["path"], "knowledge/quolls.md",
+        "{meant}"
+    );
 }
 
 /// `lore mcp` over stdio: JSON-RPC lines in, lines out.
@@ -416,4 +438,75 @@ fn stdio_sees_hand_written_notes_within_a_second() {
     );
     let q = lore.json(&["brain", "query", "platypuses", "--mode", "fts"]);
     assert_eq!(q["results"][0]["path"], "knowledge/hand3.md", "{q}");
+}
+
+/// Issue 29, item 8: `lore serve` indexes a brain that has notes but no store yet at start,
+/// and watches its folder from the start: a note written by hand after it started is found.
+#[test]
+fn serve_indexes_and_watches_the_brain_from_the_start() {
+    let lore = Lore::without_model();
+    write(
+        &lore.data().join("brain"),
+        "knowledge/early.md",
+        "# Early\n\nQuokkas smile for photographs.\n",
+    );
+    let server = Server::start(&lore, &["--addr", "127.0.0.1:0"]);
+    let mcp = server.api("/mcp");
+    let query = |q: &str| {
+        let (status, _, body) = go_post(&mcp, &call(1, "brain_query", json!({"query": q})));
+        assert_eq!(status, 200, "{body}");
+        tool_result(&serde_json::from_str(&body).unwrap()).unwrap_or_else(|e| json!({"error": e}))
+    };
+    let until = |q: &str, path: &str| {
+        let start = Instant::now();
+        loop {
+            let found = query(q);
+            if found["results"][0]["path"] == path {
+                return start.elapsed();
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "{path} is not found: {found}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    until("quokkas", "knowledge/early.md");
+    write(
+        &lore.data().join("brain"),
+        "knowledge/later.md",
+        "# Later\n\nNumbats eat termites.\n",
+    );
+    let took = until("numbats", "knowledge/later.md");
+    eprintln!("the hand-written note was found after {took:?}");
+    drop(server);
+
+    // No brain folder at all when the server starts: the first note by hand is found too.
+    let fresh = Lore::without_model();
+    let server = Server::start(&fresh, &["--addr", "127.0.0.1:0"]);
+    let mcp = server.api("/mcp");
+    write(
+        &fresh.data().join("brain"),
+        "knowledge/first.md",
+        "# First
+
+Bilbies dig spiral burrows.
+",
+    );
+    let start = Instant::now();
+    loop {
+        let (_, _, body) = go_post(&mcp, &call(1, "brain_query", json!({"query": "bilbies"})));
+        let found = tool_result(&serde_json::from_str(&body).unwrap());
+        if found
+            .as_ref()
+            .is_ok_and(|f| f["results"][0]["path"] == "knowledge/first.md")
+        {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "a note in a brain made after start is not found: {found:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }

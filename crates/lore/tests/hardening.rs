@@ -356,8 +356,16 @@ fn stores_stay_confined_after_they_are_added() {
         "--filename",
         "private-note",
     ]);
+    // The operator's own store, added with the CLI before the server starts, outside
+    // `--allow-path`: the server re-indexes it until it is swapped for a symlink.
+    let own = tempfile::tempdir().unwrap();
+    let mine = own.path().join("mine");
+    write(&mine, "dingoes.md", "# Dingoes\n\nDingoes howl at dusk.\n");
+    lore.ok(&["store", "add", "mine", s(&mine)]);
 
     let server = serve(&lore, &["--allow-path", s(&root)], &[]);
+    let job = run_job(&server, "/api/stores/mine/index", json!({}));
+    assert_eq!(job["status"], "done", "{job}");
     let job = run_job(
         &server,
         "/api/stores",
@@ -387,6 +395,14 @@ fn stores_stay_confined_after_they_are_added() {
     assert!(
         finds_nothing(&server, "docs", "quolls hunt at night"),
         "an outside file became searchable"
+    );
+    std::fs::remove_dir_all(&mine).unwrap();
+    std::os::unix::fs::symlink(outside.path(), &mine).unwrap();
+    let job = run_job(&server, "/api/stores/mine/index", json!({}));
+    assert_eq!(job["status"], "failed", "{job}");
+    assert!(
+        finds_nothing(&server, "mine", "quolls hunt at night"),
+        "an outside file became searchable through the operator's store"
     );
 }
 
@@ -516,6 +532,17 @@ fn mcp_parse_errors_are_json_rpc_errors() {
             json!(7),
         ),
         (r#"{"id": "a", "method": "ping"}"#, -32600, json!("a")),
+        // Issue 29, item 11: a tools/call without usable params is invalid params.
+        (
+            r#"{"jsonrpc": "2.0", "id": 8, "method": "tools/call"}"#,
+            -32602,
+            json!(8),
+        ),
+        (
+            r#"{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "search", "arguments": "q"}}"#,
+            -32602,
+            json!(9),
+        ),
     ] {
         let (status, ctype, answer) = raw_post(&mcp, "application/json", body);
         assert_eq!(status, 400, "{body:?}: {answer}");
@@ -535,6 +562,61 @@ fn mcp_parse_errors_are_json_rpc_errors() {
     assert_eq!(status, 200, "{answer}");
     assert_eq!(answer["id"], 1, "{answer}");
     assert_eq!(answer["result"], json!({}), "{answer}");
+}
+
+/// Issue 29, item 11: over stdio too, a line that is not JSON and a malformed tools/call
+/// get their JSON-RPC errors instead of silence, and the session goes on.
+#[test]
+fn stdio_answers_what_it_cannot_parse() {
+    let lore = Lore::without_model();
+    let mut child = Spawned(
+        lore.command(&["mcp"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn lore mcp"),
+    );
+    let mut stdin = child.0.stdin.take().expect("stdin");
+    let mut lines = BufReader::new(child.0.stdout.take().expect("stdout")).lines();
+    let mut next = || -> Value {
+        let line = lines.next().expect("an answer").expect("a line");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line}: {e}"))
+    };
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}});
+    writeln!(stdin, "{init}").unwrap();
+    assert_eq!(next()["id"], 1);
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    )
+    .unwrap();
+    writeln!(stdin, "{{bad json").unwrap();
+    let answer = next();
+    assert_eq!(
+        (&answer["id"], &answer["error"]["code"]),
+        (&Value::Null, &json!(-32700)),
+        "{answer}"
+    );
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc": "2.0", "id": 3, "method": "tools/call"}}"#
+    )
+    .unwrap();
+    let answer = next();
+    assert_eq!(
+        (&answer["id"], &answer["error"]["code"]),
+        (&json!(3), &json!(-32602)),
+        "{answer}"
+    );
+    writeln!(stdin, r#"{{"jsonrpc": "2.0", "id": 4, "method": "ping"}}"#).unwrap();
+    let answer = next();
+    assert_eq!(
+        (&answer["id"], &answer["result"]),
+        (&json!(4), &json!({})),
+        "{answer}"
+    );
 }
 
 /// Issue 13, item 5: text output escapes control characters of file names, sources and
@@ -663,4 +745,138 @@ fn queries_are_capped_and_never_echoed_whole() {
         "at a cap of 64",
     );
     assert!(err.contains("no stores"), "{err}");
+}
+
+/// Issue 29, item 7: after `kill -9` of `lore serve` nothing takes it for a running server:
+/// the next lore command says it stopped uncleanly, marks its job interrupted and clears
+/// its `writer.json`.
+#[test]
+fn a_killed_server_is_reported_and_its_job_interrupted() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let docs = lore.path("docs");
+    let text = "Numbats eat termites in the woodland at dawn. ".repeat(60);
+    for i in 0..300 {
+        write(
+            &docs,
+            &format!("n{i}.md"),
+            format!("# Note {i}\n\n{text}\n"),
+        );
+    }
+    let mut server = serve(&lore, &["--allow-path", s(lore.root())], &[]);
+    let (status, job) = post(
+        &server.api("/api/stores"),
+        &json!({"name": "docs", "source": docs}),
+    );
+    assert_eq!(status, 202, "{job}");
+    let id = job["id"].as_str().expect("a job id").to_string();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let (_, now) = get(&server.api(&format!("/api/jobs/{id}")));
+        if now["status"] == "running" {
+            break;
+        }
+        assert_eq!(now["status"], "pending", "{now}");
+        assert!(Instant::now() < deadline, "the job never started: {now}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(server.kill(), "the server had exited by itself");
+    assert!(lore.data().join("writer.json").exists());
+
+    let doctor = lore.run(&["doctor"]);
+    let said = format!("{}{}", doctor.stdout, doctor.stderr);
+    assert!(
+        doctor.stderr.contains("lore serve (pid")
+            && doctor.stderr.contains("stopped uncleanly")
+            && doctor
+                .stderr
+                .contains(&format!("its job {id} was interrupted")),
+        "{said}"
+    );
+    assert!(!said.contains("is writing"), "{said}");
+    assert!(!lore.data().join("writer.json").exists());
+    let shown = lore.json(&["jobs", "show", &id]);
+    assert_eq!(shown["status"], "failed", "{shown}");
+    assert!(
+        shown["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("stopped uncleanly")),
+        "{shown}"
+    );
+    // Said once: the next command finds nothing to settle, and writes work.
+    let again = lore.run(&["jobs"]);
+    assert!(
+        !again.stderr.contains("stopped uncleanly"),
+        "{}",
+        again.stderr
+    );
+    lore.ok(&[
+        "brain",
+        "write",
+        "Bilbies dig burrows.",
+        "--filename",
+        "after",
+    ]);
+}
+
+/// One raw HTTP/1.1 exchange with `server` (`head` is the request line and any headers,
+/// without Host): the status and the body parsed as JSON (`Null` when it is not JSON).
+fn raw_http(server: &Server, head: &str, body: &[u8]) -> (u16, Value) {
+    use std::io::Read;
+    let authority = server.url.trim_start_matches("http://").to_string();
+    let mut conn = std::net::TcpStream::connect(&authority).expect("connect");
+    conn.set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut request =
+        format!("{head}\r\nHost: {authority}\r\nConnection: close\r\n\r\n").into_bytes();
+    request.extend_from_slice(body);
+    // The server may answer (and close) before the whole body is sent.
+    let _ = conn.write_all(&request);
+    let mut answer = Vec::new();
+    let _ = conn.read_to_end(&mut answer);
+    let text = String::from_utf8_lossy(&answer);
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {text:?}"));
+    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    (
+        status,
+        serde_json::from_str(body.trim()).unwrap_or(Value::Null),
+    )
+}
+
+/// Issue 29, item 11: every REST error is `{"error": …}` — axum's own rejections too.
+#[test]
+fn rest_errors_are_json() {
+    let lore = Lore::without_model();
+    let server = serve(&lore, &[], &[]);
+    // A chunked body over the 1 MiB limit.
+    let mut chunked = Vec::new();
+    for _ in 0..20 {
+        chunked.extend_from_slice(format!("{:x}\r\n", 65536).as_bytes());
+        chunked.extend(std::iter::repeat_n(b' ', 65536));
+        chunked.extend_from_slice(b"\r\n");
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    let cases: [(&str, &[u8], u16); 4] = [
+        (
+            "POST /api/search HTTP/1.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked",
+            &chunked,
+            413,
+        ),
+        ("GET /api/stores/%FF%FE HTTP/1.1", b"", 400),
+        ("GET /api/search HTTP/1.1", b"", 405),
+        ("GET /mcp HTTP/1.1\r\nAccept: text/event-stream", b"", 405),
+    ];
+    for (head, body, want) in cases {
+        let (status, answer) = raw_http(&server, head, body);
+        assert_eq!(status, want, "{head}: {answer}");
+        assert!(
+            answer["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{head}: {answer}"
+        );
+    }
 }

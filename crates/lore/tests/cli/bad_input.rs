@@ -34,6 +34,11 @@ fn bad_input_fails_cleanly_without_a_model() {
     let err = lore.fails(&["search", "hello", "--limit", "0"], 1);
     assert!(err.contains("--limit"), "{err}");
     lore.fails(&["search", "hello", "--per-file", "0"], 1);
+    // Issue 29, item 11: a fused score is between 0 and 1.
+    for t in ["--threshold=1.5", "--threshold=-0.1"] {
+        let err = lore.fails(&["search", "hello", t], 1);
+        assert!(err.contains("--threshold must be between 0 and 1"), "{t}: {err}");
+    }
 
     let err = lore.fails(&["store", "info", "nope"], 2);
     assert!(err.contains("nope"), "{err}");

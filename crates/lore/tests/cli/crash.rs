@@ -736,6 +736,36 @@ fn doctor_reads_only_names_each_repair_and_the_repair_works() {
         "{}",
         out.stdout
     );
+    // Issue 29, item 5: a search meanwhile says so, with the repair, in every adapter.
+    let missing = "proj: its BM25 index is missing";
+    let warned = |v: &Value| {
+        v["warnings"].as_array().is_some_and(|w| {
+            w.iter().any(|w| {
+                w.as_str()
+                    .is_some_and(|w| w.contains(missing) && w.contains("`lore index proj`"))
+            })
+        })
+    };
+    let resp = lore.search("HaversineKm", "hybrid", &[]);
+    assert!(warned(&resp), "{resp:#}");
+    let out = lore.run(&["search", "HaversineKm", "--mode", "fts"]);
+    assert!(out.stderr.contains(missing), "{}", out.stderr);
+    {
+        let server = Server::no_watch(&lore, &[]);
+        let (status, rest) = post(
+            &server.api("/api/search"),
+            &json!({"query": "HaversineKm", "mode": "fts"}),
+        );
+        assert_eq!(status, 200, "{rest}");
+        assert!(warned(&rest), "{rest:#}");
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params":
+                          {"name": "search", "arguments": {"query": "HaversineKm"}}});
+        let (status, answer) = post(&server.api("/mcp"), &call);
+        assert_eq!(status, 200, "{answer}");
+        let text = answer["result"]["content"][0]["text"].as_str().unwrap_or_default();
+        let mcp: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {answer}"));
+        assert!(warned(&mcp), "{mcp:#}");
+    }
     let r = &lore.json(&["index", "proj"])[0];
     assert_eq!(
         (r["embedded"].as_u64(), r["changed"].as_u64()),

@@ -550,9 +550,32 @@ fn context_returns_the_whole_unit_across_processes_until_it_changes() {
         "lib.rs",
         source.replace("w.iter().sum()", "w.iter().copied().sum()"),
     );
+    // Issue 29, item 10: before re-indexing, every answer showing the file says it changed,
+    // in its JSON (the same words in each).
+    let changed = "ctx: lib.rs changed since indexing";
+    let said = |v: &serde_json::Value| {
+        v["warnings"]
+            .as_array()
+            .is_some_and(|w| w.iter().any(|w| w.as_str().is_some_and(|w| w.contains(changed))))
+    };
+    let found = lore.search("sum_pelican_weights", "fts", &[]);
+    assert!(said(&found), "{found:#}");
+    let unit = lore.json(&["context", &id]);
+    assert!(said(&unit), "{unit:#}");
+    let def = lore.json(&["graph", "definition", "sum_pelican_weights"]);
+    assert!(said(&def), "{def:#}");
+    let out = lore.run(&["context", &id]);
+    assert!(out.stderr.contains(changed), "{}", out.stderr);
     lore.json(&["index"]);
+    let fresh = lore.search("sum_pelican_weights", "fts", &[]);
+    let unit = lore.json(&["context", fresh["results"][0]["id"].as_str().unwrap()]);
+    assert!(unit.get("warnings").is_none(), "{unit:#}");
     let err = lore.fails(&["context", &id], 2);
     assert!(err.contains("search again"), "{err}");
+    // Issue 29, item 10: an id that never existed is not blamed on a changed index.
+    let err = lore.fails(&["context", "0123456789abcdef"], 2);
+    assert!(err.contains("no result with id 0123456789abcdef"), "{err}");
+    assert!(!err.contains("changed since"), "{err}");
     let err = lore.fails(&["context", "not-an-id"], 1);
     assert!(err.contains("not a result id"), "{err}");
 }
