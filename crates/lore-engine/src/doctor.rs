@@ -424,49 +424,65 @@ fn check_store(
     })
 }
 
-/// Checks the named store (or every store) of an open catalog.
+/// Checks the named store (or every store) of an open catalog; `deep` runs SQLite's full
+/// `integrity_check` on the catalog file (every index against its table).
 fn check(
     catalog: &Catalog,
     data: &DataDir,
     name: Option<&str>,
     writer: Option<WriterInfo>,
+    deep: bool,
 ) -> Result<DoctorReport, EngineError> {
-    let stores = match name {
-        Some(n) => vec![
-            catalog
-                .store(n)?
-                .ok_or_else(|| IndexError::StoreNotFound(n.to_string()))?,
-        ],
-        None => catalog.stores()?,
-    };
     let mut problems = Vec::new();
-    let complaints = catalog.quick_check()?;
+    let complaints = catalog.check_file(deep)?;
+    let listed = match name {
+        Some(n) => catalog.store(n).and_then(|s| {
+            s.map(|s| vec![s])
+                .ok_or_else(|| IndexError::StoreNotFound(n.to_string()))
+        }),
+        None => catalog.stores(),
+    };
+    let stores = match listed {
+        Ok(stores) => stores,
+        Err(e) if e.damage().is_some() => {
+            let mut said = complaints;
+            said.extend(e.damage().filter(|d| !said.contains(d)));
+            problems.push(file_problem(data, &said, None));
+            return Ok(DoctorReport {
+                healthy: false,
+                stores: Vec::new(),
+                problems,
+                writer,
+            });
+        }
+        Err(e) => return Err(e.into()),
+    };
     if !complaints.is_empty() {
-        problems.push(Problem {
-            part: Part::Catalog,
-            problem: format!(
-                "SQLite finds the catalog file damaged: {}",
-                complaints.join("; ")
-            ),
-            repair: format!(
-                "restore {} from a backup, or move it away and add the stores again",
-                data.db().display()
-            ),
-        });
+        problems.push(file_problem(data, &complaints, Some(&stores)));
     }
+    let only_indexes = indexes_only(&complaints);
     let mut out = Vec::with_capacity(stores.len());
     for store in &stores {
         // A writer committing during the check can be caught between its BM25 and catalog
         // commits: check again while the catalog's generation moves under the check.
-        let mut health = check_store(catalog, data, store)?;
-        for _ in 0..3 {
-            let now = catalog.store_by_id(store.id)?.map(|s| s.generation);
-            if health.healthy || now == Some(health.catalog.generation) {
-                break;
+        let checked = (|| {
+            let mut health = check_store(catalog, data, store)?;
+            for _ in 0..3 {
+                let now = catalog.store_by_id(store.id)?.map(|s| s.generation);
+                if health.healthy || now == Some(health.catalog.generation) {
+                    break;
+                }
+                health = check_store(catalog, data, store)?;
             }
-            health = check_store(catalog, data, store)?;
-        }
-        out.push(health);
+            Ok::<_, EngineError>(health)
+        })();
+        out.push(match checked {
+            Ok(health) => health,
+            Err(EngineError::Index(e)) if e.damage().is_some() => {
+                unreadable(store, &e, only_indexes)
+            }
+            Err(e) => return Err(e),
+        });
     }
     Ok(DoctorReport {
         healthy: problems.is_empty() && out.iter().all(|s| s.healthy),
@@ -476,9 +492,97 @@ fn check(
     })
 }
 
+/// Whether SQLite's complaints are all about indexes of the catalog file (integrity_check
+/// names the index in each: "row 7 missing from index …", "wrong # of entries in index …").
+fn indexes_only(complaints: &[String]) -> bool {
+    !complaints.is_empty() && complaints.iter().all(|c| c.contains(" index "))
+}
+
+/// A store whose catalog rows cannot be read: its line, with the repair (the catalog's
+/// indexes rebuilt first when only they are damaged).
+fn unreadable(store: &StoreRecord, e: &IndexError, only_indexes: bool) -> StoreHealth {
+    let repair = if only_indexes {
+        "lore db reindex (the catalog's indexes are damaged, see above)".to_string()
+    } else {
+        format!("lore store remove {} && {}", store.name, add_command(store))
+    };
+    StoreHealth {
+        store: store.name.clone(),
+        healthy: false,
+        catalog: CatalogFacts::default(),
+        bm25: PartFacts::new("unknown"),
+        vectors: PartFacts::new("unknown"),
+        problems: vec![Problem {
+            part: Part::Catalog,
+            problem: format!(
+                "its rows in the catalog cannot be read ({})",
+                e.damage().unwrap_or_else(|| e.to_string())
+            ),
+            repair,
+        }],
+    }
+}
+
+/// The command that adds `store` again from its source.
+fn add_command(store: &StoreRecord) -> String {
+    let mut cmd = format!("lore store add {} {}", store.name, store.source);
+    match store.kind {
+        lore_core::StoreKind::Web => cmd.push_str(" --type web"),
+        lore_core::StoreKind::Repo => {
+            if let Some(b) = &store.branch {
+                cmd.push_str(&format!(" --branch {b}"));
+            }
+        }
+        _ => {}
+    }
+    cmd
+}
+
+/// SQLite's complaints about the catalog file, and what to do: rebuild its indexes when
+/// only they are damaged, else restore it or start it again (naming each store to add).
+fn file_problem(data: &DataDir, complaints: &[String], stores: Option<&[StoreRecord]>) -> Problem {
+    let db = data.db().display().to_string();
+    let repair = if indexes_only(complaints) {
+        "only the catalog's own indexes are damaged, not its rows: rebuild them with `lore db \
+         reindex`, then run `lore doctor --deep` again"
+            .to_string()
+    } else {
+        let adds: Vec<String> = stores
+            .unwrap_or_default()
+            .iter()
+            .filter(|s| s.kind != lore_core::StoreKind::Brain)
+            .map(add_command)
+            .collect();
+        let again = if adds.is_empty() {
+            "add the stores again".to_string()
+        } else {
+            format!("add the stores again: {}", adds.join("; "))
+        };
+        format!(
+            "restore {db} from a backup; or move it away (`mv {db} {db}.damaged`) and {again}. \
+             The brain's notes are files in {} and are safe: they are indexed again by \
+             themselves",
+            data.brain().display()
+        )
+    };
+    Problem {
+        part: Part::Catalog,
+        problem: format!(
+            "SQLite finds the catalog file damaged: {}",
+            complaints.join("; ")
+        ),
+        repair,
+    }
+}
+
 /// Checks a data dir without opening it for writing: nothing is created, migrated or
 /// locked. A data dir without a catalog has no stores (and a named store is not found).
-pub fn doctor(data: &DataDir, store: Option<&str>) -> Result<DoctorReport, EngineError> {
+/// `deep` also compares every index of the catalog file with its table (slower).
+pub fn doctor(
+    data: &DataDir,
+    store: Option<&str>,
+    deep: bool,
+) -> Result<DoctorReport, EngineError> {
     let writer = crate::writer::running_writer(data);
     let catalog = match data.database() {
         Some(url) => Catalog::connect_read_only(url, &lore_index::PgOptions::default())?,
@@ -495,13 +599,26 @@ pub fn doctor(data: &DataDir, store: Option<&str>) -> Result<DoctorReport, Engin
             writer,
         });
     };
-    check(&catalog, data, store, writer)
+    check(&catalog, data, store, writer, deep)
 }
 
 impl Engine {
     /// `doctor` on this engine's data dir (servers: through their own catalog connection).
     pub fn doctor(&self, store: Option<&str>) -> Result<DoctorReport, EngineError> {
-        check(&self.catalog, &self.data, store, self.running_writer())
+        check(
+            &self.catalog,
+            &self.data,
+            store,
+            self.running_writer(),
+            false,
+        )
+    }
+
+    /// Rebuilds the catalog file's own indexes (`lore db reindex`), the repair `doctor
+    /// --deep` names when only they are damaged.
+    pub fn reindex_catalog(&self) -> Result<(), EngineError> {
+        let _lock = self.lock()?;
+        Ok(self.catalog.reindex()?)
     }
 }
 

@@ -301,14 +301,37 @@ impl Catalog {
         out
     }
 
-    /// The database's own consistency check (SQLite's `PRAGMA quick_check`; PostgreSQL
-    /// checks itself): its complaints, none if sound.
-    pub fn quick_check(&self) -> Result<Vec<String>, IndexError> {
+    /// The database's own consistency check: SQLite's `PRAGMA quick_check`, or with `deep`
+    /// its `integrity_check`, which also compares every index with its table (PostgreSQL
+    /// checks itself). Its complaints, none if sound; a check that cannot even run is one.
+    pub fn check_file(&self, deep: bool) -> Result<Vec<String>, IndexError> {
         if self.dialect() == Dialect::Postgres {
             return Ok(Vec::new());
         }
-        let rows = self.db.query("PRAGMA quick_check", &[], |r| r.text(0))?;
-        Ok(rows.into_iter().filter(|r| r != "ok").collect())
+        let pragma = if deep {
+            "PRAGMA integrity_check"
+        } else {
+            "PRAGMA quick_check"
+        };
+        match self.db.query(pragma, &[], |r| r.text(0)) {
+            Ok(rows) => Ok(rows.into_iter().filter(|r| r != "ok").collect()),
+            Err(e) => match e.damage() {
+                Some(said) => Ok(vec![said]),
+                None => Err(e),
+            },
+        }
+    }
+
+    /// Rebuilds every index of the catalog from its tables (SQLite's `REINDEX`): the repair
+    /// when `check_file(true)` finds only indexes damaged.
+    pub fn reindex(&self) -> Result<(), IndexError> {
+        if self.dialect() == Dialect::Postgres {
+            return Err(IndexError::Setup(
+                "PostgreSQL checks its own indexes; rebuild one with its REINDEX if it says so"
+                    .into(),
+            ));
+        }
+        self.db.batch("REINDEX")
     }
 
     pub fn chunk_count(&self, store_id: i64) -> Result<u64, IndexError> {

@@ -69,6 +69,16 @@ pub enum IndexError {
     Setup(String),
 }
 
+impl IndexError {
+    /// SQLite's own words when it found the catalog file damaged.
+    pub fn damage(&self) -> Option<String> {
+        match self {
+            IndexError::Catalog(_, e) => e.damage(),
+            _ => None,
+        }
+    }
+}
+
 /// A store's BM25 search, wherever its index lives. `catalog` is the connection to search
 /// through when the index lives in the database (PostgreSQL); a tantivy index ignores it.
 pub trait LexicalIndex: Send + Sync {

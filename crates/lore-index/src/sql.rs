@@ -55,9 +55,15 @@ fn sqlite_message(e: &rusqlite::Error) -> String {
 }
 
 impl SqlError {
-    /// Whether this is SQLite finding the catalog file damaged.
-    pub fn is_damaged(&self) -> bool {
-        matches!(self, SqlError::Sqlite(e) if is_damaged(e))
+    /// SQLite's own words when it found the catalog file damaged.
+    pub fn damage(&self) -> Option<String> {
+        match self {
+            SqlError::Sqlite(e) if is_damaged(e) => Some(match e {
+                rusqlite::Error::SqliteFailure(_, Some(msg)) => msg.clone(),
+                other => other.to_string(),
+            }),
+            _ => None,
+        }
     }
 }
 

@@ -106,7 +106,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Store { command } => store(&ctx, command),
         Command::Index { stores, full } => index(&ctx, &stores, full),
         Command::Sync { stores } => sync(&ctx, &stores),
-        Command::Doctor { store } => doctor(&ctx, store.as_deref()),
+        Command::Doctor { store, deep } => doctor(&ctx, store.as_deref(), deep),
         Command::Search(args) => search(&ctx, args),
         Command::Locate(args) => locate(&ctx, args),
         Command::Context { id } => context(&ctx, &id),
@@ -134,6 +134,10 @@ fn db(ctx: &Ctx, command: DbCommand) -> anyhow::Result<()> {
         }
         DbCommand::Migrate => {
             return output::db_status(ctx.json, &lore_engine::db_migrate(&ctx.data)?);
+        }
+        DbCommand::Reindex => {
+            ctx.open()?.reindex_catalog()?;
+            return output::done(ctx.json, "the catalog's indexes were rebuilt");
         }
         DbCommand::Import { from } => ctx.open()?.db_import(&other(from), &ctx.bars)?,
         DbCommand::Export { to } => ctx.open()?.db_export(&other(to), &ctx.bars)?,
@@ -173,9 +177,9 @@ fn sync(ctx: &Ctx, stores: &[String]) -> anyhow::Result<()> {
 }
 
 /// Reads only: the data dir is not opened for writing (nor created).
-fn doctor(ctx: &Ctx, store: Option<&str>) -> anyhow::Result<()> {
+fn doctor(ctx: &Ctx, store: Option<&str>, deep: bool) -> anyhow::Result<()> {
     settle_stale_writer(&ctx.data);
-    let report = lore_engine::doctor(&ctx.data, store)?;
+    let report = lore_engine::doctor(&ctx.data, store, deep)?;
     output::doctor(ctx.json, &report)?;
     if !report.healthy {
         use std::io::Write as _;

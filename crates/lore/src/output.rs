@@ -80,6 +80,15 @@ pub fn print_json<T: Serialize + ?Sized>(v: &T) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A write that has nothing to report but that it was done: `{"done": WHAT}` or the line.
+pub fn done(json: bool, what: &str) -> anyhow::Result<()> {
+    if json {
+        return print_json(&serde_json::json!({ "done": what }));
+    }
+    out!("{what}");
+    Ok(())
+}
+
 fn when(ts: Option<i64>) -> String {
     match ts {
         None => "never".into(),

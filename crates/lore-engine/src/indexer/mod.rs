@@ -359,7 +359,7 @@ mod tests {
 
         // Deleted by hand: doctor names it and the repair; a plain index rebuilds it.
         std::fs::remove_dir_all(&fts_dir).unwrap();
-        let d = crate::doctor(e.data_dir(), None).unwrap();
+        let d = crate::doctor(e.data_dir(), None, false).unwrap();
         assert!(!d.healthy);
         let p = &d.stores[0].problems[0];
         assert_eq!(
@@ -377,18 +377,18 @@ mod tests {
                 .any(|w| w.ends_with("rebuilt BM25 from the catalog")),
             "{r:?}"
         );
-        assert!(crate::doctor(e.data_dir(), None).unwrap().healthy);
+        assert!(crate::doctor(e.data_dir(), None, false).unwrap().healthy);
 
         // Damaged: the live index's meta.json overwritten.
         let pointer = std::fs::read_to_string(fts_dir.join("CURRENT")).unwrap();
         std::fs::write(fts_dir.join(pointer.trim()).join("meta.json"), "{").unwrap();
-        assert!(!crate::doctor(e.data_dir(), None).unwrap().healthy);
+        assert!(!crate::doctor(e.data_dir(), None, false).unwrap().healthy);
         e.index(&["s".into()], false, &NoProgress).unwrap();
         let hits = fts_of(&e, "s")
             .search("settle_3", 5, &lore_index::FieldBoosts::default())
             .unwrap();
         assert!(!hits.hits.is_empty());
-        assert!(crate::doctor(e.data_dir(), None).unwrap().healthy);
+        assert!(crate::doctor(e.data_dir(), None, false).unwrap().healthy);
 
         // Out of step: a document the catalog does not have, and a stale snapshot.
         let mut w = fts_of(&e, "s").writer().unwrap();

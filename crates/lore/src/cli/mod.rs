@@ -91,6 +91,10 @@ pub enum Command {
     Doctor {
         /// The store to check (default: all).
         store: Option<String>,
+        /// Also compare every index of the catalog file with its table (SQLite's
+        /// integrity_check; slower): what a damaged catalog needs.
+        #[arg(long)]
+        deep: bool,
     },
     /// Search stores.
     Search(SearchArgs),
@@ -147,6 +151,9 @@ pub enum DbCommand {
     Status,
     /// Bring the schema up to date (under a lock: safe while other lore processes start).
     Migrate,
+    /// Rebuild the catalog file's own indexes from its tables: the repair `lore doctor
+    /// --deep` names when only they are damaged.
+    Reindex,
     /// Copy the stores of an embedded data dir (default: this one) into the PostgreSQL
     /// database, with their vectors: nothing is re-read or embedded.
     Import {

@@ -788,4 +788,72 @@ fn doctor_reads_only_names_each_repair_and_the_repair_works() {
     assert_eq!(p["repair"], "lore index proj", "{report:#}");
     lore.json(&["index", "proj"]);
     assert!(doctor(&lore).0);
+
+    // Issue 29, item 6: a damaged catalog file. Only an index damaged: plain doctor (quick
+    // check) may miss it, `--deep` names it and `lore db reindex` repairs it.
+    let db = lore.data().join("lore.db");
+    let pristine = std::fs::read(&db).unwrap();
+    flip(&db, root_page(&db, "chunks_by_file"), 30);
+    let out = lore.run(&["doctor", "--deep"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stdout.contains("missing from index chunks_by_file")
+            && out.stdout.contains("rebuild them with `lore db reindex`"),
+        "{}",
+        out.stdout
+    );
+    eprintln!("doctor --deep on a damaged index:\n{}", out.stdout);
+    lore.ok(&["db", "reindex"]);
+    let out = lore.run(&["doctor", "--deep"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    // A table's page damaged: every command says so and points at doctor, which names each
+    // store to add again and that the brain's files are safe.
+    std::fs::write(&db, &pristine).unwrap();
+    let files = root_page(&db, "files");
+    let mut bytes = std::fs::read(&db).unwrap();
+    bytes[(files as usize - 1) * 4096..][..4].copy_from_slice(&[7, 0, 0, 0]);
+    std::fs::write(&db, &bytes).unwrap();
+    let err = lore.fails(&["index", "proj"], 3);
+    assert!(
+        err.contains("the catalog file is damaged") && err.contains("lore doctor --deep"),
+        "{err}"
+    );
+    let out = lore.run(&["doctor", "--deep"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stdout.contains("database disk image is malformed")
+            && out.stdout.contains(&format!("lore store add proj {}", proj.display()))
+            && out.stdout.contains("brain's notes are files in"),
+        "{}",
+        out.stdout
+    );
+    eprintln!("doctor --deep on a damaged table:\n{}", out.stdout);
+    std::fs::write(&db, &pristine).unwrap();
+}
+
+/// The root page of a table or index of SQLite file `db` (its WAL checkpointed first), read
+/// with Python's sqlite3 module.
+fn root_page(db: &Path, name: &str) -> u64 {
+    let script = "import sqlite3, sys\n\
+                  c = sqlite3.connect(sys.argv[1])\n\
+                  c.execute('PRAGMA wal_checkpoint(TRUNCATE)')\n\
+                  print(c.execute('SELECT rootpage FROM sqlite_master WHERE name = ?', \
+                  (sys.argv[2],)).fetchone()[0])\n";
+    let out = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(db)
+        .arg(name)
+        .output()
+        .expect("python3");
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).trim().parse().expect("a page number")
+}
+
+/// Flips one byte `from_end` bytes before the end of page `page` (4 KiB pages), where the
+/// cells of a small b-tree page live.
+fn flip(db: &Path, page: u64, from_end: usize) {
+    let mut bytes = std::fs::read(db).unwrap();
+    let at = page as usize * 4096 - from_end;
+    bytes[at] ^= 0x55;
+    std::fs::write(db, &bytes).unwrap();
 }
