@@ -104,8 +104,12 @@ pub struct Engine {
     /// Shared by engines cloned with `try_clone`: the model loads once per process.
     embedder: Arc<OnceLock<Arc<Embedder>>>,
     readers: Arc<search::ReaderCache>,
-    /// Held for the engine's lifetime after `hold_writer_lock` (servers, watchers).
-    writer_lock: Option<WriterLock>,
+    /// Held for the engine's lifetime after `hold_writer_lock` (servers, watchers), and
+    /// shared by the engines cloned with `try_clone_writer`.
+    writer_lock: Option<Arc<WriterLock>>,
+    /// Which stores an engine of this process is writing now (shared by clones): two
+    /// writers of one process never write one store at once.
+    store_locks: Arc<writer::StoreLocks>,
 }
 
 /// The data dir's catalog: its SQLite file, or the PostgreSQL database it names
@@ -134,6 +138,7 @@ impl Engine {
             embedder: Default::default(),
             readers: Default::default(),
             writer_lock: None,
+            store_locks: Default::default(),
         })
     }
 
@@ -147,7 +152,16 @@ impl Engine {
             embedder: self.embedder.clone(),
             readers: self.readers.clone(),
             writer_lock: None,
+            store_locks: self.store_locks.clone(),
         })
+    }
+
+    /// Another writing engine of this process: like `try_clone`, and sharing the writer
+    /// lock this engine holds for life, so both may write (each store by one at a time).
+    pub fn try_clone_writer(&self) -> Result<Engine, EngineError> {
+        let mut e = self.try_clone()?;
+        e.writer_lock = self.writer_lock.clone();
+        Ok(e)
     }
 
     pub fn data_dir(&self) -> &DataDir {
@@ -164,6 +178,7 @@ impl Engine {
 
     /// The writer lock for one write, or `None` when this engine holds it for life.
     fn lock(&self) -> Result<Option<WriterLock>, EngineError> {
+        // Held for life (possibly shared with the other writer of this process).
         if self.writer_lock.is_some() {
             return Ok(None);
         }

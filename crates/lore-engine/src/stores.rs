@@ -184,6 +184,8 @@ impl Engine {
                 }
             }),
         })?;
+        // Held from its creation to the end of its first index run.
+        let _store = self.store_locks.hold(store.id);
         let mut crawl = None;
         if kind == StoreKind::Web {
             match self.crawl(&store, progress) {
@@ -219,7 +221,7 @@ impl Engine {
             }
             store = self.require_store(&req.name)?;
         }
-        let report = self.index_store(&store, false, embedder.as_deref(), progress)?;
+        let report = self.index_held_store(&store, false, embedder.as_deref(), progress)?;
         Ok((self.require_store(&req.name)?, with_crawl(report, crawl)))
     }
 
@@ -287,6 +289,13 @@ impl Engine {
     pub fn remove_store(&mut self, name: &str) -> Result<StoreRecord, EngineError> {
         let store = self.require_store(name)?;
         let _lock = self.lock()?;
+        let Some(_store) = self.store_locks.try_hold(store.id) else {
+            return Err(lore_index::IndexError::Locked(format!(
+                "store {name} is being indexed now; cancel its job (`lore jobs`) or wait for \
+                 it, then remove the store"
+            ))
+            .into());
+        };
         self.catalog.remove_store(store.id)?;
         self.forget_readers(store.id);
         for dir in [
@@ -345,6 +354,8 @@ impl Engine {
         let _lock = self.lock()?;
         let mut reports = Vec::new();
         for store in stores {
+            // Held from the pull or crawl to the end of the index run.
+            let _store = self.store_locks.hold(store.id);
             let mut crawl = None;
             if pull && store.kind == StoreKind::Repo {
                 self.check_source(&store)?;
@@ -354,7 +365,7 @@ impl Engine {
             if pull && store.kind == StoreKind::Web {
                 crawl = Some(self.crawl(&store, progress)?);
             }
-            let report = self.index_store(&store, full, embedder.as_deref(), progress)?;
+            let report = self.index_held_store(&store, full, embedder.as_deref(), progress)?;
             reports.push(with_crawl(report, crawl));
         }
         Ok(reports)

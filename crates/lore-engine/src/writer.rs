@@ -92,7 +92,7 @@ impl Engine {
         if self.writer_lock.is_none() {
             let lock = WriterLock::acquire(&self.data.lock_file())
                 .map_err(|e| self.explain_lock_error(e))?;
-            self.writer_lock = Some(lock);
+            self.writer_lock = Some(std::sync::Arc::new(lock));
             self.catalog.fail_orphaned_jobs()?;
         }
         Ok(())
@@ -159,6 +159,53 @@ impl Engine {
             ),
         };
         EngineError::Index(IndexError::Locked(msg))
+    }
+}
+
+/// The stores being written by the engines of this process, so that two writer threads
+/// (a server's jobs and its quick writes) never write one store at once.
+#[derive(Default)]
+pub(crate) struct StoreLocks {
+    busy: std::sync::Mutex<std::collections::HashSet<i64>>,
+    freed: std::sync::Condvar,
+}
+
+/// A store held for writing; released when dropped.
+pub(crate) struct StoreGuard {
+    locks: std::sync::Arc<StoreLocks>,
+    id: i64,
+}
+
+impl Drop for StoreGuard {
+    fn drop(&mut self) {
+        if let Ok(mut busy) = self.locks.busy.lock() {
+            busy.remove(&self.id);
+        }
+        self.locks.freed.notify_all();
+    }
+}
+
+impl StoreLocks {
+    /// Holds store `id`, waiting while another writer of this process holds it.
+    pub(crate) fn hold(self: &std::sync::Arc<Self>, id: i64) -> StoreGuard {
+        let mut busy = self.busy.lock().unwrap_or_else(|p| p.into_inner());
+        while busy.contains(&id) {
+            busy = self.freed.wait(busy).unwrap_or_else(|p| p.into_inner());
+        }
+        busy.insert(id);
+        StoreGuard {
+            locks: self.clone(),
+            id,
+        }
+    }
+
+    /// Holds store `id` if no other writer of this process does.
+    pub(crate) fn try_hold(self: &std::sync::Arc<Self>, id: i64) -> Option<StoreGuard> {
+        let mut busy = self.busy.lock().unwrap_or_else(|p| p.into_inner());
+        busy.insert(id).then(|| StoreGuard {
+            locks: self.clone(),
+            id,
+        })
     }
 }
 

@@ -20,7 +20,7 @@ mod writer;
 pub use error::AppError;
 pub use http::MAX_BODY;
 pub use mcp::LoreMcp;
-pub use policy::DEFAULT_MAX_QUERY_BYTES;
+pub use policy::{DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_QUERY_BYTES};
 
 /// The MCP/REST argument parsers (`params`), reachable from the fuzz targets of
 /// `crates/lore-fuzz`. Not an API: plain delegation, so the fuzzers run the parsers every
@@ -126,6 +126,8 @@ pub struct ServeOptions {
     pub allow_private_fetch: bool,
     /// Longest query (and code-graph symbol) accepted, in bytes.
     pub max_query_bytes: usize,
+    /// Largest file a client's store may index (its `maxFileSize` may only lower it).
+    pub max_file_bytes: u64,
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, ServerError> {
@@ -175,10 +177,16 @@ pub fn serve(data: DataDir, opts: ServeOptions) -> Result<(), ServerError> {
             "--max-query-bytes must be above 0".into(),
         ));
     }
+    if opts.max_file_bytes == 0 {
+        return Err(ServerError::Options(
+            "--max-file-size must be above 0".into(),
+        ));
+    }
     let policy = Policy {
         reads: Reads::within(&opts.allow_paths, "--allow-path").map_err(ServerError::Options)?,
         fetch: lore_source::FetchPolicy::server(opts.allow_private_fetch),
         max_query_bytes: opts.max_query_bytes,
+        max_file_bytes: opts.max_file_bytes,
     };
     let mut engine = Engine::open(data.clone())?;
     // Every engine of this process (writer, readers) fetches as the policy says.

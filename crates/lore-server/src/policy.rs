@@ -15,6 +15,10 @@ use std::path::{Path, PathBuf};
 /// Default cap on a query's length (`--max-query-bytes`).
 pub const DEFAULT_MAX_QUERY_BYTES: usize = 8 * 1024;
 
+/// Default cap on the files a client's store may index (`--max-file-size`): the engine's
+/// own default, so a client may only lower it. One 60 MB file is 87,000 chunks to embed.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;
+
 pub use lore_source::Reads;
 
 /// A read check's refusal as a client sees it: outside the allowed folders is forbidden,
@@ -37,6 +41,8 @@ pub struct Policy {
     pub reads: Reads,
     pub fetch: FetchPolicy,
     pub max_query_bytes: usize,
+    /// Largest `maxFileSize` a client may ask for.
+    pub max_file_bytes: u64,
 }
 
 impl Policy {
@@ -46,6 +52,7 @@ impl Policy {
             reads: Reads::Anywhere,
             fetch: FetchPolicy::default(),
             max_query_bytes: DEFAULT_MAX_QUERY_BYTES,
+            max_file_bytes: u64::MAX,
         }
     }
 
@@ -53,6 +60,15 @@ impl Policy {
     /// source becomes its real path (and its kind is fixed, as the engine would infer it).
     /// Name lookups run here: call it off the async threads.
     pub fn check_add(&self, add: &mut AddStore) -> Result<(), AppError> {
+        if let Some(asked) = add.max_file_bytes
+            && asked > self.max_file_bytes
+        {
+            return Err(AppError::BadRequest(format!(
+                "`maxFileSize` {asked} is above this server's cap of {} bytes; ask for less, \
+                 or its operator raises it with `lore serve --max-file-size BYTES`",
+                self.max_file_bytes
+            )));
+        }
         let looks_remote = lore_source::git::looks_like_url(&add.source);
         let kind = add.kind.unwrap_or(if looks_remote {
             StoreKind::Repo
@@ -154,6 +170,7 @@ mod tests {
             reads: Reads::within(std::slice::from_ref(&allowed), "--allow-path").unwrap(),
             fetch: FetchPolicy::server(false),
             max_query_bytes: DEFAULT_MAX_QUERY_BYTES,
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
         };
         let add = |source: &str, kind: Option<StoreKind>| AddStore {
             name: "s".into(),

@@ -1,7 +1,10 @@
-//! The one writer: a thread that owns the writing `Engine` and does every write of this
-//! process in order — jobs (add, index, sync), the watcher's re-indexes, store removal,
-//! the brain's writes.
-//! Serving or watching, its engine holds the data dir's writer lock for the thread's life.
+//! The writers: threads that own the writing engines and do every write of this process
+//! in order. Serving, there are two sharing the data dir's writer lock: one runs jobs (add,
+//! index, sync) and the watcher's re-indexes of folder stores, the other the short writes
+//! (the brain's writes and re-indexes, store removal), so a brain write never waits behind
+//! an hour of embedding. Within the process each store is written by one at a time (the
+//! engine's store locks). Without the lock held for life (`lore mcp`, which takes it per
+//! write), one thread does both.
 
 use lore_engine::brain::BRAIN_STORE;
 use lore_engine::{Engine, EngineError, NoProgress};
@@ -9,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub(crate) enum Cmd {
     /// Run a pending job.
@@ -26,15 +29,28 @@ pub(crate) enum Cmd {
     Stop,
 }
 
-/// Sends work to the writer thread.
+impl Cmd {
+    /// Long work, for the jobs thread.
+    fn is_long(&self) -> bool {
+        matches!(self, Cmd::Job(_) | Cmd::Reindex(_))
+    }
+}
+
+/// Sends work to the writer threads: long work to the jobs thread, the rest to the quick
+/// one (the same thread when there is one).
 #[derive(Clone)]
 pub(crate) struct WriterHandle {
-    tx: mpsc::Sender<Cmd>,
+    jobs: mpsc::Sender<Cmd>,
+    quick: mpsc::Sender<Cmd>,
 }
 
 impl WriterHandle {
     pub fn send(&self, cmd: Cmd) -> bool {
-        self.tx.send(cmd).is_ok()
+        if cmd.is_long() {
+            self.jobs.send(cmd).is_ok()
+        } else {
+            self.quick.send(cmd).is_ok()
+        }
     }
 }
 
@@ -46,31 +62,48 @@ pub(crate) struct Writer {
     stopping: Arc<AtomicBool>,
     /// Records cancel requests at shutdown (its own catalog connection).
     canceller: Mutex<Engine>,
-    thread: Mutex<Option<JoinHandle<()>>>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+    /// One message per thread when it ends.
     done: Mutex<mpsc::Receiver<()>>,
 }
 
 impl Writer {
-    pub fn spawn(mut engine: Engine) -> Result<Writer, EngineError> {
+    pub fn spawn(engine: Engine) -> Result<Writer, EngineError> {
         let canceller = engine.try_clone()?;
-        let (tx, rx) = mpsc::channel();
-        let (done_tx, done_rx) = mpsc::channel();
         let current: Arc<Mutex<Option<String>>> = Arc::default();
         let stopping: Arc<AtomicBool> = Arc::default();
-        let (running, stop) = (current.clone(), stopping.clone());
-        let thread = std::thread::Builder::new()
-            .name("lore-writer".into())
-            .spawn(move || {
-                run(&mut engine, rx, &running, &stop);
-                let _ = done_tx.send(());
-            })
-            .map_err(|e| EngineError::io("starting the writer thread", e))?;
+        let (done_tx, done_rx) = mpsc::channel();
+        let mut threads = Vec::new();
+        let mut start = |name: &str, mut engine: Engine| {
+            let (tx, rx) = mpsc::channel();
+            let (running, stop, done) = (current.clone(), stopping.clone(), done_tx.clone());
+            let thread = std::thread::Builder::new()
+                .name(name.into())
+                .spawn(move || {
+                    run(&mut engine, rx, &running, &stop);
+                    let _ = done.send(());
+                })
+                .map_err(|e| EngineError::io("starting a writer thread", e))?;
+            threads.push(thread);
+            Ok::<_, EngineError>(tx)
+        };
+        let handle = if engine.holds_writer_lock() {
+            let quick = start("lore-writer", engine.try_clone_writer()?)?;
+            let jobs = start("lore-jobs", engine)?;
+            WriterHandle { jobs, quick }
+        } else {
+            let tx = start("lore-writer", engine)?;
+            WriterHandle {
+                jobs: tx.clone(),
+                quick: tx,
+            }
+        };
         Ok(Writer {
-            handle: WriterHandle { tx },
+            handle,
             current,
             stopping,
             canceller: Mutex::new(canceller),
-            thread: Mutex::new(Some(thread)),
+            threads: Mutex::new(threads),
             done: Mutex::new(done_rx),
         })
     }
@@ -79,8 +112,8 @@ impl Writer {
         self.handle.clone()
     }
 
-    /// Asks the running job to stop at its next file boundary, cancels queued ones, then
-    /// waits (up to `wait`) for the writer to finish.
+    /// Asks the running job to stop at its next embedding step, cancels queued ones, then
+    /// waits (up to `wait` in all) for the writers to finish.
     pub fn stop(&self, wait: Duration) {
         self.stopping.store(true, Ordering::Relaxed);
         let job = self.current.lock().ok().and_then(|c| c.clone());
@@ -89,14 +122,26 @@ impl Writer {
         {
             let _ = engine.cancel_job(&id);
         }
-        self.handle.send(Cmd::Stop);
-        let finished = self
-            .done
-            .lock()
-            .map(|d| d.recv_timeout(wait).is_ok())
-            .unwrap_or(false);
-        if finished && let Some(t) = self.thread.lock().ok().and_then(|mut t| t.take()) {
-            let _ = t.join();
+        let _ = self.handle.jobs.send(Cmd::Stop);
+        let _ = self.handle.quick.send(Cmd::Stop);
+        let Ok(mut threads) = self.threads.lock() else {
+            return;
+        };
+        let deadline = Instant::now() + wait;
+        let mut finished = 0;
+        if let Ok(done) = self.done.lock() {
+            while finished < threads.len() {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if done.recv_timeout(left).is_err() {
+                    break;
+                }
+                finished += 1;
+            }
+        }
+        if finished == threads.len() {
+            for t in threads.drain(..) {
+                let _ = t.join();
+            }
         }
     }
 }

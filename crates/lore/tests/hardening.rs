@@ -880,3 +880,91 @@ fn rest_errors_are_json() {
         );
     }
 }
+
+/// Issue 29, item 4: one client's huge file cannot stall the server. `maxFileSize` above
+/// the server's cap is refused; a brain write lands while the big file is embedded; a
+/// cancel stops the job within one embedding step, not at the file's end.
+#[test]
+fn a_long_job_neither_ignores_cancel_nor_holds_up_writes() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let big = lore.path("big");
+    let text: String = (0..4000)
+        .map(|i| {
+            format!(
+                "## Burrow {i}\n\nWombat burrow {i} runs under the ridge; its tunnels meet \
+                 at chamber {i} near the creek.\n\n"
+            )
+        })
+        .collect();
+    write(&big, "all.md", &text);
+    let server = serve(
+        &lore,
+        &["--allow-path", s(lore.root()), "--max-file-size", "2000000"],
+        &[],
+    );
+    let stores = server.api("/api/stores");
+    let err = refused(
+        post(
+            &stores,
+            &json!({"name": "big", "source": big, "maxFileSize": 60_000_000}),
+        ),
+        400,
+        "maxFileSize above the cap",
+    );
+    assert!(err.contains("--max-file-size"), "{err}");
+    let (status, job) = post(
+        &stores,
+        &json!({"name": "big", "source": big, "maxFileSize": 2_000_000}),
+    );
+    assert_eq!(status, 202, "{job}");
+    let id = job["id"].as_str().expect("a job id").to_string();
+    let job_url = server.api(&format!("/api/jobs/{id}"));
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let total = loop {
+        let (_, now) = get(&job_url);
+        let p = &now["progress"];
+        if p["chunks_done"].as_u64().unwrap_or(0) > 0 {
+            break p["chunks_total"].as_u64().unwrap_or(0);
+        }
+        assert!(
+            !now["status"]
+                .as_str()
+                .is_some_and(|s| s != "pending" && s != "running"),
+            "{now}"
+        );
+        assert!(Instant::now() < deadline, "embedding never started: {now}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(total >= 4000, "{total} chunks");
+
+    let t = Instant::now();
+    let (status, wrote) = post(
+        &server.api("/api/brain/write"),
+        &json!({"content": "Bilbies dig spiral burrows.", "filename": "bilbies"}),
+    );
+    let write_ms = t.elapsed().as_millis();
+    assert_eq!(status, 200, "{wrote}");
+    let (_, now) = get(&job_url);
+    eprintln!(
+        "brain write while a {total}-chunk job ran: {write_ms} ms (job at {} chunks)",
+        now["progress"]["chunks_done"]
+    );
+    assert_eq!(
+        now["status"], "running",
+        "the job ended before the write: {now}"
+    );
+    assert!(write_ms < 10_000, "the brain write waited {write_ms} ms");
+
+    let t = Instant::now();
+    let (status, _) = post(&server.api(&format!("/api/jobs/{id}/cancel")), &json!({}));
+    assert_eq!(status, 200);
+    let done = common::serve::wait_job(&server, &id, Duration::from_secs(60));
+    eprintln!("cancel took {} ms", t.elapsed().as_millis());
+    assert_eq!(done["status"], "cancelled", "{done}");
+    assert!(
+        done["progress"]["chunks_done"].as_u64().unwrap_or(0) < total,
+        "the job ran to the end of the file: {done}"
+    );
+}

@@ -69,6 +69,19 @@ impl Engine {
         embedder: Option<&Embedder>,
         progress: &dyn Progress,
     ) -> Result<IndexReport, EngineError> {
+        // The other writer of this process (a server's) may be writing this store.
+        let _store = self.store_locks.hold(store.id);
+        self.index_held_store(store, full, embedder, progress)
+    }
+
+    /// `index_store` for a caller that holds the store already (`StoreLocks::hold`).
+    pub(crate) fn index_held_store(
+        &mut self,
+        store: &StoreRecord,
+        full: bool,
+        embedder: Option<&Embedder>,
+        progress: &dyn Progress,
+    ) -> Result<IndexReport, EngineError> {
         let started = Instant::now();
         self.check_source(store)?;
         let mut report = IndexReport {
@@ -122,21 +135,26 @@ impl Engine {
             let mut vectors: Vec<Vec<Vec<f32>>> = Vec::with_capacity(group.len());
             for p in group {
                 // Nothing of this batch is written yet: stopping here keeps every commit.
-                if progress.cancelled() {
-                    drop(run);
-                    self.refresh_vectors(store.id)?;
-                    self.forget_readers(store.id);
-                    return Err(EngineError::Cancelled);
-                }
-                vectors.push(match p {
+                let embedded = match p {
+                    _ if progress.cancelled() => Err(EngineError::Cancelled),
                     Prepared::Changed { file, chunks, .. } if let Some(embedder) = embedder => {
-                        let (v, fresh) =
-                            self.embed_chunks(store.id, &file.path, chunks, embedder, progress)?;
-                        report.embedded += fresh;
-                        v
+                        self.embed_chunks(store.id, &file.path, chunks, embedder, progress)
                     }
-                    _ => Vec::new(),
-                });
+                    _ => Ok((Vec::new(), 0)),
+                };
+                match embedded {
+                    Ok((v, fresh)) => {
+                        report.embedded += fresh;
+                        vectors.push(v);
+                    }
+                    Err(EngineError::Cancelled) => {
+                        drop(run);
+                        self.refresh_vectors(store.id)?;
+                        self.forget_readers(store.id);
+                        return Err(EngineError::Cancelled);
+                    }
+                    Err(e) => return Err(e),
+                }
             }
             self.commit_batch(store, &plan, &mut run, group, &vectors, &mut report)?;
         }

@@ -165,6 +165,11 @@ impl Engine {
         progress.advance(Phase::Embeddings, (chunks.len() - missing.len()) as u64);
         let mut fresh = Vec::with_capacity(missing.len());
         for step in missing.chunks(EMBED_STEP) {
+            // One large file can hold tens of thousands of chunks: a cancel is heard
+            // between steps, not only between files.
+            if progress.cancelled() {
+                return Err(EngineError::Cancelled);
+            }
             let texts: Vec<String> = step.iter().map(|&i| chunks[i].index_text()).collect();
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
             fresh.extend(embedder.embed(&refs)?);

@@ -28,6 +28,10 @@ pub struct ServeArgs {
     /// Longest query (and code-graph symbol) a client may send, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = lore_server::DEFAULT_MAX_QUERY_BYTES)]
     pub max_query_bytes: usize,
+    /// Largest file a client's store may index, in bytes: a client may ask for less
+    /// (`maxFileSize`), never more.
+    #[arg(long, value_name = "BYTES", default_value_t = lore_server::DEFAULT_MAX_FILE_BYTES)]
+    pub max_file_size: u64,
 }
 
 impl ServeArgs {
@@ -39,6 +43,7 @@ impl ServeArgs {
             allow_paths: self.allow_paths,
             allow_private_fetch: self.allow_private_fetch,
             max_query_bytes: self.max_query_bytes,
+            max_file_bytes: self.max_file_size,
         }
     }
 }
