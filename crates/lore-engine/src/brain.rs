@@ -277,9 +277,8 @@ impl Engine {
     /// there (a full pass; the brain is small).
     fn reindex_brain(&mut self, embedder: Option<&Embedder>) -> Result<BrainIndexed, EngineError> {
         let store = self.ensure_brain_store()?;
-        let stats = self.catalog.stats(store.id)?;
-        let full = embedder.is_some() && stats.embedded < stats.chunks;
-        let r = self.index_store(&store, full, embedder, &NoProgress)?;
+        // Notes written while the model was missing are embedded now (progressive indexing).
+        let r = self.index_store(&store, false, embedder, &NoProgress)?;
         Ok(BrainIndexed {
             added: r.added,
             changed: r.changed,

@@ -62,6 +62,9 @@ pub struct Candidates {
     pub vector: Vec<(i64, f32)>,
     /// Cosine of BM25-only candidates, filled in from the vector store when available.
     pub extra_cosine: HashMap<i64, f32>,
+    /// BM25 candidates that have no vector yet (a store still being embedded): their
+    /// missing cosine is not counted as 0 (see `fuse`).
+    pub unembedded: HashSet<i64>,
     /// Candidates that are prose (markdown, plain text) rather than code.
     pub prose: HashSet<i64>,
 }
@@ -106,22 +109,39 @@ pub fn fuse(c: &Candidates, fusion: Fusion) -> Vec<(i64, f32, Signals)> {
         Fusion::Convex { code, prose } => prose + (code - prose) * c.code_share(),
         Fusion::Rrf { .. } => 0.0,
     };
+    // A chunk not embedded yet stands in with the median cosine of the BM25 candidates that
+    // are (a typical match, neither boosted nor sunk); with none to go by, BM25 alone.
+    let imputed = {
+        let mut known: Vec<f32> = c
+            .bm25
+            .iter()
+            .filter(|(id, _)| !c.unembedded.contains(id))
+            .filter_map(|(id, _)| {
+                signals
+                    .get(id)
+                    .and_then(|s| s.vector_score)
+                    .or_else(|| c.extra_cosine.get(id).copied())
+            })
+            .collect();
+        known.sort_by(f32::total_cmp);
+        known.get(known.len() / 2).map(|m| m.max(0.0))
+    };
     let mut out: Vec<(i64, f32, Signals)> = signals
         .into_iter()
         .map(|(id, s)| {
             let score = match fusion {
                 Fusion::Convex { .. } => {
-                    let cos = s
-                        .vector_score
-                        .or_else(|| c.extra_cosine.get(&id).copied())
-                        .unwrap_or(0.0)
-                        .max(0.0);
                     let bm25 = if c.bm25_max > 0.0 {
                         (s.bm25_score.unwrap_or(0.0) / c.bm25_max).min(1.0)
                     } else {
                         0.0
                     };
-                    alpha * cos + (1.0 - alpha) * bm25
+                    let cos = s.vector_score.or_else(|| c.extra_cosine.get(&id).copied());
+                    match (cos, c.unembedded.contains(&id), imputed) {
+                        (None, true, None) => bm25,
+                        (None, true, Some(m)) => alpha * m + (1.0 - alpha) * bm25,
+                        (cos, _, _) => alpha * cos.unwrap_or(0.0).max(0.0) + (1.0 - alpha) * bm25,
+                    }
                 }
                 Fusion::Rrf { k, w_bm25, w_vec } => {
                     let term = |rank: Option<u32>, w: f32| rank.map_or(0.0, |r| w / (k + r as f32));
@@ -147,7 +167,34 @@ mod tests {
             vector: vec![(2, 0.9), (3, 0.5)],
             extra_cosine: HashMap::from([(1, 0.2)]),
             prose: HashSet::new(),
+            unembedded: HashSet::new(),
         }
+    }
+
+    #[test]
+    fn a_chunk_not_yet_embedded_stands_in_with_a_typical_cosine() {
+        // 4 is the best BM25 match but has no vector yet: it takes the median cosine of
+        // the embedded BM25 candidates (1: 0.2, 2: 0.9 → 0.9, the upper median), not 0.
+        let c = Candidates {
+            bm25: vec![(4, 20.0), (1, 10.0), (2, 5.0)],
+            unembedded: HashSet::from([4]),
+            ..cands()
+        };
+        let out = fuse(&c, Fusion::convex(0.5));
+        assert_eq!(out[0].0, 4, "{out:?}");
+        assert!((out[0].1 - (0.5 * 0.9 + 0.5)).abs() < 1e-6, "{out:?}");
+        // Nothing embedded at all: BM25 alone, in BM25's order.
+        let none = Candidates {
+            bm25: vec![(1, 10.0), (2, 5.0)],
+            bm25_max: 10.0,
+            vector: Vec::new(),
+            extra_cosine: HashMap::new(),
+            unembedded: HashSet::from([1, 2]),
+            ..cands()
+        };
+        let out = fuse(&none, Fusion::convex(0.5));
+        assert_eq!(out.iter().map(|o| o.0).collect::<Vec<_>>(), [1, 2]);
+        assert!((out[0].1 - 1.0).abs() < 1e-6, "{out:?}");
     }
 
     #[test]

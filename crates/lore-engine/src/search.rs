@@ -221,6 +221,9 @@ pub struct Freshness {
     pub indexed_at: Option<i64>,
     /// Files added, changed or deleted on disk since then.
     pub changed_files: usize,
+    /// The share of its chunks that have a vector (below 1 while it is being embedded:
+    /// hybrid search then ranks the rest by BM25 with a typical cosine).
+    pub embedded: f32,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -361,6 +364,7 @@ impl Engine {
         let mut owner = HashMap::new();
         for store in stores {
             let r = self.readers(store)?;
+            let mut lexical: Vec<i64> = Vec::new();
             if mode.uses_bm25() {
                 let hits = r
                     .lexical
@@ -369,6 +373,7 @@ impl Engine {
                 for &(id, _) in &hits.hits {
                     owner.insert(id, store.id);
                 }
+                lexical = hits.hits.iter().map(|h| h.0).collect();
                 c.bm25.extend(hits.hits);
             }
             if let Some(q) = &query_vec {
@@ -378,10 +383,12 @@ impl Engine {
                     owner.insert(id, store.id);
                 }
                 c.vector.extend(hits);
-                // Exact cosine for BM25 candidates the vector list missed.
-                let ids: Vec<i64> = c.bm25.iter().map(|h| h.0).collect();
-                c.extra_cosine
-                    .extend(vectors.scores(&self.catalog, &ids, q)?);
+                // Exact cosine for this store's BM25 candidates; those it has no vector for
+                // are not embedded yet.
+                let cosines = vectors.scores(&self.catalog, &lexical, q)?;
+                c.unembedded
+                    .extend(lexical.iter().filter(|id| !cosines.contains_key(id)));
+                c.extra_cosine.extend(cosines);
             }
         }
         let desc = |a: &(i64, f32), b: &(i64, f32)| b.1.total_cmp(&a.1);
@@ -690,10 +697,17 @@ impl Engine {
             // The folder is gone: everything indexed is stale.
             Err(_) => manifest.len(),
         };
+        let (chunks, left) = self.catalog.embedding_progress(store.id)?;
         Ok(Freshness {
             store: store.name.clone(),
             indexed_at: store.indexed_at,
             changed_files,
+            embedded: if chunks == 0 {
+                1.0
+            } else {
+                // Two decimals, rounded down: 0.43, and 1 only when all are.
+                ((chunks - left.min(chunks)) as f32 / chunks as f32 * 100.0).floor() / 100.0
+            },
         })
     }
 

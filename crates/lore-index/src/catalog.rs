@@ -580,6 +580,34 @@ impl Catalog {
     }
 
     /// Chunks by id, in no particular order; ids that no longer exist are absent.
+    /// A store's chunks, and how many of them have no embedding yet (cheap: an index
+    /// scan, and a partial index of the unembedded ones on SQLite).
+    pub fn embedding_progress(&self, store_id: i64) -> Result<(u64, u64), IndexError> {
+        let chunks = self.chunk_count(store_id)?;
+        let left = self.db.query_int(
+            "SELECT COUNT(*) FROM chunks WHERE store_id = ?1 AND embedding IS NULL",
+            args![store_id],
+        )?;
+        Ok((chunks, left as u64))
+    }
+
+    /// Up to `limit` chunks of a store that have no embedding yet, by ascending id (what
+    /// progressive indexing embeds next).
+    pub fn unembedded_chunks(
+        &self,
+        store_id: i64,
+        limit: usize,
+    ) -> Result<Vec<StoredChunk>, IndexError> {
+        self.db.query(
+            &format!(
+                "SELECT {CHUNK_COLUMNS} FROM chunks WHERE store_id = ?1 AND embedding IS NULL \
+                 ORDER BY id LIMIT ?2"
+            ),
+            args![store_id, limit],
+            chunk_from_row,
+        )
+    }
+
     pub fn chunks(&self, ids: &[i64]) -> Result<Vec<StoredChunk>, IndexError> {
         let mut out = Vec::with_capacity(ids.len());
         for part in ids.chunks(500) {
@@ -738,6 +766,19 @@ impl CatalogTx<'_> {
             crate::pg::write_postings(self.db, store_id, &file.path, chunks)?;
         }
         Ok(())
+    }
+
+    /// Stores the embeddings of chunks written earlier without one; returns how many of
+    /// the chunks still existed.
+    pub fn set_embeddings(&self, rows: &[(i64, &[f32])]) -> Result<usize, IndexError> {
+        let mut set = 0;
+        for (id, v) in rows {
+            set += self.db.execute(
+                "UPDATE chunks SET embedding = ?2 WHERE id = ?1",
+                args![*id, *v],
+            )? as usize;
+        }
+        Ok(set)
     }
 
     /// Records a new size/mtime for a file whose content did not change.

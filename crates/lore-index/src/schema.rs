@@ -54,6 +54,8 @@ CREATE TABLE IF NOT EXISTS chunks (
     embedding BLOB
 );
 CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks(store_id, path);
+-- The chunks still to embed (progressive indexing): empty once a store is embedded.
+CREATE INDEX IF NOT EXISTS chunks_unembedded ON chunks(store_id) WHERE embedding IS NULL;
 -- The code graph.
 CREATE TABLE IF NOT EXISTS symbols (
     id INTEGER PRIMARY KEY,

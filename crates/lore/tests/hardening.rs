@@ -968,3 +968,80 @@ fn a_long_job_neither_ignores_cancel_nor_holds_up_writes() {
         "the job ran to the end of the file: {done}"
     );
 }
+
+/// Issue 16, item 1 (progressive indexing): a store answers keyword and hybrid searches as
+/// soon as its files are chunked, while its chunks are still being embedded, and a server
+/// killed mid-embedding leaves a store whose next index run embeds only the rest.
+#[test]
+fn a_store_is_searchable_while_embedded_and_resumes_after_a_kill() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let docs = lore.path("docs");
+    for f in 0..40 {
+        let text: String = (0..100)
+            .map(|i| {
+                format!(
+                    "## Burrow {f}-{i}\n\nWombat burrow {i} of ridge {f} runs under the creek.\n\n"
+                )
+            })
+            .collect();
+        write(&docs, &format!("ridge{f}.md"), text);
+    }
+    write(
+        &docs,
+        "quokka.md",
+        "# Quokkas\n\nQuokkas smile for photographs on Rottnest Island.\n",
+    );
+    let mut server = serve(&lore, &["--allow-path", s(lore.root())], &[]);
+    let (status, job) = post(
+        &server.api("/api/stores"),
+        &json!({"name": "docs", "source": docs}),
+    );
+    assert_eq!(status, 202, "{job}");
+    let job_url = server.api(&format!("/api/jobs/{}", job["id"].as_str().unwrap()));
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let (_, now) = get(&job_url);
+        if now["progress"]["chunks_done"].as_u64().unwrap_or(0) > 0 {
+            break;
+        }
+        assert_ne!(
+            now["status"], "done",
+            "embedding ended before the test looked: {now}"
+        );
+        assert!(Instant::now() < deadline, "embedding never started: {now}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for mode in ["fts", "hybrid"] {
+        let (status, found) = post(
+            &server.api("/api/search"),
+            &json!({"query": "quokkas smiling on Rottnest", "mode": mode}),
+        );
+        assert_eq!(status, 200, "{found}");
+        assert_eq!(
+            found["results"][0]["path"], "quokka.md",
+            "{mode}: {found:#}"
+        );
+        let embedded = found["stores"][0]["embedded"].as_f64().unwrap_or(1.0);
+        assert!(embedded < 1.0, "{mode}: {found:#}");
+    }
+    assert!(server.kill());
+    let before = lore.json(&["store", "info", "docs"]);
+    let (chunks, had) = (
+        before["chunks"].as_u64().unwrap(),
+        before["embedded"].as_u64().unwrap(),
+    );
+    assert!(had < chunks, "{before}");
+    let report = &lore.json(&["index", "docs"])[0];
+    assert_eq!(
+        report["embedded"].as_u64(),
+        Some(chunks - had),
+        "the resumed run embedded more than the rest: {report}"
+    );
+    let after = lore.json(&["store", "info", "docs"]);
+    assert_eq!(after["embedded"], after["chunks"], "{after}");
+    let found = lore.search("quokkas smiling on Rottnest", "vector", &[]);
+    assert_eq!(found["results"][0]["path"], "quokka.md", "{found:#}");
+    assert_eq!(found["stores"][0]["embedded"], 1.0, "{found:#}");
+}

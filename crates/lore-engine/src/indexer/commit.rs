@@ -46,7 +46,7 @@ impl Engine {
         plan: &Plan,
         run: &mut Commits,
         group: &[Prepared],
-        vectors: &[Vec<Vec<f32>>],
+        vectors: &[Vec<Option<Vec<f32>>>],
         report: &mut IndexReport,
     ) -> Result<(), EngineError> {
         // Whether the catalog transaction below bumps the generation.
@@ -108,11 +108,16 @@ impl Engine {
                 } => {
                     let rows: Vec<ChunkRow> = chunks
                         .iter()
-                        .zip(vectors.iter().map(Some).chain(std::iter::repeat(None)))
+                        .zip(
+                            vectors
+                                .iter()
+                                .map(Option::as_deref)
+                                .chain(std::iter::repeat(None)),
+                        )
                         .map(|(c, v)| ChunkRow {
                             id: chunk_id(store.id, &file.path, c),
                             chunk: c,
-                            embedding: v.map(Vec::as_slice),
+                            embedding: v,
                         })
                         .collect();
                     run.dirty_names

@@ -16,7 +16,7 @@ mod prepare;
 
 pub(crate) use plan::diff;
 
-use crate::{Engine, EngineError, Phase, Progress};
+use crate::{Engine, EngineError, Progress};
 use commit::Commits;
 use lore_core::StoreKind;
 use lore_embed::Embedder;
@@ -41,6 +41,10 @@ pub struct IndexReport {
     pub chunks_written: usize,
     /// Chunks run through the model; the others kept the vector stored for their content.
     pub embedded: usize,
+    /// When the store became searchable by keyword and code graph: its chunks and BM25
+    /// committed, before the chunks without a vector were embedded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub searchable_ms: Option<u64>,
     pub skipped: Vec<SkippedFile>,
     /// What the user should know, e.g. that the store holds nothing after the run.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -120,8 +124,6 @@ impl Engine {
         let plan = self.plan(store, full, &mut report)?;
         let prepared = prepare_all(&plan, store.max_file_bytes, &self.config.chunk, progress);
 
-        let total_chunks: usize = prepared.iter().map(Prepared::chunk_count).sum();
-        progress.start(Phase::Embeddings, total_chunks as u64);
         let mut run = Commits::new(writer, generation, full, &plan);
         let batch = self.config.commit_every_files.max(1);
         // Always run at least one commit, so deletions and full clears land.
@@ -132,29 +134,21 @@ impl Engine {
             Box::new(prepared.chunks(batch))
         };
         for group in groups {
-            let mut vectors: Vec<Vec<Vec<f32>>> = Vec::with_capacity(group.len());
+            let mut vectors: Vec<Vec<Option<Vec<f32>>>> = Vec::with_capacity(group.len());
             for p in group {
                 // Nothing of this batch is written yet: stopping here keeps every commit.
-                let embedded = match p {
-                    _ if progress.cancelled() => Err(EngineError::Cancelled),
-                    Prepared::Changed { file, chunks, .. } if let Some(embedder) = embedder => {
-                        self.embed_chunks(store.id, &file.path, chunks, embedder, progress)
-                    }
-                    _ => Ok((Vec::new(), 0)),
-                };
-                match embedded {
-                    Ok((v, fresh)) => {
-                        report.embedded += fresh;
-                        vectors.push(v);
-                    }
-                    Err(EngineError::Cancelled) => {
-                        drop(run);
-                        self.refresh_vectors(store.id)?;
-                        self.forget_readers(store.id);
-                        return Err(EngineError::Cancelled);
-                    }
-                    Err(e) => return Err(e),
+                if progress.cancelled() {
+                    drop(run);
+                    self.refresh_vectors(store.id)?;
+                    self.forget_readers(store.id);
+                    return Err(EngineError::Cancelled);
                 }
+                vectors.push(match p {
+                    Prepared::Changed { file, chunks, .. } if embedder.is_some() => {
+                        self.known_vectors(store.id, &file.path, chunks)?
+                    }
+                    _ => Vec::new(),
+                });
             }
             self.commit_batch(store, &plan, &mut run, group, &vectors, &mut report)?;
         }
@@ -164,7 +158,6 @@ impl Engine {
         if full && files_bm25 {
             self.rebuild_fts(store.id, &fts_dir)?;
         }
-        progress.finish(Phase::Embeddings);
 
         let structure_changed = full
             || plan.rebuild
@@ -193,6 +186,19 @@ impl Engine {
         tx.commit()?;
         self.refresh_vectors(store.id)?;
         self.forget_readers(store.id);
+        // Searchable now by BM25 and the code graph (and by the vectors it already had);
+        // the rest is embedded in committed steps, which a later run resumes.
+        report.searchable_ms = Some(started.elapsed().as_millis() as u64);
+        if let Some(embedder) = embedder {
+            let (_, left) = self.catalog.embedding_progress(store.id)?;
+            if left > 0 {
+                progress.message(&format!(
+                    "{}: searchable by keyword and code graph now; embedding {left} chunks",
+                    store.name
+                ));
+            }
+            report.embedded = self.embed_missing(store, embedder, progress)?;
+        }
         if store.kind != StoreKind::Brain && !self.catalog.has_chunks(store.id)? {
             report
                 .warnings

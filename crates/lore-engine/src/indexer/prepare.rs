@@ -1,13 +1,15 @@
-//! Reading and chunking the files of a plan, and embedding what is new.
+//! Reading and chunking the files of a plan, the vectors their chunks already have, and
+//! embedding the rest after the commit (progressive indexing).
 
 use super::plan::{Plan, chunk_id};
 use crate::{Engine, EngineError, Phase, Progress};
 use lore_core::{Chunk, FileFacts};
 use lore_embed::Embedder;
-use lore_index::FileRecord;
+use lore_index::{FileRecord, StoreRecord};
 use lore_source::{SkipReason, SourceFile};
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 /// Why a file is chunked again.
 #[derive(Clone, Copy)]
@@ -37,16 +39,10 @@ pub(super) enum Prepared {
     },
 }
 
-impl Prepared {
-    pub fn chunk_count(&self) -> usize {
-        match self {
-            Prepared::Changed { chunks, .. } => chunks.len(),
-            _ => 0,
-        }
-    }
-}
-
+/// Chunks embedded (and committed) at a time.
 const EMBED_STEP: usize = 64;
+/// Least time between rewrites of the vector snapshot while a store is being embedded.
+const SNAPSHOT_EVERY: Duration = Duration::from_secs(20);
 
 /// Reads, hashes and chunks every file of the plan, in parallel (cheap next to embedding).
 pub(super) fn prepare_all(
@@ -127,18 +123,16 @@ fn prepare(
 }
 
 impl Engine {
-    /// Embeddings of a changed file's chunks, and how many were computed. Chunks whose id
-    /// (path, range, content) already has a vector in the catalog keep it, and so do chunks
-    /// whose text the file's previous version held: re-indexing after an edit, a
-    /// migration, an interrupted run or `--full` only embeds what is new.
-    pub(super) fn embed_chunks(
+    /// The vectors a changed file's chunks already have: chunks whose id (path, range,
+    /// content) has a vector in the catalog keep it, and so do chunks whose text the file's
+    /// previous version held. Re-indexing after an edit, a migration, an interrupted run or
+    /// `--full` then embeds only what is new (`embed_missing`, after the commit).
+    pub(super) fn known_vectors(
         &self,
         store_id: i64,
         path: &str,
         chunks: &[Chunk],
-        embedder: &Embedder,
-        progress: &dyn Progress,
-    ) -> Result<(Vec<Vec<f32>>, usize), EngineError> {
+    ) -> Result<Vec<Option<Vec<f32>>>, EngineError> {
         let ids: Vec<i64> = chunks.iter().map(|c| chunk_id(store_id, path, c)).collect();
         let mut known = self.catalog.embeddings(&ids)?;
         // A chunk whose text is unchanged but moved (lines added above it) has a new id:
@@ -159,31 +153,70 @@ impl Engine {
                 }
             }
         }
-        let missing: Vec<usize> = (0..chunks.len())
-            .filter(|i| !known.contains_key(&ids[*i]))
-            .collect();
-        progress.advance(Phase::Embeddings, (chunks.len() - missing.len()) as u64);
-        let mut fresh = Vec::with_capacity(missing.len());
-        for step in missing.chunks(EMBED_STEP) {
-            // One large file can hold tens of thousands of chunks: a cancel is heard
-            // between steps, not only between files.
-            if progress.cancelled() {
-                return Err(EngineError::Cancelled);
-            }
-            let texts: Vec<String> = step.iter().map(|&i| chunks[i].index_text()).collect();
-            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            fresh.extend(embedder.embed(&refs)?);
-            progress.advance(Phase::Embeddings, step.len() as u64);
+        Ok(ids.iter().map(|id| known.remove(id)).collect())
+    }
+
+    /// Embeds the chunks of `store` that have no vector yet, committing every step of
+    /// `EMBED_STEP`, so a cancel, a crash or a restart loses at most one step and the next
+    /// run goes on from there. The vector snapshot is rewritten now and then (and at the
+    /// end), so searches use what is embedded so far. Returns how many were embedded.
+    pub(super) fn embed_missing(
+        &mut self,
+        store: &StoreRecord,
+        embedder: &Embedder,
+        progress: &dyn Progress,
+    ) -> Result<usize, EngineError> {
+        let (_, left) = self.catalog.embedding_progress(store.id)?;
+        if left == 0 {
+            return Ok(0);
         }
-        let count = fresh.len();
-        let mut fresh = fresh.into_iter();
-        let vectors = ids
-            .iter()
-            .map(|id| match known.get(id) {
-                Some(v) => v.clone(),
-                None => fresh.next().unwrap_or_default(),
-            })
-            .collect();
-        Ok((vectors, count))
+        progress.start(Phase::Embeddings, left);
+        let mut done = 0;
+        let mut refreshed = Instant::now();
+        let mut refresh_cost = Duration::ZERO;
+        let outcome = loop {
+            let batch = self.catalog.unembedded_chunks(store.id, EMBED_STEP * 8)?;
+            if batch.is_empty() {
+                break Ok(done);
+            }
+            let before = done;
+            for step in batch.chunks(EMBED_STEP) {
+                if progress.cancelled() {
+                    break;
+                }
+                let texts: Vec<String> = step.iter().map(|c| c.chunk.index_text()).collect();
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                let vectors = embedder.embed(&refs)?;
+                let rows: Vec<(i64, &[f32])> = step
+                    .iter()
+                    .zip(&vectors)
+                    .map(|(c, v)| (c.id, v.as_slice()))
+                    .collect();
+                let tx = self.catalog.begin()?;
+                done += tx.set_embeddings(&rows)?;
+                tx.commit()?;
+                progress.advance(Phase::Embeddings, step.len() as u64);
+            }
+            if progress.cancelled() {
+                break Err(EngineError::Cancelled);
+            }
+            // Chunks removed meanwhile (by nobody, as this process writes the store) would
+            // come back forever: stop when a batch embedded nothing.
+            if done == before {
+                break Ok(done);
+            }
+            // A snapshot rewrite reads every vector: at most a sixth of the time goes there.
+            if refreshed.elapsed() >= SNAPSHOT_EVERY.max(refresh_cost * 5) {
+                let t = Instant::now();
+                self.refresh_vectors(store.id)?;
+                self.forget_readers(store.id);
+                refresh_cost = t.elapsed();
+                refreshed = Instant::now();
+            }
+        };
+        self.refresh_vectors(store.id)?;
+        self.forget_readers(store.id);
+        progress.finish(Phase::Embeddings);
+        outcome
     }
 }
