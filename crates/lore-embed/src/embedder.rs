@@ -24,6 +24,38 @@ pub struct Embedder {
     device: Device,
     batch_size: usize,
     batch_tokens: usize,
+    /// The vectors of recent queries: an agent repeats itself, and a query costs a forward
+    /// pass (a few milliseconds to tens of them) that a lookup does not.
+    queries: std::sync::Mutex<QueryCache>,
+}
+
+/// Recent query vectors, by query text; the oldest go first when it is full.
+#[derive(Default)]
+struct QueryCache {
+    vectors: std::collections::HashMap<String, Vec<f32>>,
+    order: std::collections::VecDeque<String>,
+}
+
+/// Queries whose vectors are kept.
+const QUERY_CACHE: usize = 256;
+
+impl QueryCache {
+    fn get(&self, text: &str) -> Option<Vec<f32>> {
+        self.vectors.get(text).cloned()
+    }
+
+    fn put(&mut self, text: &str, v: &[f32]) {
+        if self.vectors.contains_key(text) {
+            return;
+        }
+        if self.order.len() >= QUERY_CACHE
+            && let Some(old) = self.order.pop_front()
+        {
+            self.vectors.remove(&old);
+        }
+        self.order.push_back(text.to_string());
+        self.vectors.insert(text.to_string(), v.to_vec());
+    }
 }
 
 // Compile-time check that the embedder can be shared across threads.
@@ -106,6 +138,7 @@ impl Embedder {
             device,
             batch_size: DEFAULT_BATCH_SIZE,
             batch_tokens: DEFAULT_BATCH_TOKENS,
+            queries: Default::default(),
         })
     }
 
@@ -162,10 +195,16 @@ impl Embedder {
         Ok(out)
     }
 
-    /// Embeds a single search query.
+    /// Embeds a single search query; the last `QUERY_CACHE` queries are answered from memory.
     pub fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
-        let mut v = self.embed(&[text])?;
-        Ok(v.pop().unwrap_or_default())
+        if let Some(v) = self.queries.lock().ok().and_then(|c| c.get(text)) {
+            return Ok(v);
+        }
+        let v = self.embed(&[text])?.pop().unwrap_or_default();
+        if let Ok(mut cache) = self.queries.lock() {
+            cache.put(text, &v);
+        }
+        Ok(v)
     }
 
     /// One forward pass over already-tokenised rows (each at most MAX_TOKENS ids, with
@@ -209,6 +248,25 @@ fn batch_ends(lengths: &[usize], max_texts: usize, max_tokens: usize) -> Vec<usi
         ends.push(lengths.len());
     }
     ends
+}
+
+#[cfg(test)]
+mod cache_tests {
+    use super::QueryCache;
+
+    #[test]
+    fn the_query_cache_keeps_the_newest() {
+        let mut c = QueryCache::default();
+        for i in 0..super::QUERY_CACHE + 10 {
+            c.put(&format!("q{i}"), &[i as f32]);
+        }
+        assert_eq!(c.vectors.len(), super::QUERY_CACHE);
+        assert!(c.get("q0").is_none());
+        assert_eq!(
+            c.get(&format!("q{}", super::QUERY_CACHE + 9)),
+            Some(vec![(super::QUERY_CACHE + 9) as f32])
+        );
+    }
 }
 
 #[cfg(test)]

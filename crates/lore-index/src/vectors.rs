@@ -1,22 +1,97 @@
-//! Exact cosine search over a contiguous row-major matrix of unit vectors.
+//! Cosine search over a store's unit vectors: an int8 copy of every vector is scanned on
+//! all cores, and the best candidates are rescored exactly with their f32 vectors.
 //!
 //! The snapshot file is derived from the catalog after each index run (write to a temp file,
-//! then rename), so readers always see a whole file. Layout, little-endian:
-//! `b"LOREVEC1"`, dim: u32, reserved: u32, count: u64, generation: i64,
-//! then `count` ids (i64, ascending), then `count * dim` f32.
+//! then rename), so readers always see a whole file, and it is memory-mapped, never
+//! rewritten in place: a search process holds only the pages it touches. Layout,
+//! little-endian: `b"LOREVEC2"`, dim: u32, reserved: u32, count: u64, generation: i64, then
+//! `count` ids (i64, ascending), `count * dim` f32, `count` scales (f32), `count * dim`
+//! int8 codes (`code * scale` approximates the f32). A `LOREVEC1` file (no codes) is read
+//! onto the heap and quantised there.
 
 use crate::IndexError;
+use rayon::prelude::*;
 use std::io::{Read, Write};
 use std::path::Path;
 
-const MAGIC: &[u8; 8] = b"LOREVEC1";
+const MAGIC_V1: &[u8; 8] = b"LOREVEC1";
+const MAGIC: &[u8; 8] = b"LOREVEC2";
 const HEADER: usize = 32;
+
+/// Below this many vectors a search is one exact scan (quantising would not pay).
+const EXACT_BELOW: usize = 4096;
+/// Rows per parallel task of the int8 scan.
+const BLOCK: usize = 8192;
 
 pub struct VectorSet {
     dim: usize,
     generation: i64,
     ids: Vec<i64>,
-    data: Vec<f32>,
+    store: Store,
+}
+
+/// Where the f32 vectors and their int8 codes live.
+enum Store {
+    Heap {
+        data: Vec<f32>,
+        scales: Vec<f32>,
+        codes: Vec<i8>,
+    },
+    /// A `LOREVEC2` file: the scales and codes are read in place; the floats of the few
+    /// rows rescored are read with `pread`, so they never count in the process's memory.
+    Mapped {
+        map: memmap2::Mmap,
+        file: std::fs::File,
+        count: usize,
+        dim: usize,
+    },
+}
+
+impl Store {
+    /// Row `i`'s f32 vector (`dim` long) into `out`.
+    fn row_into(&self, i: usize, dim: usize, out: &mut Vec<f32>) -> bool {
+        out.clear();
+        match self {
+            Store::Heap { data, .. } => match data.get(i * dim..(i + 1) * dim) {
+                Some(row) => {
+                    out.extend_from_slice(row);
+                    true
+                }
+                None => false,
+            },
+            Store::Mapped { file, count, .. } => {
+                use std::os::unix::fs::FileExt;
+                out.resize(dim, 0.0);
+                let at = HEADER + count * 8 + i * dim * 4;
+                file.read_exact_at(bytemuck::cast_slice_mut(out), at as u64)
+                    .is_ok()
+            }
+        }
+    }
+
+    fn scales(&self) -> &[f32] {
+        match self {
+            Store::Heap { scales, .. } => scales,
+            Store::Mapped {
+                map, count, dim, ..
+            } => {
+                let at = HEADER + count * 8 + count * dim * 4;
+                bytemuck::cast_slice(&map[at..at + count * 4])
+            }
+        }
+    }
+
+    fn codes(&self) -> &[i8] {
+        match self {
+            Store::Heap { codes, .. } => codes,
+            Store::Mapped {
+                map, count, dim, ..
+            } => {
+                let at = HEADER + count * 8 + count * dim * 4 + count * 4;
+                bytemuck::cast_slice(&map[at..at + count * dim])
+            }
+        }
+    }
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> IndexError + '_ {
@@ -38,13 +113,121 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     acc.iter().sum::<f32>() + tail
 }
 
+/// Integer dot product of two int8 codes (portable).
+#[inline]
+fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    let mut acc = [0i32; 16];
+    let (ca, ra) = a.as_chunks::<16>();
+    let (cb, rb) = b.as_chunks::<16>();
+    for (x, y) in ca.iter().zip(cb) {
+        for i in 0..16 {
+            acc[i] += x[i] as i32 * y[i] as i32;
+        }
+    }
+    let tail: i32 = ra.iter().zip(rb).map(|(x, y)| *x as i32 * *y as i32).sum();
+    acc.iter().sum::<i32>() + tail
+}
+
+/// `dot_i8` with AVX2: sixteen bytes of each side sign-extended to 16 bits, multiplied and
+/// added in pairs (`vpmaddwd`) into eight 32-bit lanes. x86-64's baseline (SSE2) has no
+/// sign-extending byte loads, and the portable loop runs near scalar speed there.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn dot_i8_avx2(a: &[i8], b: &[i8]) -> i32 {
+    use std::arch::x86_64::*;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    let mut total;
+    // SAFETY: every load reads 16 bytes at offset i with i + 16 <= n, inside both slices;
+    // unaligned loads (`loadu`) take any address; the CPU has AVX2 (this fn's feature).
+    unsafe {
+        let mut acc = _mm256_setzero_si256();
+        while i + 16 <= n {
+            let va = _mm256_cvtepi8_epi16(_mm_loadu_si128(a.as_ptr().add(i).cast()));
+            let vb = _mm256_cvtepi8_epi16(_mm_loadu_si128(b.as_ptr().add(i).cast()));
+            acc = _mm256_add_epi32(acc, _mm256_madd_epi16(va, vb));
+            i += 16;
+        }
+        let s = _mm_add_epi32(
+            _mm256_castsi256_si128(acc),
+            _mm256_extracti128_si256(acc, 1),
+        );
+        let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b01_00_11_10));
+        let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b10_11_00_01));
+        total = _mm_cvtsi128_si32(s);
+    }
+    while i < n {
+        total += a[i] as i32 * b[i] as i32;
+        i += 1;
+    }
+    total
+}
+
+/// The approximate scores of one block of rows (`first` is its first row's index), with
+/// the fastest int8 dot product this CPU has.
+fn score_block(
+    block: &[i8],
+    dim: usize,
+    q: &[i8],
+    scales: &[f32],
+    first: usize,
+) -> Vec<(f32, u32)> {
+    let dot: fn(&[i8], &[i8]) -> i32 = {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU supports AVX2, checked just above.
+                |a, b| unsafe { dot_i8_avx2(a, b) }
+            } else {
+                dot_i8
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            dot_i8
+        }
+    };
+    block
+        .chunks_exact(dim)
+        .enumerate()
+        .map(|(j, row)| {
+            let i = first + j;
+            (dot(row, q) as f32 * scales[i], i as u32)
+        })
+        .collect()
+}
+
+/// A vector's int8 code and scale: `code[i] * scale ≈ v[i]` (symmetric, per vector).
+fn quantise(v: &[f32], codes: &mut Vec<i8>) -> f32 {
+    let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
+    if max == 0.0 {
+        codes.extend(std::iter::repeat_n(0, v.len()));
+        return 0.0;
+    }
+    let scale = max / 127.0;
+    codes.extend(
+        v.iter()
+            .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8),
+    );
+    scale
+}
+
+/// How many candidates of the int8 scan are rescored exactly for a top `k`.
+fn rescored(k: usize) -> usize {
+    (k * 10).max(100)
+}
+
 impl VectorSet {
     pub fn empty(dim: usize) -> VectorSet {
         VectorSet {
             dim,
             generation: -1,
             ids: Vec::new(),
-            data: Vec::new(),
+            store: Store::Heap {
+                data: Vec::new(),
+                scales: Vec::new(),
+                codes: Vec::new(),
+            },
         }
     }
 
@@ -62,8 +245,8 @@ impl VectorSet {
         &self.ids
     }
 
-    /// Reads a snapshot; `Ok(None)` when the file does not exist. The matrix is read
-    /// straight into its final buffer (no second copy of the file in memory).
+    /// Opens a snapshot; `Ok(None)` when the file does not exist. A `LOREVEC2` file is
+    /// memory-mapped (only its ids are copied); an older one is read and quantised.
     pub fn load(path: &Path) -> Result<Option<VectorSet>, IndexError> {
         let mut file = match std::fs::File::open(path) {
             Ok(f) => f,
@@ -85,29 +268,68 @@ impl VectorSet {
         let dim = field(8, 4) as usize;
         let count = field(16, 8) as usize;
         let generation = field(24, 8) as i64;
+        let v2 = &header[..8] == MAGIC;
+        if !v2 && &header[..8] != MAGIC_V1 {
+            return Err(corrupt());
+        }
+        let row_bytes = if v2 {
+            8 + dim * 4 + 4 + dim
+        } else {
+            8 + dim * 4
+        };
         let expected = count
-            .checked_mul(8 + dim * 4)
+            .checked_mul(row_bytes)
             .and_then(|n| n.checked_add(HEADER))
             .ok_or_else(corrupt)?;
-        if &header[..8] != MAGIC || len != expected || dim == 0 {
+        if len != expected || dim == 0 {
             return Err(corrupt());
         }
         let mut ids = vec![0i64; count];
         file.read_exact(bytemuck::cast_slice_mut(&mut ids))
             .map_err(io(path))?;
-        let mut data = vec![0f32; count * dim];
-        file.read_exact(bytemuck::cast_slice_mut(&mut data))
-            .map_err(io(path))?;
         if cfg!(target_endian = "big") {
             ids.iter_mut().for_each(|x| *x = i64::from_le(*x));
-            data.iter_mut()
-                .for_each(|x| *x = f32::from_bits(u32::from_le(x.to_bits())));
         }
+        let store = if v2 && cfg!(all(unix, target_endian = "little")) {
+            // SAFETY: snapshots are only ever replaced by renaming a new file over them,
+            // never written in place or truncated, so the mapped bytes cannot change while
+            // mapped. Every offset read from it is checked against the file's length above,
+            // and the floats start at a multiple of 8 bytes (HEADER + count * 8).
+            let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io(path))?;
+            // Rescoring reads a few scattered rows: no read-ahead around them, so the
+            // process holds the codes it scans and little of the floats.
+            let _ = map.advise(memmap2::Advice::Random);
+            Store::Mapped {
+                map,
+                file,
+                count,
+                dim,
+            }
+        } else {
+            let mut data = vec![0f32; count * dim];
+            file.read_exact(bytemuck::cast_slice_mut(&mut data))
+                .map_err(io(path))?;
+            // A LOREVEC2 file read onto the heap (big-endian): its codes are recomputed.
+            if cfg!(target_endian = "big") {
+                data.iter_mut()
+                    .for_each(|x| *x = f32::from_bits(u32::from_le(x.to_bits())));
+            }
+            let mut codes = Vec::with_capacity(count * dim);
+            let scales = data
+                .chunks_exact(dim)
+                .map(|row| quantise(row, &mut codes))
+                .collect();
+            Store::Heap {
+                data,
+                scales,
+                codes,
+            }
+        };
         Ok(Some(VectorSet {
             dim,
             generation,
             ids,
-            data,
+            store,
         }))
     }
 
@@ -118,6 +340,12 @@ impl VectorSet {
         generation: i64,
         rows: &[(i64, Vec<f32>)],
     ) -> Result<(), IndexError> {
+        if let Some((_, v)) = rows.iter().find(|(_, v)| v.len() != dim) {
+            return Err(IndexError::Corrupt(format!(
+                "embedding of dimension {} in a {dim}-d store",
+                v.len()
+            )));
+        }
         let tmp = path.with_extension("tmp");
         let file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
         let mut w = std::io::BufWriter::new(file);
@@ -131,61 +359,88 @@ impl VectorSet {
             put(&id.to_le_bytes())?;
         }
         for (_, v) in rows {
-            if v.len() != dim {
-                return Err(IndexError::Corrupt(format!(
-                    "embedding of dimension {} in a {dim}-d store",
-                    v.len()
-                )));
-            }
             for x in v {
                 put(&x.to_le_bytes())?;
             }
         }
+        let mut codes = Vec::with_capacity(rows.len() * dim);
+        for (_, v) in rows {
+            put(&quantise(v, &mut codes).to_le_bytes())?;
+        }
+        put(bytemuck::cast_slice(&codes))?;
         let file = w.into_inner().map_err(|e| io(&tmp)(e.into_error()))?;
         file.sync_all().map_err(io(&tmp))?;
         std::fs::rename(&tmp, path).map_err(io(path))?;
         Ok(())
     }
 
-    fn row(&self, i: usize) -> &[f32] {
-        &self.data[i * self.dim..(i + 1) * self.dim]
-    }
-
     /// Cosine similarity (vectors are unit length) of one stored chunk with `query`.
-    /// The stored vector of chunk `id`.
-    pub fn vector(&self, id: i64) -> Option<&[f32]> {
-        let i = self.ids.binary_search(&id).ok()?;
-        Some(self.row(i))
-    }
-
     pub fn score(&self, id: i64, query: &[f32]) -> Option<f32> {
         let i = self.ids.binary_search(&id).ok()?;
-        Some(dot(self.row(i), query))
+        let mut row = Vec::with_capacity(self.dim);
+        self.store
+            .row_into(i, self.dim, &mut row)
+            .then(|| dot(&row, query))
     }
 
-    /// The `k` most similar chunk ids, best first.
+    /// The `k` most similar chunk ids, best first, with exact cosines. Large sets are
+    /// scanned by their int8 codes on all cores, and the best `rescored(k)` candidates
+    /// rescored with their f32 vectors.
     pub fn search(&self, query: &[f32], k: usize) -> Vec<(i64, f32)> {
         if query.len() != self.dim || k == 0 || self.ids.is_empty() {
             return Vec::new();
         }
-        let mut scored: Vec<(f32, u32)> = self
-            .data
-            .chunks_exact(self.dim)
-            .enumerate()
-            .map(|(i, row)| (dot(row, query), i as u32))
-            .collect();
-        let k = k.min(scored.len());
-        let by_score_desc = |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0);
-        if k < scored.len() {
-            scored.select_nth_unstable_by(k - 1, by_score_desc);
-            scored.truncate(k);
+        let candidates: Vec<u32> = if self.len() < EXACT_BELOW {
+            (0..self.len() as u32).collect()
+        } else {
+            self.scan_codes(query, rescored(k))
+        };
+        let mut row = Vec::with_capacity(self.dim);
+        let mut scored: Vec<(f32, u32)> = Vec::with_capacity(candidates.len());
+        for i in candidates {
+            if self.store.row_into(i as usize, self.dim, &mut row) {
+                scored.push((dot(&row, query), i));
+            }
         }
-        scored.sort_unstable_by(by_score_desc);
+        top(&mut scored, k);
         scored
             .into_iter()
             .map(|(s, i)| (self.ids[i as usize], s))
             .collect()
     }
+
+    /// The rows of the `n` best approximate scores (int8 codes), in no order.
+    fn scan_codes(&self, query: &[f32], n: usize) -> Vec<u32> {
+        let mut q = Vec::with_capacity(self.dim);
+        quantise(query, &mut q);
+        let (codes, scales, dim) = (self.store.codes(), self.store.scales(), self.dim);
+        let mut best: Vec<(f32, u32)> = codes
+            .par_chunks(BLOCK * dim)
+            .enumerate()
+            .flat_map_iter(|(b, block)| {
+                let mut scored = score_block(block, dim, &q, scales, b * BLOCK);
+                top(&mut scored, n);
+                scored
+            })
+            .collect();
+        top(&mut best, n);
+        best.into_iter().map(|(_, i)| i).collect()
+    }
+}
+
+/// Keeps the `k` best of `scored`, best first.
+fn top(scored: &mut Vec<(f32, u32)>, k: usize) {
+    let by_score_desc = |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0);
+    let k = k.min(scored.len());
+    if k == 0 {
+        scored.clear();
+        return;
+    }
+    if k < scored.len() {
+        scored.select_nth_unstable_by(k - 1, by_score_desc);
+        scored.truncate(k);
+    }
+    scored.sort_unstable_by(by_score_desc);
 }
 
 #[cfg(test)]
@@ -221,6 +476,7 @@ mod tests {
             .collect();
         VectorSet::write(&path, 9, 7, &rows).unwrap();
         let set = VectorSet::load(&path).unwrap().unwrap();
+        assert!(matches!(set.store, Store::Mapped { .. }));
         assert_eq!(set.len(), 50);
         assert_eq!(set.generation(), 7);
         let q = rows[20].1.clone();
@@ -243,12 +499,92 @@ mod tests {
         assert_eq!(set.score(61, &q), None);
     }
 
+    /// xorshift64: deterministic vectors for the recall check.
+    fn random_rows(n: usize, dim: usize, seed: u64) -> Vec<(i64, Vec<f32>)> {
+        let mut x = seed;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+        };
+        (0..n)
+            .map(|i| {
+                // Clustered like real embeddings: a shared direction plus noise.
+                let v: Vec<f32> = (0..dim)
+                    .map(|d| next() + if d % 5 == 0 { 0.3 } else { 0.0 })
+                    .collect();
+                (i as i64, unit(&v))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_int8_scan_finds_what_the_exact_one_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vec");
+        let (n, dim) = (20_000, 384);
+        let rows = random_rows(n, dim, 7);
+        VectorSet::write(&path, dim, 1, &rows).unwrap();
+        let set = VectorSet::load(&path).unwrap().unwrap();
+        let queries = random_rows(50, dim, 99);
+        let (mut found, mut wanted) = (0usize, 0usize);
+        for (_, q) in &queries {
+            let got: Vec<i64> = set.search(q, 10).iter().map(|h| h.0).collect();
+            let mut exact: Vec<(i64, f32)> = rows.iter().map(|(id, v)| (*id, dot(v, q))).collect();
+            exact.sort_by(|a, b| b.1.total_cmp(&a.1));
+            wanted += 10;
+            found += exact[..10].iter().filter(|e| got.contains(&e.0)).count();
+        }
+        let recall = found as f64 / wanted as f64;
+        assert!(recall >= 0.99, "recall@10 {recall}");
+    }
+
+    #[test]
+    fn every_int8_dot_product_agrees() {
+        let a: Vec<i8> = (0..389).map(|i| ((i * 37) % 255 - 127) as i8).collect();
+        let b: Vec<i8> = (0..389).map(|i| ((i * 91 + 5) % 255 - 127) as i8).collect();
+        let want: i32 = a.iter().zip(&b).map(|(x, y)| *x as i32 * *y as i32).sum();
+        assert_eq!(dot_i8(&a, &b), want);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 is there, checked just above.
+            assert_eq!(unsafe { dot_i8_avx2(&a, &b) }, want);
+        }
+    }
+
+    #[test]
+    fn an_old_snapshot_is_read_and_quantised() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vec");
+        let rows = random_rows(5000, 16, 3);
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(MAGIC_V1);
+        bytes.extend_from_slice(&16u32.to_le_bytes());
+        bytes.extend_from_slice(&0u32.to_le_bytes());
+        bytes.extend_from_slice(&(rows.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&4i64.to_le_bytes());
+        for (id, _) in &rows {
+            bytes.extend_from_slice(&id.to_le_bytes());
+        }
+        for (_, v) in &rows {
+            v.iter()
+                .for_each(|x| bytes.extend_from_slice(&x.to_le_bytes()));
+        }
+        std::fs::write(&path, bytes).unwrap();
+        let set = VectorSet::load(&path).unwrap().unwrap();
+        assert!(matches!(set.store, Store::Heap { .. }));
+        assert_eq!((set.len(), set.generation()), (5000, 4));
+        let top = set.search(&rows[42].1, 3);
+        assert_eq!(top[0].0, 42);
+    }
+
     #[test]
     fn missing_and_corrupt_files() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("vec");
         assert!(VectorSet::load(&path).unwrap().is_none());
-        std::fs::write(&path, b"LOREVEC1garbage").unwrap();
+        std::fs::write(&path, b"LOREVEC2garbage").unwrap();
         assert!(matches!(
             VectorSet::load(&path),
             Err(IndexError::Corrupt(_))

@@ -115,8 +115,15 @@ fn report_line(r: &IndexReport) -> String {
         0 => String::new(),
         n => format!(", {n} re-analysed"),
     };
+    // Searchable before its embedding ended: say when, if that was a while before the end.
+    let searchable = match r.searchable_ms {
+        Some(ms) if r.elapsed_ms > ms + 1000 => {
+            format!(" (searchable by keyword after {:.1}s)", ms as f64 / 1000.0)
+        }
+        _ => String::new(),
+    };
     format!(
-        "{}: {} files ({} added, {} changed{reanalyzed}, {} deleted, {} unchanged), {} chunks written ({} embedded), {} skipped, {:.1}s",
+        "{}: {} files ({} added, {} changed{reanalyzed}, {} deleted, {} unchanged), {} chunks written ({} embedded), {} skipped, {:.1}s{searchable}",
         esc(&r.store),
         r.files_seen,
         r.added,
