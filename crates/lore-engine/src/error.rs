@@ -107,7 +107,8 @@ impl EngineError {
             ) => ExitKind::Input,
             EngineError::Embed(
                 lore_embed::EmbedError::ModelDirMissing { .. }
-                | lore_embed::EmbedError::ModelFileMissing { .. },
+                | lore_embed::EmbedError::ModelFileMissing { .. }
+                | lore_embed::EmbedError::EndpointConfig(_),
             ) => ExitKind::Input,
             EngineError::Brain(e) if e.is_input() => ExitKind::Input,
             _ => ExitKind::Internal,

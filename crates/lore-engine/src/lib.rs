@@ -78,6 +78,9 @@ pub struct EngineConfig {
     /// outside `reads`, for as long as each still resolves to itself
     /// (`Engine::trust_present_sources`).
     pub trusted_sources: Vec<std::path::PathBuf>,
+    /// Embed through an OpenAI-compatible server instead of the built-in model
+    /// (`LORE_EMBED_URL`, `LORE_EMBED_MODEL`, `LORE_EMBED_API_KEY`; read by `Engine::open`).
+    pub endpoint: Option<lore_embed::EndpointConfig>,
 }
 
 impl Default for EngineConfig {
@@ -93,6 +96,7 @@ impl Default for EngineConfig {
             fetch: lore_source::FetchPolicy::default(),
             reads: lore_source::Reads::default(),
             trusted_sources: Vec::new(),
+            endpoint: None,
         }
     }
 }
@@ -122,9 +126,14 @@ pub(crate) fn open_catalog(data: &DataDir) -> Result<Catalog, EngineError> {
 }
 
 impl Engine {
-    /// Opens (creating if needed) the data dir and its catalog.
+    /// Opens (creating if needed) the data dir and its catalog, embedding with the server
+    /// `LORE_EMBED_URL` names when it is set.
     pub fn open(data: DataDir) -> Result<Engine, EngineError> {
-        Self::open_with(data, EngineConfig::default())
+        let config = EngineConfig {
+            endpoint: lore_embed::EndpointConfig::from_env()?,
+            ..EngineConfig::default()
+        };
+        Self::open_with(data, config)
     }
 
     pub fn open_with(data: DataDir, config: EngineConfig) -> Result<Engine, EngineError> {
@@ -200,6 +209,10 @@ impl Engine {
     ) -> Result<Arc<Embedder>, EngineError> {
         if let Some(e) = self.embedder.get() {
             return Ok(e.clone());
+        }
+        if let Some(cfg) = &self.config.endpoint {
+            let remote = Embedder::endpoint(cfg.clone());
+            return Ok(self.embedder.get_or_init(|| Arc::new(remote)).clone());
         }
         let dir = self.model_dir();
         let loaded = match Embedder::load(&dir) {

@@ -253,6 +253,8 @@ pub(crate) struct StoreReaders {
     lexical: Box<dyn LexicalIndex>,
     /// The BM25 index was missing when opened (it answers nothing).
     lexical_missing: bool,
+    /// The dimension of the store's vectors.
+    dim: usize,
     vectors: OnceLock<Arc<dyn VectorIndex>>,
 }
 
@@ -261,7 +263,7 @@ impl StoreReaders {
         if let Some(v) = self.vectors.get() {
             return Ok(v.clone());
         }
-        let loaded = lore_index::open_vectors(catalog, self.store_id, &self.dir, lore_embed::DIM)?;
+        let loaded = lore_index::open_vectors(catalog, self.store_id, &self.dir, self.dim)?;
         Ok(self.vectors.get_or_init(|| loaded).clone())
     }
 }
@@ -299,6 +301,7 @@ impl Engine {
             dir,
             lexical,
             lexical_missing,
+            dim: crate::stores::store_dim(store),
             vectors: OnceLock::new(),
         });
         if let Ok(mut m) = self.readers.0.lock() {
@@ -356,7 +359,11 @@ impl Engine {
         terms: TermPolicy,
     ) -> Result<Retrieved, EngineError> {
         let query_vec = if mode.uses_vectors() {
-            Some(self.embedder(false, &NoProgress)?.embed_query(query)?)
+            let embedder = self.embedder(false, &NoProgress)?;
+            for store in stores {
+                self.check_embedder(store, &embedder, false)?;
+            }
+            Some(embedder.embed_query(query)?)
         } else {
             None
         };

@@ -3,6 +3,7 @@
 use crate::indexer::IndexReport;
 use crate::{Engine, EngineError, Param, Phase, Progress};
 use lore_core::{AddStore, StoreKind, WebSettings, validate_store_name};
+use lore_embed::Embedder;
 use lore_index::{NewStore, StoreRecord, StoreStats};
 use lore_source::web::{CrawlOptions, CrawlReport, WebUrl};
 use lore_source::{WalkOptions, git};
@@ -398,5 +399,83 @@ fn local_source(store: &StoreRecord) -> Option<&Path> {
         StoreKind::Folder => Some(&store.root),
         StoreKind::Repo if git::is_local(&store.source) => Some(Path::new(&store.source)),
         _ => None,
+    }
+}
+
+/// What a store's vectors were made with when it does not say: stores embedded before lore
+/// recorded it were all embedded by the built-in model.
+const LEGACY_EMBEDDER: &str = "all-MiniLM-L6-v2/384";
+
+/// `MODEL/DIMENSION` of an embedder, as stores record it.
+pub(crate) fn embedder_id(e: &Embedder) -> Result<String, EngineError> {
+    Ok(format!("{}/{}", e.model_name(), e.dim()?))
+}
+
+/// The dimension a store's vectors have (from its embedder record), if known.
+pub(crate) fn store_dim(store: &StoreRecord) -> usize {
+    store
+        .embedder
+        .as_deref()
+        .and_then(|e| e.rsplit('/').next())
+        .and_then(|d| d.parse().ok())
+        .unwrap_or(lore_embed::DIM)
+}
+
+impl Engine {
+    /// Refuses to mix models: `store`'s vectors must come from the embedder `e` (by model
+    /// and dimension). A store with no vector yet takes any, and records it here when
+    /// `record` (the first embedding of it).
+    pub(crate) fn check_embedder(
+        &self,
+        store: &StoreRecord,
+        e: &Embedder,
+        record: bool,
+    ) -> Result<(), EngineError> {
+        let want = embedder_id(e)?;
+        let have = match &store.embedder {
+            Some(have) => Some(have.clone()),
+            None => {
+                let (chunks, left) = self.catalog.embedding_progress(store.id)?;
+                (chunks > left).then(|| LEGACY_EMBEDDER.to_string())
+            }
+        };
+        match have {
+            Some(have) if have != want => Err(EngineError::Input(format!(
+                "store {} was embedded with {have}, and this lore embeds with {want}{}: \
+                 vectors of two models cannot be compared. Re-embed it with `lore index \
+                 --reembed {}`, or go back to the embedder it was made with",
+                store.name,
+                if self.config.endpoint.is_some() {
+                    " (LORE_EMBED_URL)"
+                } else {
+                    " (the built-in model; LORE_EMBED_URL is not set)"
+                },
+                store.name
+            ))),
+            Some(have) if store.embedder.is_none() && record => {
+                Ok(self.catalog.set_embedder(store.id, Some(&have))?)
+            }
+            None if record => Ok(self.catalog.set_embedder(store.id, Some(&want))?),
+            _ => Ok(()),
+        }
+    }
+
+    /// Forgets every vector of the named stores (all when empty) and what made them, then
+    /// indexes them in full: each is embedded again by this lore's embedder.
+    pub fn reembed(
+        &mut self,
+        names: &[String],
+        progress: &dyn Progress,
+    ) -> Result<Vec<IndexReport>, EngineError> {
+        let stores = self.select_stores(names)?;
+        self.index_embedder(progress)?;
+        {
+            let _lock = self.lock()?;
+            for store in &stores {
+                let _store = self.store_locks.hold(store.id);
+                self.catalog.set_embedder(store.id, None)?;
+            }
+        }
+        self.index(names, true, progress)
     }
 }

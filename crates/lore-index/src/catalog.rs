@@ -32,6 +32,11 @@ pub struct StoreRecord {
     /// Web stores: how they are crawled and the site their pages came from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub web: Option<WebSettings>,
+    /// What made its vectors, as `MODEL/DIMENSION` (`all-MiniLM-L6-v2/384`); `None` before
+    /// anything was embedded (or, for a store embedded before lore recorded it, the
+    /// built-in model).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedder: Option<String>,
 }
 
 /// What `create_store` needs: the store as asked for, and what the engine resolved.
@@ -105,7 +110,7 @@ fn parse_list(s: &str) -> Vec<String> {
 }
 
 const STORE_COLUMNS: &str = "id, name, kind, source, root, branch, includes, excludes, description, \
-     max_file_bytes, created_at, indexed_at, generation, web";
+     max_file_bytes, created_at, indexed_at, generation, web, embedder";
 
 fn store_from_row(r: &mut Row) -> Result<StoreRecord, SqlError> {
     Ok(StoreRecord {
@@ -123,6 +128,7 @@ fn store_from_row(r: &mut Row) -> Result<StoreRecord, SqlError> {
         indexed_at: r.opt_int(11)?,
         generation: r.int(12)?,
         web: r.opt_text(13)?.and_then(|j| serde_json::from_str(&j).ok()),
+        embedder: r.opt_text(14)?,
     })
 }
 
@@ -580,6 +586,22 @@ impl Catalog {
     }
 
     /// Chunks by id, in no particular order; ids that no longer exist are absent.
+    /// Records what embeds the store's vectors (`MODEL/DIMENSION`), or forgets it (`None`)
+    /// with every vector of the store, for a re-embedding.
+    pub fn set_embedder(&self, store_id: i64, embedder: Option<&str>) -> Result<(), IndexError> {
+        if embedder.is_none() {
+            self.db.execute(
+                "UPDATE chunks SET embedding = NULL WHERE store_id = ?1",
+                args![store_id],
+            )?;
+        }
+        self.db.execute(
+            "UPDATE stores SET embedder = ?2 WHERE id = ?1",
+            args![store_id, embedder],
+        )?;
+        Ok(())
+    }
+
     /// A store's chunks, and how many of them have no embedding yet (cheap: an index
     /// scan, and a partial index of the unembedded ones on SQLite).
     pub fn embedding_progress(&self, store_id: i64) -> Result<(u64, u64), IndexError> {

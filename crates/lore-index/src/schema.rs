@@ -22,7 +22,8 @@ CREATE TABLE IF NOT EXISTS stores (
     created_at INTEGER NOT NULL,
     indexed_at INTEGER,
     generation INTEGER NOT NULL DEFAULT 0,
-    web TEXT
+    web TEXT,
+    embedder TEXT
 );
 CREATE TABLE IF NOT EXISTS files (
     store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
@@ -150,7 +151,7 @@ CREATE INDEX IF NOT EXISTS jobs_by_created ON jobs(created_at);
 ";
 
 /// The schema version `SCHEMA` creates; `migrate` brings older catalogs up to it.
-pub(crate) const SCHEMA_VERSION: i64 = 5;
+pub(crate) const SCHEMA_VERSION: i64 = 6;
 
 fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
@@ -186,6 +187,10 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     if version < 5 {
         // v5: jobs.seq (the order jobs were created in, which both databases can sort by).
         add_column("jobs", "seq", "INTEGER")?;
+    }
+    if version < 6 {
+        // v6: stores.embedder (what made a store's vectors, checked before mixing models).
+        add_column("stores", "embedder", "TEXT")?;
     }
     if version != SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;

@@ -338,6 +338,7 @@ mod tests {
             indexed_at: None,
             generation: 0,
             web: None,
+            embedder: None,
         };
         let mut w = Watched {
             filter: engine.path_filter(&store).unwrap(),

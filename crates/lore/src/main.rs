@@ -104,7 +104,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     };
     match cli.command {
         Command::Store { command } => store(&ctx, command),
-        Command::Index { stores, full } => index(&ctx, &stores, full),
+        Command::Index {
+            stores,
+            full,
+            reembed,
+        } => index(&ctx, &stores, full, reembed),
         Command::Sync { stores } => sync(&ctx, &stores),
         Command::Doctor { store, deep } => doctor(&ctx, store.as_deref(), deep),
         Command::Search(args) => search(&ctx, args),
@@ -162,9 +166,13 @@ fn store(ctx: &Ctx, command: StoreCommand) -> anyhow::Result<()> {
     }
 }
 
-fn index(ctx: &Ctx, stores: &[String], full: bool) -> anyhow::Result<()> {
+fn index(ctx: &Ctx, stores: &[String], full: bool, reembed: bool) -> anyhow::Result<()> {
     let mut engine = ctx.open()?;
-    let reports = engine.index(stores, full, &ctx.bars)?;
+    let reports = if reembed {
+        engine.reembed(stores, &ctx.bars)?
+    } else {
+        engine.index(stores, full, &ctx.bars)?
+    };
     ctx.bars.clear();
     output::index_reports(ctx.json, &reports)
 }

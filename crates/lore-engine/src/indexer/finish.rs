@@ -27,7 +27,10 @@ impl Engine {
         let mut rows = Vec::new();
         self.catalog
             .for_each_embedding(store_id, |id, v| rows.push((id, v)))?;
-        VectorSet::write(&path, lore_embed::DIM, store.generation, &rows)?;
+        let dim = rows
+            .first()
+            .map_or(crate::stores::store_dim(&store), |r| r.1.len());
+        VectorSet::write(&path, dim, store.generation, &rows)?;
         Ok(())
     }
 }

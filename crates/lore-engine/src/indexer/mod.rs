@@ -88,6 +88,10 @@ impl Engine {
     ) -> Result<IndexReport, EngineError> {
         let started = Instant::now();
         self.check_source(store)?;
+        if let Some(e) = embedder {
+            // Before any vector of another model is reused or added.
+            self.check_embedder(store, e, false)?;
+        }
         let mut report = IndexReport {
             store: store.name.clone(),
             ..Default::default()

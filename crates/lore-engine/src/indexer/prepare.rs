@@ -170,6 +170,7 @@ impl Engine {
         if left == 0 {
             return Ok(0);
         }
+        self.check_embedder(store, embedder, true)?;
         progress.start(Phase::Embeddings, left);
         let mut done = 0;
         let mut refreshed = Instant::now();

@@ -8,7 +8,7 @@ use crate::IndexError;
 use crate::sql::{Sql, args};
 
 /// The newest schema this lore knows.
-pub const VERSION: i64 = 1;
+pub const VERSION: i64 = 2;
 
 /// Key of the advisory lock migrations hold (any constant unlikely to collide).
 const LOCK_KEY: i64 = 0x006c_6f72_655f_6462; // "lore_db"
@@ -173,7 +173,10 @@ CREATE INDEX jobs_by_created ON jobs(created_at);
 ";
 
 /// Each migration: the version it brings the schema to, and its SQL.
-const MIGRATIONS: &[(i64, &str)] = &[(1, V1)];
+/// v2: stores.embedder (what made a store's vectors, checked before mixing models).
+const V2: &str = "ALTER TABLE stores ADD COLUMN IF NOT EXISTS embedder TEXT;";
+
+const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2)];
 
 /// Where a database's schema stands.
 #[derive(Debug, Clone, serde::Serialize)]

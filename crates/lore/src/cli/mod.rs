@@ -80,6 +80,10 @@ pub enum Command {
         /// Rebuild from scratch instead of only changed files.
         #[arg(long)]
         full: bool,
+        /// Drop the stores' vectors and embed them again (in full) with this lore's
+        /// embedder: after switching models (`LORE_EMBED_URL`, or back to the built-in one).
+        #[arg(long)]
+        reembed: bool,
     },
     /// Pull repo stores, then index every store incrementally.
     Sync {

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod embeddings;
 pub mod fixture;
 pub mod serve;
 pub mod site;
