@@ -55,6 +55,10 @@ pub struct AddStore {
     pub max_pages: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_depth: Option<usize>,
+    /// Keyword search and the code graph only, no vectors (`--embed none`): for huge
+    /// vendored trees, or a machine without the model. `lore index --embed` fills it later.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lexical_only: bool,
 }
 
 impl StoreKind {

@@ -358,7 +358,10 @@ impl Engine {
         n: usize,
         terms: TermPolicy,
     ) -> Result<Retrieved, EngineError> {
-        let query_vec = if mode.uses_vectors() {
+        // Stores kept without vectors need no query vector (nor a model).
+        let vectors_wanted =
+            mode.uses_vectors() && stores.iter().any(|s| !crate::stores::lexical_only(s));
+        let query_vec = if vectors_wanted {
             let embedder = self.embedder(false, &NoProgress)?;
             for store in stores {
                 self.check_embedder(store, &embedder, false)?;

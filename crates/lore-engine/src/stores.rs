@@ -168,7 +168,11 @@ impl Engine {
     ) -> Result<(StoreRecord, IndexReport), EngineError> {
         let (kind, source, walk_opts) = self.check_add(req)?;
         // Load (or fetch) the model before anything is written.
-        let embedder = self.index_embedder(progress)?;
+        let embedder = if req.lexical_only {
+            None
+        } else {
+            self.index_embedder(progress)?
+        };
         let _lock = self.lock()?;
         let mut store = self.catalog.create_store(&NewStore {
             spec: req,
@@ -187,6 +191,10 @@ impl Engine {
         })?;
         // Held from its creation to the end of its first index run.
         let _store = self.store_locks.hold(store.id);
+        if req.lexical_only {
+            self.catalog.set_embedder(store.id, Some(LEXICAL_ONLY))?;
+            store = self.require_store(&req.name)?;
+        }
         let mut crawl = None;
         if kind == StoreKind::Web {
             match self.crawl(&store, progress) {
@@ -351,7 +359,12 @@ impl Engine {
         if stores.is_empty() {
             return Ok(Vec::new());
         }
-        let embedder = self.index_embedder(progress)?;
+        // Stores kept without vectors need no model.
+        let embedder = if stores.iter().all(lexical_only) {
+            None
+        } else {
+            self.index_embedder(progress)?
+        };
         let _lock = self.lock()?;
         let mut reports = Vec::new();
         for store in stores {
@@ -406,6 +419,14 @@ fn local_source(store: &StoreRecord) -> Option<&Path> {
 /// recorded it were all embedded by the built-in model.
 const LEGACY_EMBEDDER: &str = "all-MiniLM-L6-v2/384";
 
+/// The embedder record of a store kept without vectors (`--embed none`).
+pub(crate) const LEXICAL_ONLY: &str = "none";
+
+/// Whether `store` is kept without vectors (`--embed none`).
+pub(crate) fn lexical_only(store: &StoreRecord) -> bool {
+    store.embedder.as_deref() == Some(LEXICAL_ONLY)
+}
+
 /// `MODEL/DIMENSION` of an embedder, as stores record it.
 pub(crate) fn embedder_id(e: &Embedder) -> Result<String, EngineError> {
     Ok(format!("{}/{}", e.model_name(), e.dim()?))
@@ -431,6 +452,9 @@ impl Engine {
         e: &Embedder,
         record: bool,
     ) -> Result<(), EngineError> {
+        if lexical_only(store) {
+            return Ok(());
+        }
         let want = embedder_id(e)?;
         let have = match &store.embedder {
             Some(have) => Some(have.clone()),
@@ -458,6 +482,25 @@ impl Engine {
             None if record => Ok(self.catalog.set_embedder(store.id, Some(&want))?),
             _ => Ok(()),
         }
+    }
+
+    /// Gives stores kept without vectors (`--embed none`) their vectors: each is embedded by
+    /// this lore's embedder from now on (`lore index --embed`).
+    pub fn embed_stores(
+        &mut self,
+        names: &[String],
+        progress: &dyn Progress,
+    ) -> Result<Vec<IndexReport>, EngineError> {
+        let stores = self.select_stores(names)?;
+        self.index_embedder(progress)?;
+        {
+            let _lock = self.lock()?;
+            for store in stores.iter().filter(|s| lexical_only(s)) {
+                let _store = self.store_locks.hold(store.id);
+                self.catalog.set_embedder(store.id, None)?;
+            }
+        }
+        self.index(names, false, progress)
     }
 
     /// Forgets every vector of the named stores (all when empty) and what made them, then

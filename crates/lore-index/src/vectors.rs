@@ -39,6 +39,7 @@ enum Store {
     },
     /// A `LOREVEC2` file: the scales and codes are read in place; the floats of the few
     /// rows rescored are read with `pread`, so they never count in the process's memory.
+    #[cfg(unix)]
     Mapped {
         map: memmap2::Mmap,
         file: std::fs::File,
@@ -48,6 +49,31 @@ enum Store {
 }
 
 impl Store {
+    /// A `LOREVEC2` file (its length checked) mapped in place; `None` where lore does not
+    /// map snapshots (outside unix).
+    #[cfg(unix)]
+    fn mapped(file: std::fs::File, count: usize, dim: usize) -> std::io::Result<Option<Store>> {
+        // SAFETY: snapshots are only ever replaced by renaming a new file over them, never
+        // written in place or truncated, so the mapped bytes cannot change while mapped.
+        // Every offset read from it is checked against the file's length (`load`), and the
+        // floats start at a multiple of 8 bytes (HEADER + count * 8).
+        let map = unsafe { memmap2::Mmap::map(&file) }?;
+        // Rescoring reads a few scattered rows: no read-ahead around them, so the process
+        // holds the codes it scans and little of the floats.
+        let _ = map.advise(memmap2::Advice::Random);
+        Ok(Some(Store::Mapped {
+            map,
+            file,
+            count,
+            dim,
+        }))
+    }
+
+    #[cfg(not(unix))]
+    fn mapped(_: std::fs::File, _: usize, _: usize) -> std::io::Result<Option<Store>> {
+        Ok(None)
+    }
+
     /// Row `i`'s f32 vector (`dim` long) into `out`.
     fn row_into(&self, i: usize, dim: usize, out: &mut Vec<f32>) -> bool {
         out.clear();
@@ -59,6 +85,7 @@ impl Store {
                 }
                 None => false,
             },
+            #[cfg(unix)]
             Store::Mapped { file, count, .. } => {
                 use std::os::unix::fs::FileExt;
                 out.resize(dim, 0.0);
@@ -72,6 +99,7 @@ impl Store {
     fn scales(&self) -> &[f32] {
         match self {
             Store::Heap { scales, .. } => scales,
+            #[cfg(unix)]
             Store::Mapped {
                 map, count, dim, ..
             } => {
@@ -84,6 +112,7 @@ impl Store {
     fn codes(&self) -> &[i8] {
         match self {
             Store::Heap { codes, .. } => codes,
+            #[cfg(unix)]
             Store::Mapped {
                 map, count, dim, ..
             } => {
@@ -290,21 +319,13 @@ impl VectorSet {
         if cfg!(target_endian = "big") {
             ids.iter_mut().for_each(|x| *x = i64::from_le(*x));
         }
-        let store = if v2 && cfg!(all(unix, target_endian = "little")) {
-            // SAFETY: snapshots are only ever replaced by renaming a new file over them,
-            // never written in place or truncated, so the mapped bytes cannot change while
-            // mapped. Every offset read from it is checked against the file's length above,
-            // and the floats start at a multiple of 8 bytes (HEADER + count * 8).
-            let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io(path))?;
-            // Rescoring reads a few scattered rows: no read-ahead around them, so the
-            // process holds the codes it scans and little of the floats.
-            let _ = map.advise(memmap2::Advice::Random);
-            Store::Mapped {
-                map,
-                file,
-                count,
-                dim,
-            }
+        let mapped = if v2 && cfg!(target_endian = "little") {
+            Store::mapped(file.try_clone().map_err(io(path))?, count, dim).map_err(io(path))?
+        } else {
+            None
+        };
+        let store = if let Some(mapped) = mapped {
+            mapped
         } else {
             let mut data = vec![0f32; count * dim];
             file.read_exact(bytemuck::cast_slice_mut(&mut data))
@@ -476,6 +497,7 @@ mod tests {
             .collect();
         VectorSet::write(&path, 9, 7, &rows).unwrap();
         let set = VectorSet::load(&path).unwrap().unwrap();
+        #[cfg(unix)]
         assert!(matches!(set.store, Store::Mapped { .. }));
         assert_eq!(set.len(), 50);
         assert_eq!(set.generation(), 7);

@@ -303,7 +303,7 @@ pub(crate) struct SourcePolicy<'a> {
 }
 
 /// An add request: {name, source, type?, branch?, include?, exclude?, description?,
-/// maxFileSize?, maxPages?, maxDepth?}.
+/// maxFileSize?, maxPages?, maxDepth?, embed? (model | none)}.
 pub(crate) fn add_spec(obj: &JsonObject, policy: &SourcePolicy) -> Result<JobSpec, String> {
     let a = Args(obj);
     let name = a.required("name")?;
@@ -329,6 +329,11 @@ pub(crate) fn add_spec(obj: &JsonObject, policy: &SourcePolicy) -> Result<JobSpe
         max_file_bytes: a.uint("maxFileSize")?,
         max_pages: a.uint("maxPages")?.map(|n| n as usize),
         max_depth: a.uint("maxDepth")?.map(|n| n as usize),
+        lexical_only: a.choice(
+            "embed",
+            |e| ["model", "none"].contains(&e).then_some(e == "none"),
+            &["model", "none"],
+        )? == Some(true),
     }))
 }
 

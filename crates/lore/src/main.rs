@@ -108,7 +108,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             stores,
             full,
             reembed,
-        } => index(&ctx, &stores, full, reembed),
+            embed,
+        } => index(&ctx, &stores, full, reembed, embed),
         Command::Sync { stores } => sync(&ctx, &stores),
         Command::Doctor { store, deep } => doctor(&ctx, store.as_deref(), deep),
         Command::Search(args) => search(&ctx, args),
@@ -166,10 +167,18 @@ fn store(ctx: &Ctx, command: StoreCommand) -> anyhow::Result<()> {
     }
 }
 
-fn index(ctx: &Ctx, stores: &[String], full: bool, reembed: bool) -> anyhow::Result<()> {
+fn index(
+    ctx: &Ctx,
+    stores: &[String],
+    full: bool,
+    reembed: bool,
+    embed: bool,
+) -> anyhow::Result<()> {
     let mut engine = ctx.open()?;
     let reports = if reembed {
         engine.reembed(stores, &ctx.bars)?
+    } else if embed {
+        engine.embed_stores(stores, &ctx.bars)?
     } else {
         engine.index(stores, full, &ctx.bars)?
     };

@@ -88,6 +88,8 @@ impl Engine {
     ) -> Result<IndexReport, EngineError> {
         let started = Instant::now();
         self.check_source(store)?;
+        // A store kept without vectors (`--embed none`) gets none.
+        let embedder = embedder.filter(|_| !crate::stores::lexical_only(store));
         if let Some(e) = embedder {
             // Before any vector of another model is reused or added.
             self.check_embedder(store, e, false)?;

@@ -84,6 +84,9 @@ pub enum Command {
         /// embedder: after switching models (`LORE_EMBED_URL`, or back to the built-in one).
         #[arg(long)]
         reembed: bool,
+        /// Embed stores added with `--embed none` from now on.
+        #[arg(long, conflicts_with = "reembed")]
+        embed: bool,
     },
     /// Pull repo stores, then index every store incrementally.
     Sync {

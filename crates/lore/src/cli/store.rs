@@ -49,6 +49,10 @@ pub struct AddArgs {
     /// Web stores: most links followed from the start page (default 8).
     #[arg(long, value_name = "N")]
     pub max_depth: Option<usize>,
+    /// `none`: keyword search and the code graph only, no vectors and no model needed (a
+    /// huge vendored tree, a machine without the model); `lore index --embed` adds them.
+    #[arg(long, value_name = "none|model", default_value = "model", value_parser = ["model", "none"])]
+    pub embed: String,
 }
 
 impl AddArgs {
@@ -64,6 +68,7 @@ impl AddArgs {
             max_file_bytes: self.max_file_size,
             max_pages: self.max_pages,
             max_depth: self.max_depth,
+            lexical_only: self.embed == "none",
         }
     }
 }

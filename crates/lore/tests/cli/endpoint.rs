@@ -81,3 +81,34 @@ fn an_embedding_server_stands_in_for_the_model_and_models_never_mix() {
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(out.json()["results"][0]["path"], "quolls.md");
 }
+
+/// Issue 16, item 1: `--embed none` keeps a store without vectors and needs no model;
+/// `lore index --embed` gives it vectors later.
+#[test]
+fn a_store_can_be_kept_without_vectors_and_embedded_later() {
+    let lore = Lore::without_model();
+    let docs = lore.path("docs");
+    write(&docs, "quolls.md", "# Quolls\n\nQuolls hunt insects at night in the forest.\n");
+    let added = lore.json(&["store", "add", "docs", s(&docs), "--embed", "none"]);
+    assert_eq!(added["report"]["embedded"], 0, "{added}");
+    assert!(!lore.data().join("models").exists(), "a model fetch was attempted");
+    let info = lore.json(&["store", "info", "docs"]);
+    assert_eq!((&info["embedder"], &info["embedded"]), (&serde_json::json!("none"), &serde_json::json!(0)));
+    // Hybrid (the default) answers by keyword, without asking for a model.
+    let found = lore.json(&["search", "quolls at night"]);
+    assert_eq!(found["results"][0]["path"], "quolls.md", "{found:#}");
+    assert_eq!(found["stores"][0]["embedded"], 0.0, "{found:#}");
+    lore.json(&["index", "docs"]);
+    assert_eq!(lore.json(&["store", "info", "docs"])["embedded"], 0);
+
+    let Some(model) = crate::common::model_dir() else {
+        return;
+    };
+    let mut cmd = lore.command(&["--json", "index", "--embed", "docs"]);
+    cmd.env("LORE_MODEL_DIR", &model);
+    let out = run_command(&mut cmd, Duration::from_secs(300));
+    assert_eq!(out.code, 0, "{out:?}");
+    let info = lore.json(&["store", "info", "docs"]);
+    assert_eq!(info["embedded"], info["chunks"], "{info}");
+    assert_eq!(info["embedder"], "all-MiniLM-L6-v2/384", "{info}");
+}
