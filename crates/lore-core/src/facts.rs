@@ -183,6 +183,37 @@ pub fn is_test_path(path: &str) -> bool {
         || (file.ends_with("test.java") && file.len() > "test.java".len())
 }
 
+/// Whether a path holds code that is not the product: benchmarks, fixtures, vendored or
+/// generated trees and files (`benchmarks/`, `__fixtures__/`, `vendor/`, `*.min.js`,
+/// `*.pb.go`, `*_pb2.py`, `*.generated.ts`). Searches rank them as they rank tests.
+pub fn is_auxiliary_path(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let file = lower.rsplit('/').next().unwrap_or(&lower);
+    let dirs = lower.rsplit_once('/').map_or("", |(d, _)| d);
+    dirs.split('/').any(|seg| {
+        matches!(
+            seg,
+            "bench"
+                | "benches"
+                | "benchmark"
+                | "benchmarks"
+                | "fixture"
+                | "fixtures"
+                | "__fixtures__"
+                | "vendor"
+                | "vendored"
+                | "third_party"
+                | "third-party"
+                | "generated"
+                | "__generated__"
+        )
+    }) || file.contains(".bench.")
+        || file.contains(".min.")
+        || file.contains(".generated.")
+        || file.ends_with(".pb.go")
+        || file.ends_with("_pb2.py")
+}
+
 /// The type name in a written type: `&mut Store` → `Store`, `*pkg.Store` → `Store`,
 /// `Optional[Cart]` → `Cart`, `Vec<Item>` → `Item` (wrappers and collections unwrap).
 pub fn type_name(written: &str) -> Option<String> {
@@ -268,6 +299,24 @@ mod tests {
         }
         for path in ["src/testing.rs", "Test.java", "src/contest.py"] {
             assert!(!is_test_path(path), "{path}");
+        }
+        for path in [
+            "benchmarks/handle.mts",
+            "packages/x/__fixtures__/a.ts",
+            "vendor/lib/x.go",
+            "dist/app.min.js",
+            "api/v1/x.pb.go",
+            "src/bench/router.rs",
+        ] {
+            assert!(is_auxiliary_path(path), "{path}");
+        }
+        for path in [
+            "src/router.ts",
+            "src/benchmark.rs",
+            "vendor.go",
+            "src/generated_ids.rs",
+        ] {
+            assert!(!is_auxiliary_path(path), "{path}");
         }
         assert_eq!(fixture_name("pytest.fixture", "app"), Some("app"));
         assert_eq!(

@@ -11,7 +11,7 @@ pub use chunk::{Chunk, ChunkKind, Language};
 pub use data_dir::DataDir;
 pub use facts::{
     Binding, FileFacts, Import, ImportedName, Receiver, RefKind, Reference, Symbol, fixture_name,
-    is_test_path, type_name,
+    is_auxiliary_path, is_test_path, type_name,
 };
 pub use store::{AddStore, StoreKind, WebSettings, validate_store_name};
 pub use time::UtcTime;

@@ -246,18 +246,41 @@ fn defines(content: &str, ident: &str) -> bool {
     })
 }
 
+/// What a query asks for beyond the product's code: its tests, or its benchmarks,
+/// fixtures and vendored or generated files.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Wants {
+    pub tests: bool,
+    pub auxiliary: bool,
+}
+
+impl Wants {
+    /// From the query's words: `test…`/`spec`; `bench…`/`fixture…`/`vendor…`/`generated`.
+    pub fn of(words: &[String]) -> Wants {
+        Wants {
+            tests: words.iter().any(|w| w.starts_with("test") || w == "spec"),
+            auxiliary: words.iter().any(|w| {
+                ["bench", "fixture", "vendor", "generated"]
+                    .iter()
+                    .any(|p| w.starts_with(p))
+            }),
+        }
+    }
+}
+
 /// A multiplicative prior on a candidate's fused score. `None` leaves ranking alone
-/// except for tests, which are down-weighted unless the query asks for them.
-pub(crate) fn prior(
-    intent: Option<Intent>,
-    c: &Candidate,
-    idents: &[String],
-    wants_tests: bool,
-) -> f32 {
+/// except for tests, benchmarks, fixtures and vendored or generated files, which are
+/// down-weighted unless the query asks for them.
+pub(crate) fn prior(intent: Option<Intent>, c: &Candidate, idents: &[String], wants: Wants) -> f32 {
     use lore_core::ChunkKind as K;
     let mut p = 1.0;
     let is_test = lore_core::is_test_path(c.path);
-    if is_test && !wants_tests {
+    let aside = if is_test {
+        !wants.tests
+    } else {
+        !wants.auxiliary && lore_core::is_auxiliary_path(c.path)
+    };
+    if aside {
         p *= 0.85;
     }
     let is_doc = !c.language.is_code();

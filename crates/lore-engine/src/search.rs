@@ -195,6 +195,38 @@ fn lift_exact(ranked: &mut Vec<(f32, Signals, &StoredChunk)>, phrase: &str) {
     ranked.extend(rest);
 }
 
+/// Puts the units a bare identifier query names exactly (case and all: `getCookie`, not
+/// the `interface GetCookie` beside it) first, scored at least as high as the best of the
+/// others, so a file's one result is the definition the query names.
+fn lift_named(ranked: &mut Vec<(f32, Signals, &StoredChunk)>, ident: &str) {
+    let names = |sc: &StoredChunk| {
+        sc.chunk
+            .symbol
+            .as_deref()
+            .is_some_and(|s| s == ident || s.rsplit(['.', ':']).next() == Some(ident))
+    };
+    let (mut named, rest): (Vec<_>, Vec<_>) = ranked.drain(..).partition(|(_, _, sc)| names(sc));
+    let floor = rest.first().map_or(0.0, |r| r.0);
+    for n in &mut named {
+        n.0 = n.0.max(floor);
+    }
+    ranked.extend(named);
+    ranked.extend(rest);
+}
+
+/// The query as one identifier (`getCookie`, `parse_query`, `Router.match`), if it is one.
+fn bare_identifier(query: &str) -> Option<&str> {
+    let q = query
+        .trim()
+        .trim_matches(|c: char| matches!(c, '"' | '\'' | '`'));
+    let ident = q.rsplit(['.', ':']).next()?;
+    let mut chars = ident.chars();
+    let starts = chars
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$');
+    (starts && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$')).then_some(ident)
+}
+
 /// Scores to 4 decimals: more digits only cost tokens.
 pub(crate) fn round4<S: serde::Serializer>(v: &f32, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64((f64::from(*v) * 1e4).round() / 1e4)
@@ -463,7 +495,7 @@ impl Engine {
         let by_id: HashMap<i64, &StoreRecord> = stores.iter().map(|s| (s.id, s)).collect();
         let words = query_words(&req.query);
         let idents = query_identifiers(&req.query);
-        let wants_tests = words.iter().any(|w| w.starts_with("test") || w == "spec");
+        let wants = crate::intent::Wants::of(&words);
 
         // Every candidate's chunk, re-scored by the intent's priors.
         let mut ranked = ranked;
@@ -516,7 +548,7 @@ impl Engine {
                         has_doc: c.doc.is_some(),
                     },
                     &idents,
-                    wants_tests,
+                    wants,
                 );
                 Some(((score * p).min(1.0), signals, sc))
             })
@@ -526,6 +558,9 @@ impl Engine {
             && let Some(phrase) = evidence::phrase(&req.query)
         {
             lift_exact(&mut rescored, &phrase);
+        }
+        if let Some(ident) = bare_identifier(&req.query) {
+            lift_named(&mut rescored, ident);
         }
 
         let mut results = Vec::new();

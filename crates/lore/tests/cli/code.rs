@@ -249,3 +249,60 @@ fn moved_but_unchanged_units_keep_their_vectors() {
         "only the new function (and the module's own chunk) are new text: {r:#}"
     );
 }
+
+/// Issue 30, kind 5: a bare identifier answers with the unit of exactly that name, not the
+/// type beside it that differs only in case (one result per file would drop the function).
+#[test]
+fn an_exact_identifier_answers_with_its_own_definition() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let src = lore.path("web");
+    write(
+        &src,
+        "cookie.ts",
+        "interface GetCookie {\n  (c: Context, key: string): string | undefined\n  (c: Context): Record<string, string>\n}\n\n\
+         export const getCookie: GetCookie = (c, key?) => {\n  const cookie = c.req.raw.headers.get('Cookie')\n  \
+         if (typeof key === 'string') {\n    return parse(cookie, key)[key]\n  }\n  return parse(cookie)\n}\n\n\
+         export const setCookie = (c: Context, name: string, value: string): void => {\n  \
+         c.header('Set-Cookie', serialize(name, value), { append: true })\n}\n",
+    );
+    lore.json(&["store", "add", "web", src.to_str().unwrap()]);
+    for mode in ["hybrid", "vector", "fts"] {
+        let found = lore.search("getCookie", mode, &[]);
+        let top = &found["results"][0];
+        assert_eq!(
+            (&top["symbol"], &top["kind"]),
+            (&Value::from("getCookie"), &Value::from("function")),
+            "{mode}: {found:#}"
+        );
+    }
+}
+
+/// Issue 30, kind 6: benchmarks, fixtures and vendored trees rank like tests, below the
+/// code they exercise, unless the query asks for them.
+#[test]
+fn benchmarks_and_fixtures_do_not_outrank_the_code() {
+    let lore = Lore::without_model();
+    let src = lore.path("proj");
+    let matcher = "export function matchPath(router: Router, path: string): Match | null {\n  \
+                   for (const route of router.routes) {\n    if (route.pattern.test(path)) {\n      \
+                   return route\n    }\n  }\n  return null\n}\n";
+    write(&src, "src/router.ts", matcher);
+    for dir in ["benchmarks", "test/__fixtures__"] {
+        write(
+            &src,
+            &format!("{dir}/router.mts"),
+            format!(
+                "// router path matching: matchPath over many routes, path after path\n\
+                 export function matchPath(router: Router, path: string) {{\n  \
+                 return bench('router path matching', () => router.matchPath(path, path))\n}}\n"
+            ),
+        );
+    }
+    lore.json(&["store", "add", "proj", src.to_str().unwrap(), "--embed", "none"]);
+    let found = lore.search("where is the router's path matching", "fts", &[]);
+    assert_eq!(found["results"][0]["path"], "src/router.ts", "{found:#}");
+    let asked = lore.search("router path matching benchmark", "fts", &[]);
+    assert_eq!(asked["results"][0]["path"], "benchmarks/router.mts", "{asked:#}");
+}
