@@ -293,11 +293,9 @@ fn benchmarks_and_fixtures_do_not_outrank_the_code() {
         write(
             &src,
             &format!("{dir}/router.mts"),
-            format!(
-                "// router path matching: matchPath over many routes, path after path\n\
-                 export function matchPath(router: Router, path: string) {{\n  \
-                 return bench('router path matching', () => router.matchPath(path, path))\n}}\n"
-            ),
+            "// router path matching: matchPath over many routes, path after path\n\
+             export function matchPath(router: Router, path: string) {\n  \
+             return bench('router path matching', () => router.matchPath(path, path))\n}\n",
         );
     }
     lore.json(&["store", "add", "proj", src.to_str().unwrap(), "--embed", "none"]);
