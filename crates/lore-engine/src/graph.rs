@@ -84,6 +84,9 @@ pub struct GraphLink {
 pub struct GraphAnswer {
     pub symbol: String,
     pub direction: Direction,
+    /// What was found, in words: `2 resolved, 3 by name only` — never a bare 0 when the
+    /// name is called somewhere the graph could not resolve.
+    pub summary: String,
     pub definitions: Vec<SymbolInfo>,
     pub links: Vec<GraphLink>,
     /// Callees only: calls that reach no symbol of the store (std, packages, dynamic).
@@ -283,9 +286,23 @@ impl Engine {
                 .map(|(_, p)| p.as_str());
             warnings.extend(self.stale_warning(s, paths)?);
         }
+        let summary = match q.direction {
+            Direction::Definition => format!("{} definitions", defs.len()),
+            Direction::Callers => format!(
+                "{} resolved, {} by name only",
+                links.len(),
+                candidates.len()
+            ),
+            Direction::Callees => format!(
+                "{} resolved, {} unresolved (outside the store or dynamic)",
+                links.len(),
+                unresolved.len()
+            ),
+        };
         Ok(GraphAnswer {
             symbol: symbol.to_string(),
             direction: q.direction,
+            summary,
             definitions: defs
                 .iter()
                 .map(|d| {

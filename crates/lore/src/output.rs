@@ -630,7 +630,7 @@ pub fn graph(json: bool, g: &GraphAnswer) -> anyhow::Result<()> {
         Direction::Callers => "callers",
         Direction::Callees => "callees",
     };
-    out!("\n{label} ({}):", g.links.len());
+    out!("\n{label} ({}):", g.summary);
     for l in &g.links {
         let other = l
             .symbol
@@ -649,6 +649,18 @@ pub fn graph(json: bool, g: &GraphAnswer) -> anyhow::Result<()> {
                 )
             }
             _ => out!("  line {:<5} {}  {conf}", l.line, other),
+        }
+    }
+    if !g.candidates.is_empty() {
+        out!("by name only (calls the graph could not resolve; the receiver may be another type):");
+        for l in &g.candidates {
+            let from = l
+                .symbol
+                .as_ref()
+                .map(|s| esc(&s.qualified))
+                .unwrap_or_else(|| "<module>".into());
+            let conf = l.confidence.map(|c| format!("{c:.2}")).unwrap_or_default();
+            out!("  {}:{}  {from}  {conf}", esc(&l.path), l.line);
         }
     }
     if !g.unresolved.is_empty() {

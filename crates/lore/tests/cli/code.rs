@@ -304,3 +304,30 @@ fn benchmarks_and_fixtures_do_not_outrank_the_code() {
     let asked = lore.search("router path matching benchmark", "fts", &[]);
     assert_eq!(asked["results"][0]["path"], "benchmarks/router.mts", "{asked:#}");
 }
+
+/// Issue 30, kind 4: callers found by name only are counted and listed in every adapter's
+/// answer, never a bare "0 callers".
+#[test]
+fn callers_by_name_only_are_counted_and_shown() {
+    let lore = Lore::without_model();
+    let src = lore.path("mail");
+    write(
+        &src,
+        "lib.py",
+        "class Mailer:\n    def send(self, msg):\n        return msg\n",
+    );
+    write(
+        &src,
+        "app.py",
+        "def deliver(transport, msg):\n    return transport.send(msg)\n",
+    );
+    lore.json(&["store", "add", "mail", src.to_str().unwrap(), "--embed", "none"]);
+    let callers = lore.json(&["graph", "callers", "Mailer.send"]);
+    assert_eq!(callers["summary"], "0 resolved, 1 by name only", "{callers:#}");
+    assert_eq!(callers["candidates"][0]["path"], "app.py", "{callers:#}");
+    let text = lore.ok(&["graph", "callers", "Mailer.send"]);
+    assert!(
+        text.contains("callers (0 resolved, 1 by name only)") && text.contains("app.py:2"),
+        "{text}"
+    );
+}
