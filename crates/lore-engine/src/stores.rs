@@ -130,9 +130,7 @@ impl Engine {
         let Some(path) = local_source(store) else {
             return Ok(());
         };
-        if self.config.trusted_sources.iter().any(|t| t == path)
-            && std::fs::canonicalize(path).is_ok_and(|real| real == path)
-        {
+        if self.config.trusted_sources.iter().any(|t| t == path) && resolves_to_itself(path) {
             return Ok(());
         }
         match store.kind {
@@ -150,7 +148,7 @@ impl Engine {
         let mut trusted = Vec::new();
         for store in self.catalog.stores()? {
             if let Some(path) = local_source(&store)
-                && std::fs::canonicalize(path).is_ok_and(|real| real == path)
+                && resolves_to_itself(path)
             {
                 trusted.push(path.to_path_buf());
             }
@@ -406,6 +404,11 @@ fn default_web() -> WebSettings {
     }
 }
 
+/// Whether `path` is still its own real path (not swapped for, nor moved under, a symlink).
+fn resolves_to_itself(path: &Path) -> bool {
+    std::fs::canonicalize(path).is_ok_and(|real| real == path)
+}
+
 /// Where a store reads local files from: a folder store's root, a local repository.
 fn local_source(store: &StoreRecord) -> Option<&Path> {
     match store.kind {
@@ -458,10 +461,11 @@ impl Engine {
         let want = embedder_id(e)?;
         let have = match &store.embedder {
             Some(have) => Some(have.clone()),
-            None => {
-                let (chunks, left) = self.catalog.embedding_progress(store.id)?;
-                (chunks > left).then(|| LEGACY_EMBEDDER.to_string())
-            }
+            // Searches check every store: one row read, not a count.
+            None => self
+                .catalog
+                .has_embeddings(store.id)?
+                .then(|| LEGACY_EMBEDDER.to_string()),
         };
         match have {
             Some(have) if have != want => Err(EngineError::Input(format!(
@@ -491,15 +495,7 @@ impl Engine {
         names: &[String],
         progress: &dyn Progress,
     ) -> Result<Vec<IndexReport>, EngineError> {
-        let stores = self.select_stores(names)?;
-        self.index_embedder(progress)?;
-        {
-            let _lock = self.lock()?;
-            for store in stores.iter().filter(|s| lexical_only(s)) {
-                let _store = self.store_locks.hold(store.id);
-                self.catalog.set_embedder(store.id, None)?;
-            }
-        }
+        self.forget_embedder(names, lexical_only, progress)?;
         self.index(names, false, progress)
     }
 
@@ -510,15 +506,25 @@ impl Engine {
         names: &[String],
         progress: &dyn Progress,
     ) -> Result<Vec<IndexReport>, EngineError> {
+        self.forget_embedder(names, |_| true, progress)?;
+        self.index(names, true, progress)
+    }
+
+    /// Drops the vectors and the embedder record of the named stores that `which` picks,
+    /// once this lore's embedder is known to load.
+    fn forget_embedder(
+        &mut self,
+        names: &[String],
+        which: impl Fn(&StoreRecord) -> bool,
+        progress: &dyn Progress,
+    ) -> Result<(), EngineError> {
         let stores = self.select_stores(names)?;
         self.index_embedder(progress)?;
-        {
-            let _lock = self.lock()?;
-            for store in &stores {
-                let _store = self.store_locks.hold(store.id);
-                self.catalog.set_embedder(store.id, None)?;
-            }
+        let _lock = self.lock()?;
+        for store in stores.iter().filter(|s| which(s)) {
+            let _store = self.store_locks.hold(store.id);
+            self.catalog.set_embedder(store.id, None)?;
         }
-        self.index(names, true, progress)
+        Ok(())
     }
 }

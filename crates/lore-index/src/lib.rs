@@ -16,6 +16,7 @@
 
 mod catalog;
 mod copy;
+mod embeddings;
 mod fts;
 mod graph;
 mod jobs;

@@ -20,12 +20,7 @@ pub(crate) fn checked_stdio() -> (DuplexStream, DuplexStream) {
     tokio::spawn(async move {
         let mut lines = BufReader::new(tokio::io::stdin());
         let mut line = Vec::new();
-        loop {
-            line.clear();
-            match lines.read_until(b'\n', &mut line).await {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
-            }
+        while next_line(&mut lines, &mut line).await {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
@@ -53,12 +48,7 @@ pub(crate) fn checked_stdio() -> (DuplexStream, DuplexStream) {
     tokio::spawn(async move {
         let mut lines = BufReader::new(drain);
         let mut line = Vec::new();
-        loop {
-            line.clear();
-            match lines.read_until(b'\n', &mut line).await {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
-            }
+        while next_line(&mut lines, &mut line).await {
             let mut w = stdout.lock().await;
             if w.write_all(&line).await.is_err() || w.flush().await.is_err() {
                 break;
@@ -66,4 +56,10 @@ pub(crate) fn checked_stdio() -> (DuplexStream, DuplexStream) {
         }
     });
     (rmcp_in, rmcp_out)
+}
+
+/// Reads the next line (with its newline, if any) into `line`; false at the end or on an error.
+async fn next_line(r: &mut (impl AsyncBufReadExt + Unpin), line: &mut Vec<u8>) -> bool {
+    line.clear();
+    matches!(r.read_until(b'\n', line).await, Ok(n) if n > 0)
 }
