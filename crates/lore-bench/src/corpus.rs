@@ -69,16 +69,18 @@ impl Scratch {
         }
     }
 
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// Where the copied corpus goes.
     pub fn corpus(&self) -> PathBuf {
         self.dir.join("corpus")
     }
 
-    /// Copies `taken` into the scratch corpus and opens an engine on the scratch data dir
-    /// with `engine`'s config and model, embeddings off.
-    pub fn open(&self, engine: &Engine, taken: &[SourceFile]) -> anyhow::Result<Engine> {
+    /// Copies `taken` into the scratch corpus.
+    pub fn copy(&self, taken: &[SourceFile]) -> anyhow::Result<()> {
         let copy_root = self.corpus();
-        let data_root = self.dir.join("data");
         status(&format!(
             "copying {} files to {}",
             taken.len(),
@@ -87,6 +89,18 @@ impl Scratch {
         for f in taken {
             copy_file(f, &copy_root, "")?;
         }
+        Ok(())
+    }
+
+    /// The scratch data dir `name`, for [`Scratch::open`].
+    pub fn data_dir(&self, name: &str) -> lore_core::DataDir {
+        lore_core::DataDir::new(self.dir.join(name))
+    }
+
+    /// Opens an engine on the scratch data dir `name` with `engine`'s config and model,
+    /// embeddings on or off.
+    pub fn open(&self, engine: &Engine, name: &str, embed: bool) -> anyhow::Result<Engine> {
+        let data_root = self.dir.join(name);
         std::fs::create_dir_all(data_root.join("models"))
             .with_context(|| format!("cannot create {}", data_root.display()))?;
         link_model(
@@ -94,9 +108,14 @@ impl Scratch {
             &data_root.join("models").join(lore_embed::MODEL_NAME),
         );
         let mut config = engine.config().clone();
-        config.embed = false;
-        Engine::open_with(lore_core::DataDir::new(&data_root), config)
+        config.embed = embed;
+        Engine::open_with(self.data_dir(name), config)
             .with_context(|| format!("cannot open scratch data dir {}", data_root.display()))
+    }
+
+    /// Removes the scratch data dir `name` (what it held is measured).
+    pub fn remove(&self, name: &str) {
+        let _ = std::fs::remove_dir_all(self.dir.join(name));
     }
 }
 

@@ -1,26 +1,34 @@
 //! `lore bench`: chunking, embedding, indexing and query speed on a real corpus.
 //!
-//! The corpus (default: the cargo registry sources) is only read. Indexing runs on a copy of
-//! the taken files in a scratch folder (so touching and editing files never changes the
-//! corpus), with a fresh data dir and embeddings off; the query store gets synthetic vectors,
-//! written through `lore-index` (the one place the bench reaches past `Engine`).
+//! The corpus (default: the cargo registry sources) is only read. Everything that writes
+//! works on a copy of the taken files in a scratch folder (so touching and editing files
+//! never changes the corpus), each phase with a fresh data dir: the first answer of a store
+//! added with embeddings on, then indexing with embeddings off. The query store gets
+//! synthetic vectors, written through `lore-index` (the one place the bench reaches past
+//! `Engine`), and so does the vector scan measured alone at 131k and 1M vectors.
 
 mod chunking;
 mod corpus;
 mod embedding;
+mod first_answer;
 mod indexing;
+mod process;
 mod queries;
 mod report;
+mod scan;
 mod stats;
+mod synthetic;
 
 pub use report::{
-    BenchReport, ChunkingReport, CorpusInfo, CorpusSize, EmbeddingReport, Estimate, IndexRun,
-    IndexingReport, Latency, Machine, ModeLatency, QueryReport, Rate,
+    BenchReport, ChunkingReport, CorpusInfo, CorpusSize, EmbeddingReport, Estimate,
+    FirstAnswerReport, IndexRun, IndexingReport, Latency, Machine, MidEmbedding, ModeLatency,
+    ProcessRun, QueryReport, Rate, ScanRun,
 };
 
 use anyhow::bail;
 use lore_engine::{Engine, Progress};
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// What to measure on, and how much.
 #[derive(Debug, Clone)]
@@ -38,10 +46,20 @@ pub struct BenchOptions {
     /// Where the scratch folder goes; `None`: the temp dir.
     pub scratch: Option<PathBuf>,
     pub keep_scratch: bool,
+    /// How long the first-answer store may embed after its first answer before it is
+    /// stopped and the rest estimated.
+    pub embed_budget: Duration,
+    /// Sizes of the synthetic vector scan (none: skipped).
+    pub scan_sizes: Vec<usize>,
+    /// Queries timed per scan size.
+    pub scan_queries: usize,
+    /// The lore binary, to time `lore search` as its own process (`None`: skipped).
+    pub search_exe: Option<PathBuf>,
 }
 
-/// The store every phase after chunking works on, in the scratch data dir.
+/// The store the indexing and query phases work on, in the scratch data dir [`DATA`].
 const STORE: &str = "bench";
+const DATA: &str = "data";
 
 fn status(msg: &str) {
     eprintln!("bench: {msg}");
@@ -90,9 +108,21 @@ pub fn measure(
         ("embedding", stats::peak_rss()),
     ];
 
-    // 3. Indexing, on a copy of the taken files.
+    // 3. The first answer of a store being added, on a copy of the taken files.
     let scratch = corpus::Scratch::new(opts.scratch.as_deref(), opts.keep_scratch);
-    let mut bench = scratch.open(engine, taken)?;
+    scratch.copy(taken)?;
+    let first_answer = first_answer::measure(
+        engine,
+        &scratch,
+        taken,
+        &chunked.per_file,
+        opts.embed_budget,
+        progress,
+    )?;
+    rss.push(("first answer", stats::peak_rss()));
+
+    // 4. Indexing, embeddings off, on the same copy.
+    let mut bench = scratch.open(engine, DATA, false)?;
     let indexing = indexing::measure(
         &mut bench,
         &scratch.corpus(),
@@ -110,7 +140,7 @@ pub fn measure(
     }
     rss.push(("indexing", stats::peak_rss()));
 
-    // 4. Queries, on a store of at least `--query-chunks` chunks.
+    // 5. Queries, on a store of at least `--query-chunks` chunks.
     let (query_corpus, grown) = queries::grow_store(
         &mut bench,
         &all_files,
@@ -144,7 +174,25 @@ pub fn measure(
         repeats,
         modes,
     };
+    let search_processes = match &opts.search_exe {
+        Some(exe) => process::measure(
+            exe,
+            &scratch.data_dir(DATA),
+            STORE,
+            queries.modes.iter().all(|m| m.latency.is_some()),
+        )?,
+        None => Vec::new(),
+    };
     drop(bench);
+    scratch.remove(DATA);
+
+    // 6. The vector scan alone, past the corpus's size.
+    let scan = scan::measure(
+        &scratch.dir().join("scan"),
+        &opts.scan_sizes,
+        opts.scan_queries,
+    )?;
+    rss.push(("vector scan", stats::peak_rss()));
     drop(scratch);
 
     Ok(BenchReport {
@@ -167,8 +215,11 @@ pub fn measure(
         chunking: chunked.report,
         embedding,
         embedding_skipped,
+        first_answer,
         indexing,
         queries,
+        search_processes,
+        scan,
         peak_rss_bytes: stats::peak_rss(),
         peak_rss_after: rss,
         notes,

@@ -5,6 +5,7 @@ use crate::corpus::copy_file;
 use crate::indexing::reindex;
 use crate::report::{CorpusSize, ModeLatency};
 use crate::stats::summarize;
+use crate::synthetic::XorShift;
 use crate::{STORE, status};
 use anyhow::Context;
 use lore_engine::{Engine, Mode, NoProgress, Progress, SearchRequest};
@@ -190,68 +191,10 @@ pub(crate) fn write_synthetic_vectors(bench: &Engine) -> anyhow::Result<()> {
     let mut rng = XorShift::new(0x05ee_d1ce_b0a7);
     let rows: Vec<(i64, Vec<f32>)> = ids
         .into_iter()
-        .map(|id| (id, unit_vector(&mut rng, lore_embed::DIM)))
+        .map(|id| (id, rng.unit_vector(lore_embed::DIM, 0.0)))
         .collect();
     let path = bench.data_dir().store_dir(store.id).join("vectors.bin");
     lore_index::VectorSet::write(&path, lore_embed::DIM, store.generation, &rows)
         .with_context(|| format!("cannot write synthetic vectors to {}", path.display()))?;
     Ok(())
-}
-
-/// xorshift64: small, deterministic, good enough for synthetic vectors.
-struct XorShift(u64);
-
-impl XorShift {
-    fn new(seed: u64) -> XorShift {
-        XorShift(if seed == 0 {
-            0x9e37_79b9_7f4a_7c15
-        } else {
-            seed
-        })
-    }
-    fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-    /// Uniform in [-1, 1).
-    fn next_f32(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    }
-}
-
-fn unit_vector(rng: &mut XorShift, dim: usize) -> Vec<f32> {
-    loop {
-        let v: Vec<f32> = (0..dim).map(|_| rng.next_f32()).collect();
-        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if norm > 1e-6 {
-            return v.into_iter().map(|x| x / norm).collect();
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn synthetic_vectors_are_unit_and_deterministic() {
-        let mut a = XorShift::new(42);
-        let mut b = XorShift::new(42);
-        for _ in 0..100 {
-            let v = unit_vector(&mut a, lore_embed::DIM);
-            assert_eq!(v.len(), lore_embed::DIM);
-            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-            assert!((norm - 1.0).abs() < 1e-5, "{norm}");
-            assert_eq!(v, unit_vector(&mut b, lore_embed::DIM));
-        }
-        let mut r = XorShift::new(0);
-        for _ in 0..1000 {
-            let x = r.next_f32();
-            assert!((-1.0..1.0).contains(&x));
-        }
-    }
 }

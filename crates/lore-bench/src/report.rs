@@ -127,6 +127,70 @@ pub struct QueryReport {
     pub modes: Vec<ModeLatency>,
 }
 
+/// How soon a store being added answers, and how soon it is fully embedded.
+#[derive(Debug, Serialize)]
+pub struct FirstAnswerReport {
+    pub corpus: CorpusSize,
+    pub note: &'static str,
+    /// False: no model here, so the store was added keyword-only (`--embed none`).
+    pub embeddings: bool,
+    /// The keyword searched for (a word of the corpus's first file).
+    pub query: String,
+    /// From the `store add` call to the first non-empty keyword answer.
+    pub first_fts_answer_ms: f64,
+    /// A hybrid search right after the first answer, while chunks were being embedded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mid_embedding: Option<MidEmbedding>,
+    /// Chunks with a vector when the add ended (or was stopped).
+    pub embedded_chunks: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedding_chunks_per_s: Option<f64>,
+    /// From the `store add` call to every chunk embedded, when that came within the budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fully_embedded_ms: Option<f64>,
+    /// When the budget ran out first: the add was cancelled then (what it embedded stays).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_after_ms: Option<f64>,
+    /// Then: the time to fully embedded, the rest at the rate measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fully_embedded_estimate_s: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct MidEmbedding {
+    pub results: usize,
+    /// The store's embedded share the response reported.
+    pub embedded: f32,
+    pub ms: f64,
+}
+
+/// One `lore search` process, from start to exit.
+#[derive(Debug, Serialize)]
+pub struct ProcessRun {
+    pub mode: &'static str,
+    pub wall_ms: f64,
+    pub results: usize,
+    /// Its peak resident memory (`ru_maxrss`), Linux only.
+    pub peak_rss_bytes: Option<u64>,
+}
+
+/// The vector scan alone on synthetic vectors.
+#[derive(Debug, Serialize)]
+pub struct ScanRun {
+    pub vectors: usize,
+    pub dim: usize,
+    pub queries: usize,
+    /// `VectorSet::search`: int8 scan on all cores, top candidates rescored in f32.
+    pub quantised: Latency,
+    /// The exact f32 scan on one thread over a heap matrix, as before.
+    pub exact: Latency,
+    /// Of the exact top 10, the share the quantised scan found.
+    pub recall_at_10: f64,
+    pub snapshot_bytes: u64,
+    /// Resident memory the opened snapshot added after three searches.
+    pub held_bytes: Option<u64>,
+}
+
 #[derive(Debug, Serialize)]
 pub struct BenchReport {
     pub machine: Machine,
@@ -136,8 +200,14 @@ pub struct BenchReport {
     pub embedding: Option<EmbeddingReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub embedding_skipped: Option<String>,
+    pub first_answer: FirstAnswerReport,
     pub indexing: IndexingReport,
     pub queries: QueryReport,
+    /// `lore search` processes on the query store (when the bench knows the lore binary).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub search_processes: Vec<ProcessRun>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scan: Vec<ScanRun>,
     /// VmHWM of this process at the end (whole run: model, index build, vector snapshot).
     pub peak_rss_bytes: Option<u64>,
     /// VmHWM after each phase (it only grows): where the peak comes from.

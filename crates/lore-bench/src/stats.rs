@@ -37,10 +37,19 @@ pub(crate) fn per_sec(n: f64, secs: f64) -> f64 {
 
 /// Peak resident set size (VmHWM) of this process, Linux only.
 pub(crate) fn peak_rss() -> Option<u64> {
+    proc_status_kb("VmHWM:")
+}
+
+fn proc_status_kb(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
+}
+
+/// Resident set size (VmRSS) of this process now, Linux only.
+pub(crate) fn resident() -> Option<u64> {
+    proc_status_kb("VmRSS:")
 }
 
 pub(crate) fn loadavg() -> Option<String> {

@@ -28,6 +28,10 @@ fn size_str(c: &CorpusSize) -> String {
     )
 }
 
+fn mb(bytes: Option<u64>) -> String {
+    bytes.map_or_else(|| "?".into(), |b| format!("{:.0}", b as f64 / 1e6))
+}
+
 fn print_table(r: &BenchReport) {
     let m = &r.machine;
     out!(
@@ -100,6 +104,50 @@ fn print_table(r: &BenchReport) {
             "embedding: skipped ({})",
             why.as_deref().unwrap_or("no model")
         ),
+    }
+
+    let f = &r.first_answer;
+    out!("\nfirst answer [{}]\n  {}", size_str(&f.corpus), f.note);
+    out!(
+        "  store add → first keyword answer ({:?}): {:.1} s{}",
+        f.query,
+        f.first_fts_answer_ms / 1000.0,
+        if f.embeddings {
+            ""
+        } else {
+            " (no model: added keyword-only)"
+        }
+    );
+    if let Some(m) = &f.mid_embedding {
+        out!(
+            "  hybrid search mid-embedding: {} results in {:.0} ms, store {:.0}% embedded",
+            m.results,
+            m.ms,
+            m.embedded * 100.0
+        );
+    }
+    if let Some(rate) = f.embedding_chunks_per_s {
+        match (
+            f.fully_embedded_ms,
+            f.stopped_after_ms,
+            f.fully_embedded_estimate_s,
+        ) {
+            (Some(done), _, _) => out!(
+                "  fully embedded: {:.1} s ({:.1} chunks/s in the background)",
+                done / 1000.0,
+                rate
+            ),
+            (None, Some(stop), est) => out!(
+                "  stopped after {:.0} s with {} of {} chunks embedded ({:.1} chunks/s); \
+                 ESTIMATE fully embedded: {:.0} s",
+                stop / 1000.0,
+                f.embedded_chunks,
+                f.corpus.chunks,
+                rate,
+                est.unwrap_or(0.0)
+            ),
+            _ => {}
+        }
     }
 
     let i = &r.indexing;
@@ -183,8 +231,56 @@ fn print_table(r: &BenchReport) {
         }
     }
 
+    if !r.search_processes.is_empty() {
+        out!("\nlore search as its own process (cold: opens the index and loads the model)");
+        out!(
+            "  {:<8} {:>9} {:>8} {:>13}",
+            "mode",
+            "wall ms",
+            "results",
+            "peak RSS MB"
+        );
+        for p in &r.search_processes {
+            out!(
+                "  {:<8} {:>9.0} {:>8} {:>13}",
+                p.mode,
+                p.wall_ms,
+                p.results,
+                mb(p.peak_rss_bytes)
+            );
+        }
+    }
+
+    if !r.scan.is_empty() {
+        out!(
+            "\nvector scan alone (synthetic unit vectors; exact = one-thread f32 scan, as before)"
+        );
+        out!(
+            "  {:>9} {:>7} {:>16} {:>16} {:>10} {:>12} {:>10}",
+            "vectors",
+            "queries",
+            "int8 p50/p95 ms",
+            "exact p50/p95",
+            "recall@10",
+            "snapshot MB",
+            "held MB"
+        );
+        for s in &r.scan {
+            out!(
+                "  {:>9} {:>7} {:>16} {:>16} {:>10.4} {:>12} {:>10}",
+                s.vectors,
+                s.queries,
+                format!("{:.1} / {:.1}", s.quantised.p50_ms, s.quantised.p95_ms),
+                format!("{:.1} / {:.1}", s.exact.p50_ms, s.exact.p95_ms),
+                s.recall_at_10,
+                mb(Some(s.snapshot_bytes)),
+                mb(s.held_bytes)
+            );
+        }
+    }
+
     out!(
-        "\npeak RSS (VmHWM): {}",
+        "\npeak RSS of the bench process (VmHWM): {}",
         r.peak_rss_bytes
             .map(|b| format!("{:.0} MB", b as f64 / 1e6))
             .unwrap_or_else(|| "unavailable".into())

@@ -8,3 +8,7 @@ const ON_POSTGRES: bool = false;
 mod common;
 
 include!("cli/suite.rs");
+
+/// `lore bench` measures the embedded backend only: not in the shared suite.
+#[path = "cli/bench.rs"]
+mod bench;

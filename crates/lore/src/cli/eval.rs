@@ -278,7 +278,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 64)]
     pub embed_chunks: usize,
     /// Fewest chunks in the store queries run on; more corpus files are indexed to reach it.
-    #[arg(long, default_value_t = 50_000)]
+    #[arg(long, default_value_t = 131_072)]
     pub query_chunks: usize,
     /// Timed runs of every query per mode (after one warm-up run).
     #[arg(long, default_value_t = 3)]
@@ -289,6 +289,16 @@ pub struct BenchArgs {
     /// Keep the scratch folder instead of removing it at the end.
     #[arg(long)]
     pub keep_scratch: bool,
+    /// Seconds the first-answer store may go on embedding after its first answer; then it
+    /// is stopped and the time to fully embedded estimated from its rate.
+    #[arg(long, default_value_t = 60, value_name = "SECS")]
+    pub embed_budget: u64,
+    /// Vector counts of the synthetic vector scan, comma-separated (0: skip it).
+    #[arg(long, value_delimiter = ',', default_value = "131072,1000000")]
+    pub scan_sizes: Vec<usize>,
+    /// Queries timed at each scan size.
+    #[arg(long, default_value_t = 50)]
+    pub scan_queries: usize,
 }
 
 impl BenchArgs {
@@ -301,6 +311,10 @@ impl BenchArgs {
             query_repeats: self.query_repeats,
             scratch: self.scratch,
             keep_scratch: self.keep_scratch,
+            embed_budget: std::time::Duration::from_secs(self.embed_budget),
+            scan_sizes: self.scan_sizes,
+            scan_queries: self.scan_queries,
+            search_exe: std::env::current_exe().ok(),
         }
     }
 }
