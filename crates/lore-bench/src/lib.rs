@@ -169,7 +169,7 @@ pub fn measure(
         corpus: query_corpus,
         grown,
         vectors: "synthetic vectors (latency only): deterministic pseudo-random unit vectors, one per chunk",
-        note: "engine.search wall time (freshness off, limit 10); vector and hybrid include embedding the query",
+        note: "engine.search wall time (freshness off, limit 10); vector and hybrid include embedding the query (its cache cleared before each run)",
         queries: queries::QUERIES.len(),
         repeats,
         modes,

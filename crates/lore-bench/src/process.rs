@@ -1,6 +1,7 @@
 //! Phase 5b: the memory of a search process — `lore search` run as its own process on the
 //! query store, once per mode, as a user or an agent's shell runs it (model, BM25 index and
-//! mapped vector snapshot opened from cold) — and its wall time.
+//! mapped vector snapshot opened from cold) — and its wall time. Its peak memory is its
+//! VmHWM, sampled every 2 ms until it exits (a lower bound, close: the peak is the search).
 
 use crate::report::ProcessRun;
 use anyhow::{Context, bail};
@@ -8,7 +9,7 @@ use lore_core::DataDir;
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// A natural-language query: every mode has work to do on it.
 const QUERY: &str = "read a file line by line";
@@ -25,39 +26,45 @@ pub(crate) fn measure(
         &["fts"]
     };
     let mut runs = Vec::new();
+    let out_path = data.root().join("search-process.json");
     for &mode in modes {
         crate::status(&format!("a search process, {mode} mode"));
+        let out = std::fs::File::create(&out_path)
+            .with_context(|| format!("cannot create {}", out_path.display()))?;
         let started = Instant::now();
         let mut child = Command::new(exe)
             .arg("--data-dir")
             .arg(data.root())
-            .args(["--json", "search", QUERY, "--store", store, "--mode", mode])
+            .args(["--json", "search", QUERY, "--stores", store, "--mode", mode])
             .env_remove("LORE_DATABASE_URL")
             .stdin(Stdio::null())
-            .stdout(Stdio::piped())
+            .stdout(out)
             .stderr(Stdio::piped())
             .spawn()
             .with_context(|| format!("cannot run {}", exe.display()))?;
-        let mut out = Vec::new();
-        let mut err = Vec::new();
-        if let Some(mut o) = child.stdout.take() {
-            o.read_to_end(&mut out)
-                .context("reading lore search's output")?;
-        }
-        if let Some(mut e) = child.stderr.take() {
-            e.read_to_end(&mut err)
-                .context("reading lore search's errors")?;
-        }
-        let (ok, peak) = wait_with_peak(child)?;
+        // The child's own high-water mark, read until it exits. (`wait4`'s ru_maxrss would
+        // report this process's size: a spawned child inherits it until its exec.)
+        let mut peak = None;
+        let status = loop {
+            if let Some(kb) = proc_kb(child.id(), "VmHWM:") {
+                peak = peak.max(Some(kb * 1024));
+            }
+            if let Some(status) = child.try_wait().context("waiting for lore search")? {
+                break status;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        };
         let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
-        if !ok {
-            bail!(
-                "lore search --mode {mode} failed: {}",
-                String::from_utf8_lossy(&err).trim()
-            );
+        let mut err = String::new();
+        if let Some(mut e) = child.stderr.take() {
+            let _ = e.read_to_string(&mut err);
         }
-        let results = serde_json::from_slice::<serde_json::Value>(&out)
+        if !status.success() {
+            bail!("lore search --mode {mode} failed: {}", err.trim());
+        }
+        let results = std::fs::read(&out_path)
             .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
             .and_then(|v| v["results"].as_array().map(|r| r.len()))
             .unwrap_or(0);
         runs.push(ProcessRun {
@@ -67,30 +74,13 @@ pub(crate) fn measure(
             peak_rss_bytes: peak,
         });
     }
+    let _ = std::fs::remove_file(&out_path);
     Ok(runs)
 }
 
-/// Waits for the child; its exit status and peak resident memory (from `wait4`'s rusage).
-#[cfg(target_os = "linux")]
-fn wait_with_peak(child: std::process::Child) -> anyhow::Result<(bool, Option<u64>)> {
-    let pid = child.id() as libc::pid_t;
-    let mut status: libc::c_int = 0;
-    // SAFETY: zeroed rusage is a valid value for this plain C struct, and both pointers
-    // are to live locals for the duration of the call.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    if r != pid {
-        bail!(
-            "waiting for lore search (pid {pid}): {}",
-            std::io::Error::last_os_error()
-        );
-    }
-    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    // Linux reports ru_maxrss in KiB.
-    Ok((ok, Some(usage.ru_maxrss.max(0) as u64 * 1024)))
-}
-
-#[cfg(not(target_os = "linux"))]
-fn wait_with_peak(mut child: std::process::Child) -> anyhow::Result<(bool, Option<u64>)> {
-    Ok((child.wait()?.success(), None))
+/// A `kB` field of `/proc/PID/status` (Linux; `None` elsewhere or once the process is gone).
+fn proc_kb(pid: u32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }

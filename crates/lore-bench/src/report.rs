@@ -170,7 +170,7 @@ pub struct ProcessRun {
     pub mode: &'static str,
     pub wall_ms: f64,
     pub results: usize,
-    /// Its peak resident memory (`ru_maxrss`), Linux only.
+    /// Its peak resident memory (VmHWM sampled until exit), Linux only.
     pub peak_rss_bytes: Option<u64>,
 }
 

@@ -40,6 +40,15 @@ fn parse(lang: Language, text: &str) -> Option<Tree> {
 /// better. Returns the tree and the grammar that made it.
 pub(crate) fn parse_code(src: &Src, lang: Language) -> Option<(Tree, Language)> {
     let tree = parse(lang, src.text)?;
+    if lang == Language::TypeScript
+        && tree.root_node().has_error()
+        && let Some(patched) = separate_generic_members(src.text)
+        && let Some(better) = parse(lang, &patched)
+        && error_bytes(better.root_node()) < error_bytes(tree.root_node())
+    {
+        // Same length, same offsets: the tree of the patched text fits the original one.
+        return Some((better, lang));
+    }
     if lang == Language::C
         && tree.root_node().has_error()
         && let Some(cpp) = parse(Language::Cpp, src.text)
@@ -95,6 +104,60 @@ pub(crate) fn chunk_code(
         }
     }
     Some(engine.out)
+}
+
+/// TypeScript's grammar inserts no semicolon before a line that starts with `<`, so a
+/// member of an interface or class that begins with a type parameter list (`<\n  P
+/// extends string,\n>(…): R`, an overloaded call signature or a generic arrow property)
+/// right after a member written without `;` fails to parse, and with it the rest of the
+/// file. This writes the separator the grammar missed: the last indentation byte of such a
+/// line becomes `;` (the text keeps its length, so every offset holds). `None` when no
+/// line needed it.
+fn separate_generic_members(text: &str) -> Option<String> {
+    let mut bytes = text.as_bytes().to_vec();
+    let mut changed = false;
+    let mut prev_end: Option<u8> = None;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let indent = body.len() - body.trim_start().len();
+        let code = body.trim();
+        let comment = code.starts_with("//") || code.starts_with("/*") || code.starts_with('*');
+        if code.starts_with('<')
+            && indent > 0
+            && prev_end.is_some_and(|c| c.is_ascii_alphanumeric() || b")]}>'\"`_$".contains(&c))
+        {
+            bytes[offset + indent - 1] = b';';
+            changed = true;
+        }
+        if !code.is_empty() && !comment {
+            prev_end = code.bytes().last();
+        }
+        offset += line.len();
+    }
+    changed.then(|| String::from_utf8(bytes).ok()).flatten()
+}
+
+/// The first error of a tree that has any, and the bytes in its error nodes.
+pub(crate) fn parse_error(tree: &Tree) -> Option<crate::ParseError> {
+    let root = tree.root_node();
+    if !root.has_error() {
+        return None;
+    }
+    let mut first = None;
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if n.is_error() || n.is_missing() {
+            let row = n.start_position().row;
+            first = Some(first.map_or(row, |f: usize| f.min(row)));
+        } else if n.has_error() {
+            stack.extend(lang::children(n));
+        }
+    }
+    Some(crate::ParseError {
+        line: first.unwrap_or(0) as u32 + 1,
+        bytes: error_bytes(root),
+    })
 }
 
 /// Bytes inside ERROR nodes (plus one per MISSING node).

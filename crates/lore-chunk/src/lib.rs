@@ -49,7 +49,7 @@ impl Default for ChunkOptions {
 
 /// Bumped whenever chunking or fact extraction changes what they produce: stores
 /// analysed by another version are re-read on their next index run.
-pub const ANALYZER_VERSION: i64 = 7;
+pub const ANALYZER_VERSION: i64 = 8;
 
 /// Code files larger than this are not parsed but cut into text windows.
 const MAX_PARSE_BYTES: usize = 4 << 20;
@@ -71,6 +71,28 @@ pub fn chunk_text(language: Language, text: &str, opts: &ChunkOptions) -> Vec<Ch
 pub struct Analysis {
     pub chunks: Vec<Chunk>,
     pub facts: FileFacts,
+    /// Code the parser could not read (after lore's recovery): the definitions it holds
+    /// are missing from the facts, and from the units when most of the file failed.
+    pub parse_error: Option<ParseError>,
+}
+
+/// Where a code file stopped parsing, and how much of it was not parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// 1-based line of the first error.
+    pub line: u32,
+    /// Bytes inside the parser's error nodes.
+    pub bytes: usize,
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "parse error at line {} ({} bytes not parsed)",
+            self.line, self.bytes
+        )
+    }
 }
 
 /// Chunks a file and extracts its code facts (symbols, imports, references) from one
@@ -98,11 +120,11 @@ fn analyze(
     match language {
         Language::Markdown => Analysis {
             chunks: markdown::chunk_markdown(&src, &opts),
-            facts: FileFacts::default(),
+            ..Analysis::default()
         },
         Language::Text => Analysis {
             chunks: text::text_windows(&src, language, &opts),
-            facts: FileFacts::default(),
+            ..Analysis::default()
         },
         code_lang => {
             let parsed = (text.len() <= MAX_PARSE_BYTES)
@@ -111,9 +133,10 @@ fn analyze(
             let Some(parsed) = parsed else {
                 return Analysis {
                     chunks: text::text_windows(&src, code_lang, &opts),
-                    facts: FileFacts::default(),
+                    ..Analysis::default()
                 };
             };
+            let parse_error = code::parse_error(&parsed.0);
             let chunks = code::chunk_code(&src, code_lang, &parsed, &opts)
                 .unwrap_or_else(|| text::text_windows(&src, code_lang, &opts));
             let facts = if facts {
@@ -123,7 +146,11 @@ fn analyze(
             } else {
                 FileFacts::default()
             };
-            Analysis { chunks, facts }
+            Analysis {
+                chunks,
+                facts,
+                parse_error,
+            }
         }
     }
 }

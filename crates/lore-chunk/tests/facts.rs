@@ -663,3 +663,91 @@ fn deep_units_and_nested_methods_in_fixtures() {
         );
     }
 }
+
+/// Issue 30, kind 2: a member that starts with a type parameter list on its own line, right
+/// after a member written without `;`, is where TypeScript's grammar gives up (it inserts no
+/// semicolon before `<`); the rest of the file must still be units, with no junk symbols.
+#[test]
+fn typescript_members_that_start_with_type_parameters_do_not_end_the_parse() {
+    let text = "\
+export interface HandlerInterface<E extends Env = Env> {
+  // app.get(handler)
+  <
+    P extends string = string,
+    R extends Response = Response,
+  >(
+    handler: H<E, P, R>
+  ): Hono<E>
+
+  // app.get(path, handler)
+  <P extends string, R extends Response = Response>(
+    path: P,
+    handler: H<E, P, R>
+  ): [Hono<E>]
+
+  <P extends string>(path: P): Hono<E>
+}
+
+export class Factory<E extends Env = Env> {
+  #defaults?: Options<E>
+
+  createApp = (options?: Options<E>): Hono<E> => {
+    if (this.#defaults) {
+      return new Hono<E>(this.#defaults)
+    }
+    return new Hono<E>(options)
+  }
+
+  createMiddleware = <I extends Input = {}>(
+    middleware: MiddlewareHandler<E, I>
+  ): MiddlewareHandler<E, I> => middleware
+}
+
+export function createFactory<E extends Env = Env>(init?: Options<E>): Factory<E> {
+  return new Factory<E>(init)
+}
+";
+    let f = facts("src/types.ts", text);
+    let names: Vec<&str> = f.symbols.iter().map(|s| s.qualified.as_str()).collect();
+    for want in [
+        "HandlerInterface",
+        "Factory",
+        "Factory.createApp",
+        "Factory.createMiddleware",
+        "createFactory",
+    ] {
+        assert!(names.contains(&want), "{want} missing from {names:?}");
+    }
+    for junk in ["if", "return", "const"] {
+        assert!(!names.iter().any(|n| n.ends_with(junk)), "{names:?}");
+    }
+    let create = sym(&f, "createFactory");
+    assert_eq!((create.start_line, create.end_line), (34, 36));
+    // The chunk text is the file's own: the separator the parser was given is not in it.
+    let chunks = analyze_file("src/types.ts", text, &ChunkOptions::default()).chunks;
+    assert!(
+        chunks.iter().all(|c| !c.content.contains(";<")),
+        "{chunks:#?}"
+    );
+    assert!(
+        chunks.iter().all(|c| c.kind != ChunkKind::Text),
+        "{chunks:#?}"
+    );
+}
+
+/// What the parser still could not read is said, with the line it starts at.
+#[test]
+fn a_file_that_parses_with_errors_says_where() {
+    let clean = analyze_file("a.ts", "export const x = 1\n", &ChunkOptions::default());
+    assert_eq!(clean.parse_error, None);
+    let broken = analyze_file(
+        "b.ts",
+        "export function ok() {\n  return 1\n}\n\nexport function broken( {\n  return )(\n}\n",
+        &ChunkOptions::default(),
+    );
+    let e = broken.parse_error.expect("a parse error");
+    assert_eq!(e.line, 5, "{e}");
+    assert!(e.bytes > 0);
+    assert!(e.to_string().starts_with("parse error at line 5"), "{e}");
+    assert!(broken.facts.symbols.iter().any(|s| s.name == "ok"));
+}

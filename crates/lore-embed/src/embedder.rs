@@ -157,6 +157,14 @@ impl Embedder {
         }
     }
 
+    /// Forgets the cached query vectors (a benchmark timing the embedding of each query).
+    pub fn forget_queries(&self) {
+        if let Ok(mut cache) = self.queries.lock() {
+            cache.vectors.clear();
+            cache.order.clear();
+        }
+    }
+
     /// Embeds a single search query; the last `QUERY_CACHE` queries are answered from memory.
     pub fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
         if let Some(v) = self.queries.lock().ok().and_then(|c| c.get(text)) {

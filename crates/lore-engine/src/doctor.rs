@@ -35,6 +35,9 @@ pub struct StoreHealth {
     pub bm25: PartFacts,
     pub vectors: PartFacts,
     pub problems: Vec<Problem>,
+    /// What is worth knowing but needs no repair (files that parsed with errors).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize)]
@@ -328,6 +331,9 @@ fn in_catalog(
     ))
 }
 
+/// Files with parse errors named per store.
+const PARSE_ERRORS_SHOWN: usize = 5;
+
 /// Every check of one store, on one snapshot of the catalog.
 fn check_store(
     catalog: &Catalog,
@@ -408,9 +414,26 @@ fn check_store(
                 &repair,
             );
         }
+        let mut notes = Vec::new();
+        if stats.parse_errors > 0 {
+            let shown = catalog.parse_errors(store.id, PARSE_ERRORS_SHOWN)?;
+            let list: Vec<String> = shown.iter().map(|(p, e)| format!("{p} ({e})")).collect();
+            notes.push(format!(
+                "{} files parsed with errors, so definitions past the error may be missing \
+                 from the code graph: {}{}",
+                thousands(stats.parse_errors),
+                list.join(", "),
+                if stats.parse_errors as usize > shown.len() {
+                    ", …"
+                } else {
+                    ""
+                }
+            ));
+        }
         Ok(StoreHealth {
             store: store.name.clone(),
             healthy: problems.is_empty(),
+            notes,
             catalog: CatalogFacts {
                 files: stats.files,
                 chunks: stats.chunks,
@@ -520,6 +543,7 @@ fn unreadable(store: &StoreRecord, e: &IndexError, only_indexes: bool) -> StoreH
             ),
             repair,
         }],
+        notes: Vec::new(),
     }
 }
 

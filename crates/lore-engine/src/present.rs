@@ -243,7 +243,7 @@ impl Presenter<'_> {
     /// The graph symbol a chunk is the unit of (same name, overlapping the chunk); and,
     /// when `words` name a member inside the chunk (a method of a small class kept whole),
     /// that member as a chunk of its own exact lines, with the member as its symbol. The
-    /// file's symbols are read once for both.
+    /// chunk's symbols are read once for both.
     pub(crate) fn unit(
         &self,
         sc: &StoredChunk,
@@ -252,11 +252,13 @@ impl Presenter<'_> {
         let Some(name) = sc.chunk.symbol.as_deref() else {
             return Ok((None, None));
         };
-        let syms = self.catalog.file_symbols(sc.store_id, &sc.path)?;
+        let c = &sc.chunk;
+        let syms =
+            self.catalog
+                .chunk_symbols(sc.store_id, &sc.path, name, (c.start_byte, c.end_byte))?;
         if let Some((focused, member)) = focus(sc, words, &syms) {
             return Ok((Some(focused), Some(member)));
         }
-        let c = &sc.chunk;
         Ok((
             None,
             syms.into_iter()

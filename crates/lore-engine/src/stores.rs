@@ -418,10 +418,6 @@ fn local_source(store: &StoreRecord) -> Option<&Path> {
     }
 }
 
-/// What a store's vectors were made with when it does not say: stores embedded before lore
-/// recorded it were all embedded by the built-in model.
-const LEGACY_EMBEDDER: &str = "all-MiniLM-L6-v2/384";
-
 /// The embedder record of a store kept without vectors (`--embed none`).
 pub(crate) const LEXICAL_ONLY: &str = "none";
 
@@ -459,14 +455,8 @@ impl Engine {
             return Ok(());
         }
         let want = embedder_id(e)?;
-        let have = match &store.embedder {
-            Some(have) => Some(have.clone()),
-            // Searches check every store: one row read, not a count.
-            None => self
-                .catalog
-                .has_embeddings(store.id)?
-                .then(|| LEGACY_EMBEDDER.to_string()),
-        };
+        // No record: no vectors (the catalog migrations recorded the legacy ones).
+        let have = store.embedder.clone();
         match have {
             Some(have) if have != want => Err(EngineError::Input(format!(
                 "store {} was embedded with {have}, and this lore embeds with {want}{}: \
@@ -480,9 +470,6 @@ impl Engine {
                 },
                 store.name
             ))),
-            Some(have) if store.embedder.is_none() && record => {
-                Ok(self.catalog.set_embedder(store.id, Some(&have))?)
-            }
             None if record => Ok(self.catalog.set_embedder(store.id, Some(&want))?),
             _ => Ok(()),
         }

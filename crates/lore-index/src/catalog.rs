@@ -63,6 +63,9 @@ pub struct FileRecord {
     pub hash: String,
     pub chunks: u32,
     pub skipped: Option<String>,
+    /// Indexed, but part of it could not be parsed (`parse error at line N (…)`): the
+    /// definitions there are missing from the code graph.
+    pub parse_error: Option<String>,
 }
 
 /// A chunk read back from the catalog.
@@ -78,6 +81,8 @@ pub struct StoredChunk {
 #[derive(Debug, Clone, Copy, Default, serde::Serialize)]
 pub struct StoreStats {
     pub files: u64,
+    /// Files indexed with part of their code not parsed (see `parse_errors`).
+    pub parse_errors: u64,
     pub chunks: u64,
     pub embedded: u64,
     /// Code graph: definitions, references, and references resolved to a definition.
@@ -166,6 +171,7 @@ fn file_from_row(r: &mut Row) -> Result<FileRecord, SqlError> {
         hash: r.text(3)?,
         chunks: r.int(4)? as u32,
         skipped: r.opt_text(5)?,
+        parse_error: r.opt_text(6)?,
     })
 }
 
@@ -531,8 +537,13 @@ impl Catalog {
             )?
             .unwrap_or_default();
         let (symbols, references, resolved) = self.graph_stats(store_id)?;
+        let parse_errors = self.db.query_int(
+            "SELECT COUNT(*) FROM files WHERE store_id = ?1 AND parse_error IS NOT NULL",
+            args![store_id],
+        )?;
         Ok(StoreStats {
             files: files as u64,
+            parse_errors: parse_errors as u64,
             chunks: chunks as u64,
             embedded: embedded as u64,
             symbols,
@@ -541,11 +552,24 @@ impl Catalog {
         })
     }
 
-    /// Every indexed file of a store, by relative path.
+    /// Files of a store that parsed with errors, with the error, by path (at most `limit`).
+    pub fn parse_errors(
+        &self,
+        store_id: i64,
+        limit: usize,
+    ) -> Result<Vec<(String, String)>, IndexError> {
+        self.db.query(
+            "SELECT path, parse_error FROM files WHERE store_id = ?1 AND parse_error IS NOT NULL \
+             ORDER BY path LIMIT ?2",
+            args![store_id, limit as i64],
+            |r| Ok((r.text(0)?, r.text(1)?)),
+        )
+    }
+
     /// One file's record, if the store indexed it.
     pub fn file_record(&self, store_id: i64, path: &str) -> Result<Option<FileRecord>, IndexError> {
         self.db.query_opt(
-            "SELECT path, size, mtime_ns, hash, chunks, skipped FROM files \
+            "SELECT path, size, mtime_ns, hash, chunks, skipped, parse_error FROM files \
              WHERE store_id = ?1 AND path = ?2",
             args![store_id, path],
             file_from_row,
@@ -554,7 +578,7 @@ impl Catalog {
 
     pub fn manifest(&self, store_id: i64) -> Result<HashMap<String, FileRecord>, IndexError> {
         let rows = self.db.query(
-            "SELECT path, size, mtime_ns, hash, chunks, skipped FROM files WHERE store_id = ?1",
+            "SELECT path, size, mtime_ns, hash, chunks, skipped, parse_error FROM files WHERE store_id = ?1",
             args![store_id],
             file_from_row,
         )?;
@@ -653,7 +677,8 @@ impl CatalogTx<'_> {
     ) -> Result<(), IndexError> {
         self.remove_file(store_id, &file.path)?;
         self.db.execute(
-            "INSERT INTO files (store_id, path, size, mtime_ns, hash, chunks, skipped) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO files (store_id, path, size, mtime_ns, hash, chunks, skipped, parse_error) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             args![
                 store_id,
                 &file.path,
@@ -661,7 +686,8 @@ impl CatalogTx<'_> {
                 file.mtime_ns,
                 &file.hash,
                 file.chunks,
-                &file.skipped
+                &file.skipped,
+                &file.parse_error
             ],
         )?;
         let insert = format!(
@@ -831,6 +857,7 @@ mod tests {
             hash: "h".into(),
             chunks: 1,
             skipped: None,
+            parse_error: None,
         };
         let tx = catalog.begin().unwrap();
         tx.replace_file(

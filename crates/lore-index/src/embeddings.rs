@@ -6,19 +6,12 @@ use crate::catalog::{CHUNK_COLUMNS, Catalog, CatalogTx, StoredChunk, chunk_from_
 use crate::sql::{Arg, args};
 use std::collections::HashMap;
 
-impl Catalog {
-    /// Whether any chunk of a store has an embedding (at most one row is read).
-    pub fn has_embeddings(&self, store_id: i64) -> Result<bool, IndexError> {
-        Ok(self
-            .db
-            .query_opt(
-                "SELECT 1 FROM chunks WHERE store_id = ?1 AND embedding IS NOT NULL LIMIT 1",
-                args![store_id],
-                |_| Ok(()),
-            )?
-            .is_some())
-    }
+/// What made a store's vectors when it did not record it: stores embedded before lore
+/// recorded it were all embedded by the built-in model. The migrations that added the
+/// record fill it in for such stores, so a store without one has no vectors.
+pub(crate) const LEGACY_EMBEDDER: &str = "all-MiniLM-L6-v2/384";
 
+impl Catalog {
     /// Records what embeds the store's vectors (`MODEL/DIMENSION`), or forgets it (`None`)
     /// with every vector of the store, for a re-embedding.
     pub fn set_embedder(&self, store_id: i64, embedder: Option<&str>) -> Result<(), IndexError> {

@@ -370,6 +370,29 @@ impl Catalog {
         )
     }
 
+    /// The symbols of a chunk of `path` (bytes `start..end`): those starting inside it, and
+    /// those named `name` that overlap it (the unit it is part of), in file order. Reads
+    /// only those rows, however many symbols the file has.
+    pub fn chunk_symbols(
+        &self,
+        store_id: i64,
+        path: &str,
+        name: &str,
+        (start, end): (usize, usize),
+    ) -> Result<Vec<SymbolRow>, IndexError> {
+        let (start, end) = (start as i64, end as i64);
+        self.db.query(
+            &format!(
+                "SELECT {SYMBOL_COLUMNS} FROM symbols WHERE store_id = ?1 AND path = ?2 \
+                 AND start_byte >= ?3 AND start_byte < ?4 \
+                 UNION SELECT {SYMBOL_COLUMNS} FROM symbols WHERE store_id = ?1 AND name = ?5 \
+                 AND path = ?2 AND start_byte < ?4 AND end_byte > ?3 ORDER BY start_byte"
+            ),
+            args![store_id, path, start, end, name],
+            |r| symbol_from_row(r, 0),
+        )
+    }
+
     pub fn symbol(&self, id: i64) -> Result<Option<SymbolRow>, IndexError> {
         self.db.query_opt(
             &format!("SELECT {SYMBOL_COLUMNS} FROM symbols WHERE id = ?1"),

@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS files (
     hash TEXT NOT NULL,
     chunks INTEGER NOT NULL,
     skipped TEXT,
+    parse_error TEXT,
     PRIMARY KEY (store_id, path)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS chunks (
@@ -81,7 +82,7 @@ CREATE TABLE IF NOT EXISTS symbols (
 );
 CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(store_id, name);
 CREATE INDEX IF NOT EXISTS symbols_by_qualified ON symbols(store_id, qualified);
-CREATE INDEX IF NOT EXISTS symbols_by_file ON symbols(store_id, path);
+CREATE INDEX IF NOT EXISTS symbols_by_file ON symbols(store_id, path, start_byte);
 CREATE TABLE IF NOT EXISTS imports (
     id INTEGER PRIMARY KEY,
     store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
@@ -151,7 +152,12 @@ CREATE INDEX IF NOT EXISTS jobs_by_created ON jobs(created_at);
 ";
 
 /// The schema version `SCHEMA` creates; `migrate` brings older catalogs up to it.
-pub(crate) const SCHEMA_VERSION: i64 = 6;
+pub(crate) const SCHEMA_VERSION: i64 = 7;
+
+/// Records the built-in model as the embedder of stores that have vectors but no record
+/// (the v7 migration).
+const LEGACY_FILL: &str = "UPDATE stores SET embedder = ?1 WHERE embedder IS NULL \
+     AND EXISTS (SELECT 1 FROM chunks WHERE chunks.store_id = stores.id AND chunks.embedding IS NOT NULL)";
 
 fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
@@ -191,6 +197,18 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     if version < 6 {
         // v6: stores.embedder (what made a store's vectors, checked before mixing models).
         add_column("stores", "embedder", "TEXT")?;
+    }
+    if version < 7 {
+        // v7: stores embedded before v6 say so, so that searches need not look for vectors
+        // (a scan of a store's chunks when it has none) to know whether to check the model.
+        conn.execute(LEGACY_FILL, [crate::embeddings::LEGACY_EMBEDDER])?;
+        // Files indexed with parse errors say where.
+        add_column("files", "parse_error", "TEXT")?;
+        // And a file's symbols are indexed by position, so a chunk reads only its own.
+        conn.execute_batch(
+            "DROP INDEX IF EXISTS symbols_by_file; \
+             CREATE INDEX symbols_by_file ON symbols(store_id, path, start_byte);",
+        )?;
     }
     if version != SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;

@@ -142,6 +142,7 @@ fn the_catalog_bm25_and_vectors_agree_with_the_embedded_backend() {
                 hash: format!("h{i}"),
                 chunks: file_rows.len() as u32,
                 skipped: None,
+                parse_error: None,
             };
             tx.replace_file(store.id, &file, &file_rows).unwrap();
         }
@@ -284,6 +285,7 @@ fn a_dropped_transaction_leaves_nothing() {
                 hash: "h".into(),
                 chunks: 1,
                 skipped: None,
+                parse_error: None,
             },
             &[ChunkRow {
                 id: 1,

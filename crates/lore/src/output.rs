@@ -232,6 +232,9 @@ pub fn doctor(json: bool, r: &DoctorReport) -> anyhow::Result<()> {
             out!("{}: {n} {plural} ({facts})", esc(&s.store));
             s.problems.iter().for_each(problem);
         }
+        for note in &s.notes {
+            out!("  note: {}", esc(note));
+        }
     }
     Ok(())
 }
@@ -365,6 +368,12 @@ pub fn store_info(json: bool, s: &StoreSummary) -> anyhow::Result<()> {
             s.stats.symbols,
             s.stats.references,
             s.stats.resolved
+        );
+    }
+    if s.stats.parse_errors > 0 {
+        out!(
+            "parse errors: {} files (definitions past the error may be missing; `lore doctor` names them)",
+            s.stats.parse_errors
         );
     }
     out!("indexed:     {}", when(st.indexed_at));

@@ -155,6 +155,7 @@ impl Engine {
                         hash: String::new(),
                         chunks: 0,
                         skipped: Some(reason.to_string()),
+                        parse_error: None,
                     };
                     tx.replace_file(store.id, &file, &[])?;
                     run.changed_any |= *was_indexed;

@@ -98,10 +98,12 @@ fn prepare(
         hash: lore_index::content_hash(text.as_bytes()),
         chunks: 0,
         skipped: None,
+        parse_error: None,
     };
     match old {
         Some(m) if m.hash == file.hash && !reanalyze => {
             file.chunks = m.chunks;
+            file.parse_error = m.parse_error.clone();
             Prepared::Touched(file)
         }
         _ => {
@@ -112,6 +114,7 @@ fn prepare(
             };
             let analysis = lore_chunk::analyze_file(&f.rel, &text, opts);
             file.chunks = analysis.chunks.len() as u32;
+            file.parse_error = analysis.parse_error.map(|e| e.to_string());
             Prepared::Changed {
                 file,
                 chunks: analysis.chunks,

@@ -8,7 +8,7 @@ use crate::IndexError;
 use crate::sql::{Sql, args};
 
 /// The newest schema this lore knows.
-pub const VERSION: i64 = 2;
+pub const VERSION: i64 = 3;
 
 /// Key of the advisory lock migrations hold (any constant unlikely to collide).
 const LOCK_KEY: i64 = 0x006c_6f72_655f_6462; // "lore_db"
@@ -176,7 +176,16 @@ CREATE INDEX jobs_by_created ON jobs(created_at);
 /// v2: stores.embedder (what made a store's vectors, checked before mixing models).
 const V2: &str = "ALTER TABLE stores ADD COLUMN IF NOT EXISTS embedder TEXT;";
 
-const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2)];
+/// v3: stores embedded before v2 say so (see `LEGACY_EMBEDDER`), so that searches need not
+/// look for vectors to know whether to check the model; a file's symbols are indexed by
+/// position, so a chunk reads only its own; files indexed with parse errors say where.
+const V3: &str = "ALTER TABLE files ADD COLUMN IF NOT EXISTS parse_error TEXT; \
+     UPDATE stores SET embedder = 'all-MiniLM-L6-v2/384' WHERE embedder IS NULL \
+     AND EXISTS (SELECT 1 FROM chunks WHERE chunks.store_id = stores.id AND chunks.embedding IS NOT NULL); \
+     DROP INDEX IF EXISTS symbols_by_file; \
+     CREATE INDEX symbols_by_file ON symbols(store_id, path, start_byte);";
+
+const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3)];
 
 /// Where a database's schema stands.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -301,5 +310,13 @@ pub fn migrate(db: &Sql) -> Result<Vec<i64>, IndexError> {
             let _ = db.batch("ROLLBACK");
             Err(e)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_legacy_fill_names_the_legacy_embedder() {
+        assert!(super::V3.contains(&format!("'{}'", crate::embeddings::LEGACY_EMBEDDER)));
     }
 }

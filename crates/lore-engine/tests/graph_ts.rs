@@ -1,0 +1,257 @@
+//! The code graph of TypeScript and JavaScript against the TypeScript compiler's own call
+//! graph (issue 30). `tests/ts/callgraph.cjs` lists every call the compiler resolves, with
+//! the declaration it lands on; this test maps both ends to lore's units (the innermost unit
+//! enclosing the line) and compares the caller → callee edges with lore's resolved `calls`
+//! edges: recall per kind of callee, and precision over the edges the compiler can judge
+//! (it resolved a call of that name in that unit, to the project or elsewhere).
+//!
+//! Corpora (not vendored; `.ci/run` fetches them from the npm registry by sha256):
+//! `$LORE_TS_CORPORA/express-5.1.0/package` (JavaScript) and
+//! `$LORE_TS_CORPORA/rxjs-7.8.2/package/src` (TypeScript); the compiler is the `typescript`
+//! 5.9.3 package at `$LORE_TYPESCRIPT`, run with `node`. Without them the test skips,
+//! unless `CI` is set.
+
+use lore_core::{DataDir, RefKind, Symbol};
+use lore_engine::{AddStore, Engine, EngineConfig, NoProgress};
+use serde::Deserialize;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[derive(Deserialize)]
+struct Truth {
+    typescript: String,
+    files: Vec<String>,
+    calls: Vec<Call>,
+    unresolved: usize,
+}
+
+#[derive(Deserialize)]
+struct Call {
+    path: String,
+    line: u32,
+    name: String,
+    /// `None`: resolved outside the project's units.
+    to_path: Option<String>,
+    #[serde(default)]
+    to_line: u32,
+    kind: String,
+}
+
+/// `$LORE_TS_CORPORA` and `$LORE_TYPESCRIPT`, or `None` when the test must skip.
+fn setup() -> Option<(PathBuf, PathBuf)> {
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    match (var("LORE_TS_CORPORA"), var("LORE_TYPESCRIPT")) {
+        (Some(c), Some(t)) if c.join("express-5.1.0/package/lib").is_dir() && t.is_dir() => {
+            Some((c, t))
+        }
+        other => {
+            if std::env::var_os("CI").is_some() {
+                panic!(
+                    "CI is set but LORE_TS_CORPORA / LORE_TYPESCRIPT ({other:?}) do not hold the \
+                     unpacked express 5.1.0 and rxjs 7.8.2 packages and typescript 5.9.3 \
+                     (.ci/run installs them with npm)"
+                );
+            }
+            eprintln!("skipping: LORE_TS_CORPORA or LORE_TYPESCRIPT is not set");
+            None
+        }
+    }
+}
+
+fn compiler_calls(typescript: &Path, root: &Path, dirs: &[&str]) -> Truth {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ts/callgraph.cjs");
+    let out = Command::new("node")
+        .arg(&script)
+        .arg(root)
+        .args(dirs)
+        .env("LORE_TYPESCRIPT", typescript)
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "callgraph.cjs failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("callgraph.cjs prints JSON")
+}
+
+/// lore's units per file, as its chunker sees them.
+fn units(root: &Path, files: &[String]) -> HashMap<String, Vec<Symbol>> {
+    files
+        .iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(root.join(f)).unwrap();
+            let a = lore_chunk::analyze_file(f, &text, &lore_chunk::ChunkOptions::default());
+            (f.clone(), a.facts.symbols)
+        })
+        .collect()
+}
+
+/// The qualified name of the innermost unit of `path` enclosing `line`.
+fn unit_at(units: &HashMap<String, Vec<Symbol>>, path: &str, line: u32) -> Option<String> {
+    units
+        .get(path)?
+        .iter()
+        .filter(|s| s.start_line <= line && line <= s.end_line)
+        .min_by_key(|s| s.end_line - s.start_line)
+        .map(|s| s.qualified.clone())
+}
+
+fn last_segment(q: &str) -> String {
+    q.rsplit('.')
+        .next()
+        .unwrap_or(q)
+        .trim_start_matches('#')
+        .to_string()
+}
+
+type Edge = (String, String, String, String);
+/// (file, caller unit, callee name) → where the compiler says such calls go (`None`: not to
+/// a unit of the project).
+type Judged = HashMap<(String, String, String), BTreeSet<Option<(String, String)>>>;
+
+struct Score {
+    recall: f64,
+    precision: f64,
+}
+
+/// Indexes `root` (only `dirs` when given), runs the compiler, and prints and returns the
+/// comparison.
+fn compare(name: &str, root: &Path, dirs: &[&str], typescript: &Path) -> Score {
+    let truth = compiler_calls(typescript, root, dirs);
+    let units = units(root, &truth.files);
+    let data = tempfile::tempdir().unwrap();
+    let mut engine = Engine::open_with(
+        DataDir::new(data.path().to_path_buf()),
+        EngineConfig {
+            embed: false,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    engine
+        .add_store(
+            &AddStore {
+                name: name.into(),
+                source: root.display().to_string(),
+                includes: dirs.iter().map(|d| format!("{d}/**")).collect(),
+                ..AddStore::default()
+            },
+            &NoProgress,
+        )
+        .unwrap();
+    let lore: BTreeSet<Edge> = engine
+        .graph_edges(name, RefKind::Calls)
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.from_path, e.from, e.to_path, e.to))
+        .collect();
+
+    // The compiler's edges, by kind; and per (file, caller unit, callee name) where the
+    // compiler says such a call goes.
+    let mut want: BTreeMap<Edge, String> = BTreeMap::new();
+    let mut judged: Judged = HashMap::new();
+    let mut no_unit = 0;
+    for c in &truth.calls {
+        let caller = unit_at(&units, &c.path, c.line).unwrap_or_else(|| "<module>".into());
+        let target = match &c.to_path {
+            Some(p) => match unit_at(&units, p, c.to_line) {
+                Some(q) => Some((p.clone(), q)),
+                None => {
+                    no_unit += 1;
+                    continue;
+                }
+            },
+            None => None,
+        };
+        judged
+            .entry((c.path.clone(), caller.clone(), c.name.clone()))
+            .or_default()
+            .insert(target.clone());
+        if let Some((tp, tq)) = target {
+            want.entry((c.path.clone(), caller, tp, tq))
+                .or_insert_with(|| c.kind.clone());
+        }
+    }
+
+    let mut by_kind: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for (edge, kind) in &want {
+        let e = by_kind.entry(kind).or_default();
+        e.1 += 1;
+        if lore.contains(edge) {
+            e.0 += 1;
+        }
+    }
+    let (mut tp, mut fp, mut unjudged) = (0, 0, 0);
+    for e in &lore {
+        let key = (e.0.clone(), e.1.clone(), last_segment(&e.3));
+        match judged.get(&key) {
+            None => unjudged += 1,
+            Some(targets) if targets.contains(&Some((e.2.clone(), e.3.clone()))) => tp += 1,
+            Some(_) => {
+                fp += 1;
+                eprintln!("  {name} false: {}::{} -> {}::{}", e.0, e.1, e.2, e.3);
+            }
+        }
+    }
+    let found: usize = by_kind.values().map(|v| v.0).sum();
+    let recall = found as f64 / want.len().max(1) as f64;
+    let precision = tp as f64 / (tp + fp).max(1) as f64;
+    eprintln!(
+        "{name} (typescript {}, {} files): {} compiler edges ({} calls unresolved by the \
+         compiler, {no_unit} to a declaration lore has no unit for); lore {} edges: \
+         recall {recall:.3}, precision {precision:.3} ({tp} right, {fp} wrong, {unjudged} \
+         the compiler cannot judge)",
+        truth.typescript,
+        truth.files.len(),
+        want.len(),
+        truth.unresolved,
+        lore.len(),
+    );
+    for (kind, (hit, n)) in &by_kind {
+        eprintln!(
+            "  {kind:<16} recall {:.3} ({hit} of {n})",
+            *hit as f64 / *n as f64
+        );
+    }
+    for (edge, kind) in want.iter().filter(|(e, _)| !lore.contains(*e)).take(40) {
+        eprintln!(
+            "  {name} missed [{kind}]: {}::{} -> {}::{}",
+            edge.0, edge.1, edge.2, edge.3
+        );
+    }
+    Score { recall, precision }
+}
+
+#[test]
+fn calls_agree_with_the_typescript_compiler() {
+    let Some((corpora, typescript)) = setup() else {
+        return;
+    };
+    let express = compare(
+        "express",
+        &corpora.join("express-5.1.0/package"),
+        &["lib"],
+        &typescript,
+    );
+    let rxjs = compare(
+        "rxjs",
+        &corpora.join("rxjs-7.8.2/package"),
+        &["src"],
+        &typescript,
+    );
+    for (name, s, recall, precision) in [("express", &express, 0.0, 0.0), ("rxjs", &rxjs, 0.0, 0.0)]
+    {
+        assert!(s.recall >= recall, "{name}: recall {:.3}", s.recall);
+        assert!(
+            s.precision >= precision,
+            "{name}: precision {:.3}",
+            s.precision
+        );
+    }
+}
