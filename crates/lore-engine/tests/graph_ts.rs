@@ -1,7 +1,7 @@
 //! The code graph of TypeScript and JavaScript against the TypeScript compiler's own call
 //! graph (issue 30). `tests/ts/callgraph.cjs` lists every call the compiler resolves, with
 //! the declaration it lands on; this test maps both ends to lore's units (the innermost unit
-//! enclosing the line) and compares the caller → callee edges with lore's resolved `calls`
+//! enclosing the offset) and compares the caller → callee edges with lore's resolved `calls`
 //! edges: recall per kind of callee, and precision over the edges the compiler can judge
 //! (it resolved a call of that name in that unit, to the project or elsewhere).
 //!
@@ -11,7 +11,7 @@
 //! 5.9.3 package at `$LORE_TYPESCRIPT`, run with `node`. Without them the test skips,
 //! unless `CI` is set.
 
-use lore_core::{DataDir, RefKind, Symbol};
+use lore_core::{DataDir, FileFacts, RefKind};
 use lore_engine::{AddStore, Engine, EngineConfig, NoProgress};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -29,12 +29,14 @@ struct Truth {
 #[derive(Deserialize)]
 struct Call {
     path: String,
-    line: u32,
+    /// UTF-8 byte offset of the callee's name.
+    byte: usize,
     name: String,
     /// `None`: resolved outside the project's units.
     to_path: Option<String>,
+    /// Where the declaration's name starts.
     #[serde(default)]
-    to_line: u32,
+    to_byte: usize,
     kind: String,
 }
 
@@ -80,25 +82,26 @@ fn compiler_calls(typescript: &Path, root: &Path, dirs: &[&str]) -> Truth {
     serde_json::from_slice(&out.stdout).expect("callgraph.cjs prints JSON")
 }
 
-/// lore's units per file, as its chunker sees them.
-fn units(root: &Path, files: &[String]) -> HashMap<String, Vec<Symbol>> {
+/// lore's facts per file (units, references), as its chunker sees them.
+fn analyse(root: &Path, files: &[String]) -> HashMap<String, FileFacts> {
     files
         .iter()
         .map(|f| {
             let text = std::fs::read_to_string(root.join(f)).unwrap();
             let a = lore_chunk::analyze_file(f, &text, &lore_chunk::ChunkOptions::default());
-            (f.clone(), a.facts.symbols)
+            (f.clone(), a.facts)
         })
         .collect()
 }
 
-/// The qualified name of the innermost unit of `path` enclosing `line`.
-fn unit_at(units: &HashMap<String, Vec<Symbol>>, path: &str, line: u32) -> Option<String> {
+/// The qualified name of the innermost unit of `path` enclosing byte `at`.
+fn unit_at(units: &HashMap<String, FileFacts>, path: &str, at: usize) -> Option<String> {
     units
         .get(path)?
+        .symbols
         .iter()
-        .filter(|s| s.start_line <= line && line <= s.end_line)
-        .min_by_key(|s| s.end_line - s.start_line)
+        .filter(|s| s.start_byte <= at && at < s.end_byte)
+        .min_by_key(|s| s.end_byte - s.start_byte)
         .map(|s| s.qualified.clone())
 }
 
@@ -124,7 +127,7 @@ struct Score {
 /// comparison.
 fn compare(name: &str, root: &Path, dirs: &[&str], typescript: &Path) -> Score {
     let truth = compiler_calls(typescript, root, dirs);
-    let units = units(root, &truth.files);
+    let units = analyse(root, &truth.files);
     let data = tempfile::tempdir().unwrap();
     let mut engine = Engine::open_with(
         DataDir::new(data.path().to_path_buf()),
@@ -158,9 +161,9 @@ fn compare(name: &str, root: &Path, dirs: &[&str], typescript: &Path) -> Score {
     let mut judged: Judged = HashMap::new();
     let mut no_unit = 0;
     for c in &truth.calls {
-        let caller = unit_at(&units, &c.path, c.line).unwrap_or_else(|| "<module>".into());
+        let caller = unit_at(&units, &c.path, c.byte).unwrap_or_else(|| "<module>".into());
         let target = match &c.to_path {
-            Some(p) => match unit_at(&units, p, c.to_line) {
+            Some(p) => match unit_at(&units, p, c.to_byte) {
                 Some(q) => Some((p.clone(), q)),
                 None => {
                     no_unit += 1;
@@ -219,9 +222,21 @@ fn compare(name: &str, root: &Path, dirs: &[&str], typescript: &Path) -> Score {
             *hit as f64 / *n as f64
         );
     }
-    for (edge, kind) in want.iter().filter(|(e, _)| !lore.contains(*e)).take(40) {
+    // What lore recorded for the calls it missed: the reference's name and receiver.
+    for (edge, kind) in want.iter().filter(|(e, _)| !lore.contains(*e)).take(60) {
+        let callee = last_segment(&edge.3);
+        let seen: Vec<String> = units[&edge.0]
+            .refs
+            .iter()
+            .filter(|r| {
+                r.kind == RefKind::Calls
+                    && r.caller.as_deref().unwrap_or("<module>") == edge.1
+                    && last_segment(&r.name) == callee
+            })
+            .map(|r| format!("{}{:?}", r.name, r.receiver))
+            .collect();
         eprintln!(
-            "  {name} missed [{kind}]: {}::{} -> {}::{}",
+            "  {name} missed [{kind}]: {}::{} -> {}::{} (lore saw {seen:?})",
             edge.0, edge.1, edge.2, edge.3
         );
     }

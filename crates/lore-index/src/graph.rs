@@ -330,10 +330,12 @@ impl Catalog {
         )
     }
 
-    /// Every symbol of a store.
+    /// Every symbol of a store, in file order (overloads before their implementation).
     pub fn symbols(&self, store_id: i64) -> Result<Vec<SymbolRow>, IndexError> {
         self.db.query(
-            &format!("SELECT {SYMBOL_COLUMNS} FROM symbols WHERE store_id = ?1"),
+            &format!(
+                "SELECT {SYMBOL_COLUMNS} FROM symbols WHERE store_id = ?1 ORDER BY path, start_byte"
+            ),
             args![store_id],
             |r| symbol_from_row(r, 0),
         )

@@ -307,7 +307,7 @@ fn a_newer_schema_is_refused_and_migration_is_idempotent() {
     };
     let db = Sql::postgres(&url, &PgOptions::default()).unwrap();
     assert_eq!(lore_index::postgres_status(&db).unwrap().version, 0);
-    assert_eq!(lore_index::migrate_postgres(&db).unwrap(), [1, 2]);
+    assert_eq!(lore_index::migrate_postgres(&db).unwrap(), [1, 2, 3]);
     assert!(lore_index::migrate_postgres(&db).unwrap().is_empty());
     let status = lore_index::postgres_status(&db).unwrap();
     assert_eq!(status.version, status.latest);

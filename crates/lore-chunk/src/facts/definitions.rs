@@ -71,6 +71,7 @@ impl<'a> Extractor<'_, 'a> {
             is_test: stack.last().is_some_and(|f| f.is_test),
             base: None,
             symbol: None,
+            body: None,
         });
         if let Some(body) = node.child_by_field_name("body") {
             for c in named_children(body) {
@@ -169,6 +170,7 @@ impl<'a> Extractor<'_, 'a> {
             is_test,
             base: None,
             symbol: Some(symbol_index),
+            body: info.body.map(|b| (b.start_byte(), b.end_byte())),
         };
         if is_callable(info.kind) {
             self.params(node, &mut frame);

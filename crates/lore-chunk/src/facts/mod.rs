@@ -45,6 +45,10 @@ struct Frame {
     base: Option<String>,
     /// Index of this frame's symbol in the output.
     symbol: Option<usize>,
+    /// Byte range of the unit's body: a declaration whose value is a function (`const f =
+    /// function g() {…}`, `app.set = function set() {…}`) shares it with that function,
+    /// which is the same unit, not one inside it.
+    body: Option<(usize, usize)>,
 }
 
 struct Extractor<'s, 'a> {
@@ -132,10 +136,12 @@ impl<'a> Extractor<'_, 'a> {
             // The definition inside a decorated one is the same unit (a decorated method
             // classifies as a method, its inner `def` as a function).
             && !stack.last().is_some_and(|f| {
-                f.name == name
-                    && (f.kind == info.kind || f.sig_start == info.sig_start)
-                    && f.start <= node.start_byte()
-                    && node.end_byte() <= f.end
+                let inside = f.start <= node.start_byte() && node.end_byte() <= f.end;
+                let body = info.body.map(|b| (b.start_byte(), b.end_byte()));
+                inside
+                    && ((f.name == name
+                        && (f.kind == info.kind || f.sig_start == info.sig_start))
+                        || (body.is_some() && body == f.body))
             })
         {
             self.define(node, &info, name, stack);

@@ -50,6 +50,43 @@ impl LangRules<'_, '_> {
         Some(u)
     }
 
+    /// `target = function …` / `target = class …`. A member of an object (`app.set = …`,
+    /// `View.prototype.lookup = …`) is a method named for its property, whose parent is the
+    /// object, so `this.get()` inside it finds `app.get`; a CommonJS export (`exports.f =
+    /// …`, `module.exports.f = …`) is a function of the module named `f`.
+    fn js_assigned<'t>(
+        &self,
+        node: Node<'t>,
+        target: &str,
+        value: Node<'t>,
+        scope: Scope,
+    ) -> Option<UnitInfo<'t>> {
+        let member = target
+            .rsplit_once('.')
+            .filter(|(object, prop)| {
+                !object.is_empty()
+                    && !prop.is_empty()
+                    && !object.contains(['[', '(', ' '])
+                    && prop
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+            })
+            .filter(|(object, _)| *object != "module");
+        let Some((object, prop)) = member else {
+            return self.js_valued(node, value, Some(target.to_string()), scope);
+        };
+        let mut u = self.js_valued(node, value, Some(prop.to_string()), scope)?;
+        if matches!(object, "exports" | "module.exports") {
+            return Some(u);
+        }
+        let object = object.strip_suffix(".prototype").unwrap_or(object);
+        if u.kind == ChunkKind::Function {
+            u.kind = ChunkKind::Method;
+        }
+        u.parent = Some(object.to_string());
+        Some(u)
+    }
+
     pub(super) fn js<'t>(
         &self,
         node: Node<'t>,
@@ -131,8 +168,7 @@ impl LangRules<'_, '_> {
                     "assignment_expression" => {
                         let left = inner.child_by_field_name("left")?;
                         let right = inner.child_by_field_name("right")?;
-                        let name = Some(collapse_ws(self.text(left)));
-                        self.js_valued(node, right, name, scope)?
+                        self.js_assigned(node, &collapse_ws(self.text(left)), right, scope)?
                     }
                     _ => return None,
                 }

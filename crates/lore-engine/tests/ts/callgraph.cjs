@@ -7,7 +7,7 @@
 // without declaration files and node_modules, into one program (allowJs, so JavaScript is
 // resolved too), and prints one JSON object: the files, and for every call expression whose
 // callee the checker resolves to a declaration in one of those files, the call site and the
-// declaration (file and 1-based line of its name), with the callee's kind. Calls the checker
+// declaration (file, 1-based line and UTF-8 byte offset of its name), with the callee's kind. Calls the checker
 // resolves elsewhere (the standard library, a dependency, a value that is not a function of
 // the project) are listed with no declaration, and calls it cannot resolve only counted.
 'use strict';
@@ -49,6 +49,8 @@ const program = ts.createProgram(files, {
 const checker = program.getTypeChecker();
 const rel = (f) => path.relative(root, f).split(path.sep).join('/');
 const lineOf = (sf, pos) => sf.getLineAndCharacterOfPosition(pos).line + 1;
+// lore's offsets are UTF-8 bytes, the compiler's UTF-16 units.
+const byteOf = (sf, pos) => Buffer.byteLength(sf.text.slice(0, pos), 'utf8');
 
 // What kind of thing a call lands on, for recall and precision per kind.
 function calleeKind(decl, call) {
@@ -71,11 +73,9 @@ function calleeKind(decl, call) {
   return 'other';
 }
 
-// The node naming a declaration (its line is the line the test looks the unit up by).
-function declLine(decl) {
-  const sf = decl.getSourceFile();
-  const name = decl.name || (ts.isBinaryExpression(decl) ? decl.left : decl);
-  return lineOf(sf, name.getStart(sf));
+// The node naming a declaration (the test looks its unit up by where it starts).
+function declName(decl) {
+  return decl.name || (ts.isBinaryExpression(decl) ? decl.left : decl);
 }
 
 // Declarations that are code: a variable or property only when its value is a function or
@@ -122,18 +122,28 @@ for (const sf of program.getSourceFiles()) {
         const dsf = decl.getSourceFile();
         if (inProject.has(path.resolve(dsf.fileName)) && !dsf.isDeclarationFile && isCode(decl)) {
           const callee = ts.isPropertyAccessExpression(node.expression) ? node.expression.name : node.expression;
+          const name = declName(decl);
           out.calls.push({
             path: rel(sf.fileName),
             line: lineOf(sf, callee.getStart(sf)),
+            byte: byteOf(sf, callee.getStart(sf)),
             name: callee.getText(sf).replace(/^#/, ''),
             to_path: rel(dsf.fileName),
-            to_line: declLine(decl),
+            to_line: lineOf(dsf, name.getStart(dsf)),
+            to_byte: byteOf(dsf, name.getStart(dsf)),
             kind: calleeKind(decl, node),
           });
         } else {
           // Resolved, but not to a unit of the project: a lore edge here is wrong.
           const callee = ts.isPropertyAccessExpression(node.expression) ? node.expression.name : node.expression;
-          out.calls.push({ path: rel(sf.fileName), line: lineOf(sf, callee.getStart(sf)), name: callee.getText(sf).replace(/^#/, ''), to_path: null, kind: 'elsewhere' });
+          out.calls.push({
+            path: rel(sf.fileName),
+            line: lineOf(sf, callee.getStart(sf)),
+            byte: byteOf(sf, callee.getStart(sf)),
+            name: callee.getText(sf).replace(/^#/, ''),
+            to_path: null,
+            kind: 'elsewhere',
+          });
           out.elsewhere++;
         }
       }

@@ -109,6 +109,9 @@ pub struct Index {
     by_key: HashMap<(String, String), Vec<usize>>,
     by_name: HashMap<String, Vec<usize>>,
     methods: HashMap<(String, String), Vec<usize>>,
+    /// Names that have methods (`View` with `View.prototype.lookup = function …`): a
+    /// function of that name is a constructor, and `this` inside it is one of those.
+    containers: std::collections::HashSet<String>,
     imports: HashMap<String, Vec<Import>>,
     /// Base types (extends/implements) by type name: (file that declares it, base).
     bases: HashMap<String, Vec<(String, String)>>,
@@ -250,6 +253,7 @@ impl Index {
             by_path,
             by_key,
             by_name,
+            containers: methods.keys().map(|(c, _)| c.clone()).collect(),
             methods,
             imports: by_file,
             bases,
@@ -377,7 +381,9 @@ impl Index {
         loop {
             if let Some(&i) = self.defined(path, q).first() {
                 let s = &self.symbols[i];
-                if s.kind.is_type() {
+                if s.kind.is_type()
+                    || (s.kind == ChunkKind::Function && self.containers.contains(&s.name))
+                {
                     return Some(s.name.clone());
                 }
                 if let Some(c) = &s.container {

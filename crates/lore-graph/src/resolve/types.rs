@@ -41,6 +41,16 @@ impl Index {
             match callable.as_slice() {
                 [] => {}
                 [one] => return Some(*one),
+                // One method declared several times in one place: TypeScript overload
+                // signatures and the implementation after them (the last, in file order).
+                [first, .., last]
+                    if callable.iter().all(|&i| {
+                        let (s, f) = (&self.symbols[i], &self.symbols[*first]);
+                        s.path == f.path && s.qualified == f.qualified
+                    }) =>
+                {
+                    return Some(*last);
+                }
                 many => {
                     let same_file: Vec<usize> = many
                         .iter()
