@@ -751,3 +751,85 @@ fn a_file_that_parses_with_errors_says_where() {
     assert!(e.to_string().starts_with("parse error at line 5"), "{e}");
     assert!(broken.facts.symbols.iter().any(|s| s.name == "ok"));
 }
+
+/// Issue 30, kind 3: CommonJS modules import with `require`, and members assigned to an
+/// object are its methods, each one unit named once.
+#[test]
+fn commonjs_requires_and_assigned_members() {
+    let text = "\
+'use strict';
+var utils = require('./utils');
+var compileETag = require('./utils').compileETag;
+var { setCharset, normalizeType: normalize } = require('./utils');
+var app = exports = module.exports = {};
+
+app.set = function set(setting, val) {
+  this.settings[setting] = val;
+  return compileETag(val);
+};
+
+app.enable = function enable(setting) {
+  return this.set(setting, true);
+};
+
+function View(name) {
+  this.path = this.lookup(name);
+}
+
+View.prototype.lookup = function lookup(name) {
+  return normalize(name);
+};
+
+exports.isAbsolute = function (path) {
+  return path[0] === '/';
+};
+";
+    let f = facts("lib/application.js", text);
+    let imports: Vec<(String, Vec<String>, Option<String>)> = f
+        .imports
+        .iter()
+        .map(|i| {
+            let names = i
+                .names
+                .iter()
+                .map(|n| format!("{}>{}", n.name, n.local()))
+                .collect();
+            (i.module.clone(), names, i.alias.clone())
+        })
+        .collect();
+    assert_eq!(
+        imports,
+        [
+            ("./utils".into(), vec![], Some("utils".into())),
+            (
+                "./utils".into(),
+                vec!["compileETag>compileETag".into()],
+                None
+            ),
+            (
+                "./utils".into(),
+                vec![
+                    "setCharset>setCharset".into(),
+                    "normalizeType>normalize".into()
+                ],
+                None
+            ),
+        ]
+    );
+    let set = sym(&f, "app.set");
+    assert_eq!(
+        (set.kind, set.container.as_deref()),
+        (ChunkKind::Method, Some("app"))
+    );
+    assert_eq!(sym(&f, "View.lookup").container.as_deref(), Some("View"));
+    assert_eq!(sym(&f, "isAbsolute").kind, ChunkKind::Function);
+    let names: Vec<&str> = f.symbols.iter().map(|s| s.qualified.as_str()).collect();
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.ends_with("set.set") || n.ends_with("enable.enable")),
+        "{names:?}"
+    );
+    has_call(&f, "app.enable", "set", Receiver::SelfType);
+    has_call(&f, "View", "lookup", Receiver::SelfType);
+}

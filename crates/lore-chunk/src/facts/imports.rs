@@ -187,6 +187,52 @@ pub(crate) fn imports(src: &Src, lang: Language, tree: &Tree) -> Vec<Import> {
                 }
                 continue;
             }
+            // CommonJS: `const m = require("./m")`, `const f = require("./m").f`,
+            // `const { f, g: h } = require("./m")`.
+            (
+                Language::JavaScript | Language::TypeScript | Language::Tsx,
+                "variable_declarator",
+            ) if let Some((module, member)) = n
+                .child_by_field_name("value")
+                .and_then(|v| required(src, v)) =>
+            {
+                let Some(target) = n.child_by_field_name("name") else {
+                    continue;
+                };
+                let local = text(target).to_string();
+                match (target.kind(), member) {
+                    ("identifier", None) => imp(module, vec![], Some(local), false, false),
+                    ("identifier", Some(name)) => {
+                        let alias = (local != name).then_some(local);
+                        imp(
+                            module,
+                            vec![ImportedName { name, alias }],
+                            None,
+                            false,
+                            false,
+                        )
+                    }
+                    ("object_pattern", None) => {
+                        let names = named_children(target)
+                            .into_iter()
+                            .filter_map(|p| match p.kind() {
+                                "shorthand_property_identifier_pattern" => Some(ImportedName {
+                                    name: text(p).to_string(),
+                                    alias: None,
+                                }),
+                                "pair_pattern" => Some(ImportedName {
+                                    name: text(p.child_by_field_name("key")?).to_string(),
+                                    alias: Some(text(p.child_by_field_name("value")?).to_string()),
+                                }),
+                                _ => None,
+                            })
+                            .collect();
+                        imp(module, names, None, false, false)
+                    }
+                    _ => {}
+                }
+                continue;
+            }
             (Language::C | Language::Cpp, "preproc_include") => {
                 if let Some(p) = n.child_by_field_name("path") {
                     let module = text(p).trim_matches(['"', '<', '>']).to_string();
@@ -204,6 +250,28 @@ pub(crate) fn imports(src: &Src, lang: Language, tree: &Tree) -> Vec<Import> {
     }
     out.sort_by_key(|i| i.line);
     out
+}
+
+/// `require("m")` → (`m`, None); `require("m").f` → (`m`, Some(`f`)).
+fn required(src: &Src, value: Node) -> Option<(String, Option<String>)> {
+    let text = |n: Node| src.slice(n.start_byte(), n.end_byte());
+    let (call, member) = match value.kind() {
+        "member_expression" => (
+            value.child_by_field_name("object")?,
+            Some(text(value.child_by_field_name("property")?).to_string()),
+        ),
+        _ => (value, None),
+    };
+    if call.kind() != "call_expression"
+        || call.child_by_field_name("function").map(text) != Some("require")
+    {
+        return None;
+    }
+    let arg = call.child_by_field_name("arguments")?.named_child(0)?;
+    if arg.kind() != "string" {
+        return None;
+    }
+    Some((text(arg).trim_matches(['"', '\'', '`']).to_string(), member))
 }
 
 /// Flattens a Rust `use` tree: `a::{b, c::d as e, f::*}`.
