@@ -260,8 +260,11 @@ fn calls_agree_with_the_typescript_compiler() {
         &["src"],
         &typescript,
     );
-    for (name, s, recall, precision) in [("express", &express, 0.0, 0.0), ("rxjs", &rxjs, 0.0, 0.0)]
-    {
+    // Where lore stands (the goal is recall 0.90 at precision 0.98): these may only rise.
+    for (name, s, recall, precision) in [
+        ("express", &express, 0.90, 0.98),
+        ("rxjs", &rxjs, 0.74, 0.98),
+    ] {
         assert!(s.recall >= recall, "{name}: recall {:.3}", s.recall);
         assert!(
             s.precision >= precision,
