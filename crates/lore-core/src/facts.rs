@@ -117,6 +117,14 @@ pub enum Receiver {
     /// know (declared in another file or a base class): `app.config` with `app =
     /// Flask()` is `Field(ReturnOf("Flask"), "config")`.
     Field(Box<Receiver>, String),
+    /// An untyped parameter of a function passed to a call, which the callee's signature
+    /// types (`operate((source, subscriber) => …)`): parameter `param` of the function
+    /// given as argument `arg` of a call to `call`.
+    Callback {
+        call: String,
+        arg: usize,
+        param: usize,
+    },
     /// Anything else (a call chain, an index expression, an untyped variable).
     Unknown,
 }

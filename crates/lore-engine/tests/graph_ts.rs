@@ -223,7 +223,7 @@ fn compare(name: &str, root: &Path, dirs: &[&str], typescript: &Path) -> Score {
         );
     }
     // What lore recorded for the calls it missed: the reference's name and receiver.
-    for (edge, kind) in want.iter().filter(|(e, _)| !lore.contains(*e)).take(60) {
+    for (edge, kind) in want.iter().filter(|(e, _)| !lore.contains(*e)).take(400) {
         let callee = last_segment(&edge.3);
         let seen: Vec<String> = units[&edge.0]
             .refs
@@ -263,7 +263,7 @@ fn calls_agree_with_the_typescript_compiler() {
     // Where lore stands (the goal is recall 0.90 at precision 0.98): these may only rise.
     for (name, s, recall, precision) in [
         ("express", &express, 0.90, 0.98),
-        ("rxjs", &rxjs, 0.74, 0.98),
+        ("rxjs", &rxjs, 0.86, 0.98),
     ] {
         assert!(s.recall >= recall, "{name}: recall {:.3}", s.recall);
         assert!(

@@ -2,6 +2,7 @@
 //! returns", `self`, or a module/type path.
 
 use super::{Extractor, Frame};
+use crate::lang;
 use lore_core::{Language, Receiver, type_name};
 use tree_sitter::Node;
 
@@ -96,6 +97,57 @@ impl<'a> Extractor<'_, 'a> {
         }
     }
 
+    /// `name` used at `at` is an untyped parameter of a JavaScript/TypeScript function
+    /// that is passed straight to a call (`operate((source, subscriber) => {…})`,
+    /// `app.use((c, next) => …)`): the callee's signature says what it is.
+    fn callback_param(&self, at: Node, name: &str) -> Option<Receiver> {
+        if !matches!(
+            self.lang,
+            Language::JavaScript | Language::TypeScript | Language::Tsx
+        ) {
+            return None;
+        }
+        let mut n = at.parent();
+        while let Some(f) = n {
+            if matches!(
+                f.kind(),
+                "arrow_function" | "function_expression" | "function"
+            ) {
+                let params: Vec<Node> = match f.child_by_field_name("parameters") {
+                    Some(list) => lang::named_children(list),
+                    // `x => …`: one parameter, no parentheses.
+                    None => f.child_by_field_name("parameter").into_iter().collect(),
+                };
+                let param = params.iter().position(|p| {
+                    let pattern = p.child_by_field_name("pattern").unwrap_or(*p);
+                    self.text(pattern) == name
+                });
+                if let Some(param) = param {
+                    // A parameter the function declares itself: typed there, or not at all.
+                    if params[param].child_by_field_name("type").is_some() {
+                        return None;
+                    }
+                    let args = f.parent().filter(|a| a.kind() == "arguments")?;
+                    let call = args.parent().filter(|c| c.kind() == "call_expression")?;
+                    let callee = call.child_by_field_name("function")?;
+                    if !matches!(callee.kind(), "identifier" | "member_expression") {
+                        return None;
+                    }
+                    let arg = lang::named_children(args)
+                        .iter()
+                        .position(|a| a.id() == f.id())?;
+                    return Some(Receiver::Callback {
+                        call: self.text(callee).split_whitespace().collect(),
+                        arg,
+                        param,
+                    });
+                }
+            }
+            n = f.parent();
+        }
+        None
+    }
+
     /// The receiver of `obj.method()`.
     pub(super) fn receiver(&self, obj: Node, stack: &[Frame]) -> Receiver {
         let t = self.text(obj);
@@ -105,6 +157,7 @@ impl<'a> Extractor<'_, 'a> {
             "identifier" | "type_identifier" | "package_identifier" => self
                 .lookup(t, stack)
                 .or_else(|| self.implicit_field(t, stack))
+                .or_else(|| self.callback_param(obj, t))
                 .unwrap_or_else(|| Receiver::Path(t.to_string())),
             "scoped_identifier" | "qualified_identifier" | "dotted_name" => {
                 if t == "Self" {

@@ -364,6 +364,11 @@ impl Index {
                 self.method(path, &ty, &r.name, 0)
                     .map(|i| (i, weakest(How::Typed, how)))
             }
+            Receiver::Callback { call, arg, param } => {
+                let (file, ty) =
+                    self.callback_type(path, lang, call, *arg, *param, r.caller.as_deref())?;
+                self.typed_method(&file, lang, &ty, &r.name)
+            }
             Receiver::Unknown => None,
         }?;
         let (i, how) = found;

@@ -126,6 +126,14 @@ impl Index {
                 let (ty, then) = self.field_type(path, &ty, field, depth + 1)?;
                 Some((ty, weakest(how, then)))
             }
+            Receiver::Callback { call, arg, param } => {
+                let (file, ty) = self.callback_type(path, lang, call, *arg, *param, caller)?;
+                let real = self
+                    .bare(&file, lang, &ty, None, RefKind::Extends, 0)
+                    .map(|(i, _)| self.symbols[i].name.clone())
+                    .unwrap_or(ty);
+                Some((real, How::Typed))
+            }
             Receiver::None | Receiver::Unknown => None,
         }
     }

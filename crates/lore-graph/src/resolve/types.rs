@@ -131,6 +131,43 @@ impl Index {
         self.method(path, &real, name, 0).map(|i| (i, How::Typed))
     }
 
+    /// The type the callee's signature gives parameter `param` of the function passed as
+    /// argument `arg` of a call to `call` made in `path`, and the file it is written in:
+    /// the argument's declared type is a function type, or a type alias of one
+    /// (`init: (source: Observable<T>, subscriber: Subscriber<R>) => void`, `handler:
+    /// MiddlewareHandler`).
+    pub(super) fn callback_type(
+        &self,
+        path: &str,
+        lang: Language,
+        call: &str,
+        arg: usize,
+        param: usize,
+        caller: Option<&str>,
+    ) -> Option<(String, String)> {
+        let (callee, _) = match call.rsplit_once('.') {
+            None => self.bare(path, lang, call, caller, RefKind::Calls, 0)?,
+            Some((object, name)) => {
+                self.qualified_call(path, lang, object, name, RefKind::Calls, caller, 0)?
+            }
+        };
+        let callee = &self.symbols[callee];
+        let arg_type = signature_params(callee.signature.as_deref()?)
+            .into_iter()
+            .nth(arg)??;
+        let fn_type = if arg_type.starts_with('(') {
+            arg_type
+        } else {
+            // A named function type: its alias says what it is.
+            let alias = type_name(&arg_type)?;
+            let (i, _) = self.bare(&callee.path, lang, &alias, None, RefKind::Extends, 0)?;
+            let sig = self.symbols[i].signature.as_deref()?;
+            sig.split_once('=')?.1.trim().to_string()
+        };
+        let ty = signature_params(&fn_type).into_iter().nth(param)??;
+        Some((callee.path.clone(), type_name(&ty)?))
+    }
+
     /// The type of the value a call returns: a constructed class, or the callee's
     /// declared return type; with the least certain step that led there.
     pub(super) fn type_of_call(
@@ -205,5 +242,106 @@ impl Index {
             return Some((s.container.clone()?, How::Local));
         }
         Some((ret, How::Local))
+    }
+}
+
+/// The declared types of a TypeScript signature's parameters, in order (`None` for one
+/// without a type): `f<T>(a: A, b?: B<T>, c) => R` gives `[Some("A"), Some("B<T>"), None]`.
+/// The list is the first parenthesised one at the top level, after any type parameters.
+pub(crate) fn signature_params(sig: &str) -> Vec<Option<String>> {
+    let bytes = sig.as_bytes();
+    // Skip to the parameter list's `(`, past `<…>` type parameters.
+    let mut depth = 0i32;
+    let mut open = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'<' => depth += 1,
+            b'>' if i > 0 && bytes[i - 1] != b'=' => depth -= 1,
+            b'(' if depth == 0 => {
+                open = Some(i);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let Some(open) = open else {
+        return Vec::new();
+    };
+    let mut params = Vec::new();
+    let mut depth = 0i32;
+    let mut start = open + 1;
+    for (i, &b) in bytes.iter().enumerate().skip(open + 1) {
+        match b {
+            b'(' | b'[' | b'{' | b'<' => depth += 1,
+            b'>' if bytes[i - 1] == b'=' => {}
+            b')' | b']' | b'}' | b'>' if depth > 0 => depth -= 1,
+            b')' => {
+                params.push(&sig[start..i]);
+                break;
+            }
+            b',' if depth == 0 => {
+                params.push(&sig[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    params
+        .into_iter()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| top_level_colon(p).map(|c| p[c + 1..].trim().to_string()))
+        .collect()
+}
+
+/// The first `:` of a parameter outside brackets (its type annotation).
+fn top_level_colon(p: &str) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, b) in p.bytes().enumerate() {
+        match b {
+            b'(' | b'[' | b'{' | b'<' => depth += 1,
+            b')' | b']' | b'}' | b'>' => depth -= 1,
+            b':' if depth == 0 => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod signature_tests {
+    use super::signature_params;
+
+    #[test]
+    fn parameters_of_typescript_signatures() {
+        let p = |s: &str| signature_params(s);
+        assert_eq!(
+            p(
+                "export function operate<T, R>(init: (liftedSource: Observable<T>, subscriber: Subscriber<R>) => (() => void) | void): OperatorFunction<T, R>"
+            ),
+            [Some(
+                "(liftedSource: Observable<T>, subscriber: Subscriber<R>) => (() => void) | void"
+                    .to_string()
+            )]
+        );
+        assert_eq!(
+            p("(liftedSource: Observable<T>, subscriber: Subscriber<R>) => (() => void) | void"),
+            [
+                Some("Observable<T>".to_string()),
+                Some("Subscriber<R>".to_string())
+            ]
+        );
+        assert_eq!(
+            p("use(path: string, ...handlers: MiddlewareHandler<E>[]): this"),
+            [
+                Some("string".to_string()),
+                Some("MiddlewareHandler<E>[]".to_string())
+            ]
+        );
+        assert_eq!(
+            p("function f(a, { b, c }: Opts = {})"),
+            [None, Some("Opts = {}".to_string())]
+        );
+        assert!(p("const x").is_empty());
     }
 }
