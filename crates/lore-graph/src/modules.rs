@@ -13,6 +13,9 @@ pub struct FileSet {
     by_name: HashMap<String, Vec<String>>,
     /// `src/lib.rs` of each crate by directory name (`-` as `_`); `None` when ambiguous.
     crates: HashMap<String, Option<String>>,
+    /// The entry (`src/index.ts`, …) of each JavaScript/TypeScript package of a monorepo by
+    /// its directory's name (`packages/shared` for `@vue/shared`); `None` when ambiguous.
+    js_packages: HashMap<String, Option<String>>,
 }
 
 pub fn dir_of(path: &str) -> &str {
@@ -62,6 +65,20 @@ impl FileSet {
                 fs.crates
                     .entry(key)
                     .and_modify(|v| *v = None)
+                    .or_insert_with(|| Some(p.clone()));
+            }
+            let package_dir = ["ts", "tsx", "js", "mjs"]
+                .iter()
+                .find_map(|ext| p.strip_suffix(&format!("/src/index.{ext}")));
+            if let Some(dir) = package_dir.filter(|d| !d.is_empty()) {
+                let key = dir.rsplit('/').next().unwrap_or(dir).to_string();
+                fs.js_packages
+                    .entry(key)
+                    .and_modify(|v| {
+                        if v.as_deref() != Some(p.as_str()) {
+                            *v = None
+                        }
+                    })
                     .or_insert_with(|| Some(p.clone()));
             }
             fs.files.insert(p);
@@ -180,7 +197,7 @@ impl FileSet {
             || module == "."
             || module == "..")
         {
-            return None;
+            return self.js_package(module);
         }
         let base = normalize(&join(dir_of(from), module))?;
         // `./util.js` in TypeScript sources often means `./util.ts`.
@@ -200,6 +217,23 @@ impl FileSet {
             c.push(format!("{base}/index.{ext}"));
         }
         self.first_existing(c)
+    }
+
+    /// A package of the store's own monorepo imported by name (`@vue/shared`, `vue`): the
+    /// `src/index` of the one directory of that name (`packages/shared/src/index.ts`).
+    /// Deep imports (`pkg/sub`) and packages the store does not hold are not resolved.
+    fn js_package(&self, module: &str) -> Option<String> {
+        let name = match module.strip_prefix('@') {
+            Some(scoped) => {
+                let (_, name) = scoped.split_once('/')?;
+                name
+            }
+            None => module,
+        };
+        if name.is_empty() || name.contains('/') {
+            return None;
+        }
+        self.js_packages.get(name).cloned().flatten()
     }
 
     /// The crate root directory of a file: the nearest ancestor holding lib.rs or main.rs.
@@ -451,6 +485,25 @@ mod tests {
         );
         assert_eq!(f.js("src/app.tsx", "react"), None);
         assert_eq!(f.js("src/app.tsx", "../../../x"), None);
+        // A monorepo's own packages, by name.
+        let f = fs(&[
+            "packages/shared/src/index.ts",
+            "packages/shared/src/general.ts",
+            "packages/vue/src/index.ts",
+            "packages/runtime-core/src/index.ts",
+        ]);
+        let from = "packages/runtime-core/src/index.ts";
+        assert_eq!(
+            f.js(from, "@vue/shared").as_deref(),
+            Some("packages/shared/src/index.ts")
+        );
+        assert_eq!(
+            f.js(from, "vue").as_deref(),
+            Some("packages/vue/src/index.ts")
+        );
+        assert_eq!(f.js(from, "@vue/shared/src/general"), None);
+        assert_eq!(f.js(from, "@vue/compiler-core"), None);
+        assert_eq!(f.js(from, "react"), None);
     }
 
     #[test]

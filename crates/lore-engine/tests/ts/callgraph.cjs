@@ -35,7 +35,16 @@ function walk(dir) {
 for (const d of dirs.length ? dirs : ['.']) walk(path.join(root, d));
 const inProject = new Set(files);
 
+// A project's own module paths (`@vue/*` → `packages/*/src`), when its tsconfig.json says.
+const paths = {};
+const tsconfig = path.join(root, 'tsconfig.json');
+if (fs.existsSync(tsconfig)) {
+  const read = ts.readConfigFile(tsconfig, ts.sys.readFile);
+  const o = (read.config && read.config.compilerOptions) || {};
+  if (o.paths) Object.assign(paths, { paths: o.paths, baseUrl: path.resolve(root, o.baseUrl || '.') });
+}
 const program = ts.createProgram(files, {
+  ...paths,
   allowJs: true,
   checkJs: false,
   noEmit: true,
