@@ -199,9 +199,9 @@ fn focus(
             && Some(s.name.as_str()) != c.symbol.as_deref()
             && wanted.contains(&norm(&s.name))
     })?;
-    let content = c
-        .content
-        .get(sym.start_byte - c.start_byte..sym.end_byte - c.start_byte)?;
+    // The member's doc comment and attributes above it are part of it.
+    let (from, lines_above) = lead_in(c.content.get(..sym.start_byte - c.start_byte)?);
+    let content = c.content.get(from..sym.end_byte - c.start_byte)?;
     let mut focused = sc.clone();
     focused.chunk.content = content.to_string();
     focused.chunk.kind = sym.kind;
@@ -209,11 +209,51 @@ fn focus(
     focused.chunk.symbol = Some(sym.name.clone());
     focused.chunk.signature = sym.signature.clone();
     focused.chunk.doc = sym.doc.clone();
-    focused.chunk.start_line = sym.start_line;
+    focused.chunk.start_line = sym.start_line - lines_above;
     focused.chunk.end_line = sym.end_line;
-    focused.chunk.start_byte = sym.start_byte;
+    focused.chunk.start_byte = c.start_byte + from;
     focused.chunk.end_byte = sym.end_byte;
     Some((focused, sym.clone()))
+}
+
+/// Where the comment and attribute lines right above the end of `before` start (a unit's
+/// doc comment, decorators, `#[…]`), and how many lines they are; the end of `before`
+/// itself when there are none. A blank line ends them.
+fn lead_in(before: &str) -> (usize, u32) {
+    // `before` ends with the indentation of the unit's first line.
+    let mut start = before.rfind('\n').map_or(0, |i| i + 1);
+    if !before[start..].trim().is_empty() {
+        return (before.len(), 0);
+    }
+    let mut lines = 0;
+    let mut in_block = false;
+    while start > 0 {
+        let prev_start = before[..start - 1].rfind('\n').map_or(0, |i| i + 1);
+        let line = before[prev_start..start - 1].trim();
+        let closes = line.ends_with("*/");
+        let lead = in_block
+            || closes
+            || line.starts_with("//")
+            || line.starts_with("/*")
+            || line.starts_with('*')
+            || line.starts_with('#')
+            || line.starts_with('@');
+        if line.is_empty() || !lead {
+            break;
+        }
+        // Inside a block comment, read up to its opening `/*`.
+        in_block = if line.starts_with("/*") {
+            false
+        } else {
+            in_block || closes
+        };
+        start = prev_start;
+        lines += 1;
+    }
+    if lines == 0 {
+        return (before.len(), 0);
+    }
+    (start, lines)
 }
 
 /// Builds the layers of a result from the catalog (the code graph and the stored chunks).
@@ -417,6 +457,27 @@ impl Presenter<'_> {
             }
         }
         Ok(layer)
+    }
+}
+
+#[cfg(test)]
+mod lead_in_tests {
+    use super::lead_in;
+
+    #[test]
+    fn doc_comments_and_attributes_above_a_member_are_its_own() {
+        let before = "class A {\n  x = 1\n\n  /**\n   * Waits.\n   */\n  @cached\n  ";
+        let (from, lines) = lead_in(before);
+        assert_eq!(
+            (&before[from..], lines),
+            ("  /**\n   * Waits.\n   */\n  @cached\n  ", 4)
+        );
+        let before = "impl S {\n    /* plain\n       block */\n    ";
+        assert_eq!(lead_in(before).1, 2);
+        // Code or a blank line above: nothing.
+        assert_eq!(lead_in("  x = 1\n  "), (10, 0));
+        assert_eq!(lead_in("  // far\n\n  "), (12, 0));
+        assert_eq!(lead_in("x = f(a); "), (10, 0));
     }
 }
 

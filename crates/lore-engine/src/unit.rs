@@ -16,13 +16,26 @@ const LEAD_LINES: u32 = 20;
 pub type Lines = [u32; 2];
 
 /// The lines of the unit `sc` is part of: its symbol's lines, widened to the chunk's own
-/// (a window that starts at the unit's doc comment or decorators).
+/// (a window that starts at the unit's doc comment or decorators). The last member of a
+/// class or impl keeps the container's closing brackets in its chunk, so that chunks tile
+/// the file; they are not the member's lines.
 pub(crate) fn unit_lines(sc: &StoredChunk, symbol: Option<&SymbolRow>) -> Lines {
     let c = &sc.chunk;
-    match symbol {
-        Some(s) => [s.start_line.min(c.start_line), s.end_line.max(c.end_line)],
-        None => [c.start_line, c.end_line],
-    }
+    let Some(s) = symbol else {
+        return [c.start_line, c.end_line];
+    };
+    let closing_tail = s.end_byte > c.start_byte
+        && s.end_byte < c.end_byte
+        && c.content.get(s.end_byte - c.start_byte..).is_some_and(|t| {
+            t.bytes()
+                .all(|b| b.is_ascii_whitespace() || b"}])>;,".contains(&b))
+        });
+    let end = if closing_tail {
+        s.end_line
+    } else {
+        s.end_line.max(c.end_line)
+    };
+    [s.start_line.min(c.start_line), end]
 }
 
 /// What the full layer left out of a unit longer than [`MAX_UNIT_LINES`].

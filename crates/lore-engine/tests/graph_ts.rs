@@ -22,6 +22,8 @@ use std::process::Command;
 struct Truth {
     typescript: String,
     files: Vec<String>,
+    /// Files that declare something at their top level.
+    declaring: Vec<String>,
     calls: Vec<Call>,
     unresolved: usize,
 }
@@ -121,6 +123,9 @@ type Judged = HashMap<(String, String, String), BTreeSet<Option<(String, String)
 struct Score {
     recall: f64,
     precision: f64,
+    /// Of the non-test files that declare something, the share with a unit that has a
+    /// symbol and a signature.
+    units: f64,
 }
 
 /// Indexes `root` (only `dirs` when given), runs the compiler, and prints and returns the
@@ -202,6 +207,30 @@ fn compare(name: &str, root: &Path, dirs: &[&str], typescript: &Path) -> Score {
             }
         }
     }
+    // Units: every non-test file that declares something has one with a symbol and a
+    // signature.
+    let declaring: Vec<&String> = truth
+        .declaring
+        .iter()
+        .filter(|f| !lore_core::is_test_path(f))
+        .collect();
+    let without: Vec<&&String> = declaring
+        .iter()
+        .filter(|f| {
+            !units[f.as_str()]
+                .symbols
+                .iter()
+                .any(|s| s.signature.as_deref().is_some_and(|g| !g.is_empty()))
+        })
+        .collect();
+    let unit_share = 1.0 - without.len() as f64 / declaring.len().max(1) as f64;
+    eprintln!(
+        "{name} units: {:.3} of {} non-test files that declare something have a unit with a \
+         symbol and a signature; without: {:?}",
+        unit_share,
+        declaring.len(),
+        without.iter().take(10).collect::<Vec<_>>()
+    );
     let found: usize = by_kind.values().map(|v| v.0).sum();
     let recall = found as f64 / want.len().max(1) as f64;
     let precision = tp as f64 / (tp + fp).max(1) as f64;
@@ -240,7 +269,11 @@ fn compare(name: &str, root: &Path, dirs: &[&str], typescript: &Path) -> Score {
             edge.0, edge.1, edge.2, edge.3
         );
     }
-    Score { recall, precision }
+    Score {
+        recall,
+        precision,
+        units: unit_share,
+    }
 }
 
 #[test]
@@ -279,6 +312,7 @@ fn calls_agree_with_the_typescript_compiler() {
         ("rxjs", &rxjs, 0.86, 0.98),
     ] {
         assert!(s.recall >= recall, "{name}: recall {:.3}", s.recall);
+        assert!(s.units >= 0.99, "{name}: units {:.3}", s.units);
         assert!(
             s.precision >= precision,
             "{name}: precision {:.3}",

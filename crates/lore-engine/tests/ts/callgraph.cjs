@@ -120,9 +120,22 @@ function resolve(call) {
   return decl || null;
 }
 
-const out = { typescript: ts.version, files: files.map(rel), calls: [], elsewhere: 0, unresolved: 0 };
+const out = { typescript: ts.version, files: files.map(rel), declaring: [], calls: [], elsewhere: 0, unresolved: 0 };
+
+// Files that declare something at their top level: a function, class, interface, type,
+// enum or namespace, a variable holding a function or class, or `x.y = function …`.
+function declares(sf) {
+  const fnValue = (v) => !!v && (ts.isArrowFunction(v) || ts.isFunctionExpression(v) || ts.isClassExpression(v));
+  return sf.statements.some((st) =>
+    ts.isFunctionDeclaration(st) || ts.isClassDeclaration(st) || ts.isInterfaceDeclaration(st) ||
+    ts.isTypeAliasDeclaration(st) || ts.isEnumDeclaration(st) || ts.isModuleDeclaration(st) ||
+    (ts.isVariableStatement(st) && st.declarationList.declarations.some((d) => fnValue(d.initializer))) ||
+    (ts.isExpressionStatement(st) && ts.isBinaryExpression(st.expression) &&
+      st.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken && fnValue(st.expression.right)));
+}
 for (const sf of program.getSourceFiles()) {
   if (!inProject.has(path.resolve(sf.fileName))) continue;
+  if (declares(sf)) out.declaring.push(rel(sf.fileName));
   const visit = (node) => {
     if (ts.isCallExpression(node) && node.expression.kind !== ts.SyntaxKind.SuperKeyword && node.expression.kind !== ts.SyntaxKind.ImportKeyword) {
       const decl = resolve(node);

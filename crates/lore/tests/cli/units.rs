@@ -171,3 +171,50 @@ fn exact_evidence_comes_first_and_stubs_yield_to_implementations() {
         "{resp:#}"
     );
 }
+
+/// Issue 30, kind 7: the last method of a class ends at its own closing brace, not at the
+/// class's (which its chunk keeps, so that chunks tile the file); a member shown from a
+/// small class kept whole starts at its doc comment.
+#[test]
+fn the_last_method_of_a_class_ends_where_it_ends() {
+    let lore = Lore::without_model();
+    let proj = lore.path("proj");
+    let small = "\
+export class Retry {
+  attempts = 3
+
+  /** Waits twice as long after each failure. */
+  backoff(attempt: number): number {
+    return 100 * 2 ** Math.min(attempt, this.attempts)
+  }
+}
+";
+    // A class past the chunk budget is split into its members.
+    let mut big = String::from("export class Scheduler {\n");
+    for i in 0..30 {
+        big.push_str(&format!(
+            "  task{i}(delay: number): number {{\n    return delay * {i} + this.offset(delay)\n  }}\n\n"
+        ));
+    }
+    big.push_str("  /** Drains the queue. */\n  drainQueue(limit: number): number {\n    return limit\n  }\n}\n");
+    write(&proj, "retry.ts", small);
+    write(&proj, "scheduler.ts", &big);
+    lore.ok(&["store", "add", "proj", proj.to_str().unwrap(), "--embed", "none"]);
+
+    let resp = lore.search("backoff", "fts", &["--detail", "full"]);
+    let hit = &resp["results"][0];
+    assert_eq!(hit["symbol"], "backoff", "{resp:#}");
+    assert_eq!(hit["start_line"], line_of(small, "  /** Waits"), "{hit:#}");
+    assert_eq!(hit["end_line"], 7, "{hit:#}");
+
+    let resp = lore.search("drainQueue", "fts", &["--detail", "full"]);
+    let hit = &resp["results"][0];
+    assert_eq!(hit["symbol"], "drainQueue", "{resp:#}");
+    let last = big.lines().count() as u64;
+    assert_eq!(hit["start_line"], line_of(&big, "  /** Drains"), "{hit:#}");
+    assert_eq!(hit["end_line"], last - 1, "{hit:#}");
+    let content = hit["full"]["content"].as_str().unwrap();
+    assert!(content.ends_with("return limit\n  }"), "{content}");
+    let ctx: Value = lore.json(&["context", hit["id"].as_str().unwrap()]);
+    assert_eq!(ctx["end_line"], last - 1, "{ctx:#}");
+}
