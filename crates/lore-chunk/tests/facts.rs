@@ -783,6 +783,18 @@ View.prototype.lookup = function lookup(name) {
 exports.isAbsolute = function (path) {
   return path[0] === '/';
 };
+
+/**
+ * Set the Content-Type (a JSDoc a blank line above what it documents).
+ */
+
+res.contentType = res.type = function contentType(type) {
+  return this.set('Content-Type', type);
+};
+
+defineGetter(req, 'host', function host() {
+  return this.get('X-Forwarded-Host');
+});
 ";
     let f = facts("lib/application.js", text);
     let imports: Vec<(String, Vec<String>, Option<String>)> = f
@@ -831,5 +843,27 @@ exports.isAbsolute = function (path) {
         "{names:?}"
     );
     has_call(&f, "app.enable", "set", Receiver::SelfType);
+    // A chained assignment is one unit, named by its function; a JSDoc a blank line above
+    // is its doc.
+    let ct = sym(&f, "res.contentType");
+    assert_eq!(
+        ct.doc.as_deref(),
+        Some("Set the Content-Type (a JSDoc a blank line above what it documents).")
+    );
+    // A named function handed to a call at the top of the file is that statement's unit.
+    assert_eq!(sym(&f, "host").kind, ChunkKind::Function);
+    let chunks = analyze_file("lib/application.js", text, &ChunkOptions::default()).chunks;
+    let unit = chunks
+        .iter()
+        .find(|c| c.symbol.as_deref() == Some("contentType"))
+        .unwrap();
+    assert!(
+        unit.content.starts_with("/**\n * Set the Content-Type"),
+        "{unit:#?}"
+    );
+    assert!(
+        chunks.iter().any(|c| c.symbol.as_deref() == Some("host")),
+        "{chunks:#?}"
+    );
     has_call(&f, "View", "lookup", Receiver::SelfType);
 }

@@ -58,14 +58,21 @@ pub(crate) fn holds(content: &str, phrase: &str) -> bool {
 }
 
 /// A declaration without a body that only types another one: Python's `@overload`
-/// (or `@typing.overload`) stubs, whose body is `...`.
+/// (or `@typing.overload`) stubs, whose body is `...`, and TypeScript's overload
+/// signatures (`export function nextTick(): Promise<void>` above the implementation).
 pub(crate) fn is_overload_stub(content: &str) -> bool {
-    let mut lines = content.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut lines = content.lines().map(str::trim).filter(|l| {
+        !l.is_empty() && !l.starts_with("//") && !l.starts_with('*') && !l.starts_with("/*")
+    });
     let Some(first) = lines.next() else {
         return false;
     };
-    (first == "@overload" || first == "@typing.overload" || first == "@t.overload")
-        && content.trim_end().ends_with("...")
+    let python = (first == "@overload" || first == "@typing.overload" || first == "@t.overload")
+        && content.trim_end().ends_with("...");
+    let code = first.strip_prefix("export ").unwrap_or(first);
+    let typescript = (code.starts_with("function ") || code.starts_with("async function "))
+        && !content.trim_end().ends_with('}');
+    python || typescript
 }
 
 #[cfg(test)]
@@ -102,6 +109,14 @@ mod tests {
 
     #[test]
     fn overload_stubs() {
+        assert!(is_overload_stub(
+            "export function nextTick(): Promise<void>"
+        ));
+        assert!(is_overload_stub(
+            "/** Waits. */\nexport function on(cb: () => void): Off"
+        ));
+        assert!(!is_overload_stub("export function f() {\n  return 1\n}"));
+        assert!(!is_overload_stub("export const f = (a: number) => a + 1"));
         assert!(is_overload_stub(
             "@overload\ndef get(self, key: str) -> str: ..."
         ));

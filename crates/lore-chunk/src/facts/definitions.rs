@@ -253,7 +253,14 @@ impl<'a> Extractor<'_, 'a> {
             let mut line = self.src.line_of(node.start_byte());
             while let Some(p) = prev {
                 let last = self.src.last_line(p.start_byte(), p.end_byte());
-                if last + 1 < line {
+                // A JSDoc block may stand a blank line or two above what it documents.
+                let jsdoc = matches!(
+                    self.lang,
+                    Language::JavaScript | Language::TypeScript | Language::Tsx
+                ) && self.text(p).starts_with("/**")
+                    && parts.is_empty()
+                    && last + 3 >= line;
+                if last + 1 < line && !jsdoc {
                     break;
                 }
                 if lang::is_comment(p.kind()) {

@@ -167,8 +167,30 @@ impl LangRules<'_, '_> {
                     "internal_module" | "module" => self.classify_at(inner, scope, depth + 1)?,
                     "assignment_expression" => {
                         let left = inner.child_by_field_name("left")?;
-                        let right = inner.child_by_field_name("right")?;
-                        self.js_assigned(node, &collapse_ws(self.text(left)), right, scope)?
+                        let mut right = inner.child_by_field_name("right")?;
+                        // `res.contentType = res.type = function contentType(…)`: one unit,
+                        // named by the function when it has a name.
+                        while right.kind() == "assignment_expression" {
+                            right = right.child_by_field_name("right")?;
+                        }
+                        let mut target = collapse_ws(self.text(left));
+                        if let Some(own) = self.field_text(right, "name")
+                            && let Some((object, _)) = target.rsplit_once('.')
+                        {
+                            target = format!("{object}.{own}");
+                        }
+                        self.js_assigned(node, &target, right, scope)?
+                    }
+                    // `defineGetter(req, 'host', function host() {…})`: a named function
+                    // handed to a call at the top of a file is the unit of that statement.
+                    "call_expression" if scope != Scope::Function => {
+                        let args = inner.child_by_field_name("arguments")?;
+                        let f = named_children(args).into_iter().find(|a| {
+                            Self::js_function_value(a.kind())
+                                && a.child_by_field_name("name").is_some()
+                        })?;
+                        let name = self.field_text(f, "name");
+                        self.js_valued(node, f, name, scope)?
                     }
                     _ => return None,
                 }
