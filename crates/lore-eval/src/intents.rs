@@ -4,10 +4,15 @@
 //! detail level against the raw chunks they stand for.
 //!
 //! A set is JSONL: `{"query", "intent", "relevant": [{"path", "symbol"?}]}`. A result is
-//! relevant when its path matches and, if a symbol is given, its symbol does too.
+//! relevant when its path matches and, if a symbol is given, its symbol does too. With the
+//! intent inferred (what an agent gets), it also counts the queries whose first result is
+//! relevant and whole: its lines hold all of the unit the symbol names (its largest
+//! definition in that file: an overload's implementation, not a signature).
 
 use crate::tokens::Tokens;
-use lore_engine::{Engine, Intent, Mode, Phase, Progress, SearchHit, SearchRequest};
+use lore_engine::{
+    Direction, Engine, GraphQuery, Intent, Mode, Phase, Progress, SearchHit, SearchRequest,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -47,6 +52,10 @@ pub struct IntentScore {
     pub intent: String,
     pub queries: usize,
     pub mrr: Mrr,
+    /// Queries whose first result (intent inferred) is relevant, and of those the ones
+    /// that hold the whole unit.
+    pub top1: usize,
+    pub top1_whole: usize,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -68,7 +77,12 @@ struct QueryLine<'a> {
     rank_blind: Option<usize>,
     rank_inferred: Option<usize>,
     rank_given: Option<usize>,
+    top1_whole: bool,
 }
+
+/// Where the first relevant result was (blind, inferred, given), and whether the inferred
+/// ranking's first result is relevant and whole.
+type Ranked = ([Option<usize>; 3], bool);
 
 /// 1/rank of the first relevant result within the top k (0-based rank in).
 fn reciprocal_rank(rank: Option<usize>, k: usize) -> f64 {
@@ -86,6 +100,53 @@ fn relevant_rank(hits: &[SearchHit], targets: &[Target]) -> Option<usize> {
                     .as_deref()
                     .is_none_or(|s| h.unit.symbol.as_deref() == Some(s))
         })
+    })
+}
+
+/// The first hit is relevant and its lines hold the whole unit its target names.
+fn first_is_whole(
+    engine: &Engine,
+    stores: &[String],
+    hits: &[SearchHit],
+    targets: &[Target],
+) -> bool {
+    let Some(h) = hits.first() else {
+        return false;
+    };
+    targets.iter().any(|t| {
+        if t.path != h.unit.path {
+            return false;
+        }
+        let Some(symbol) = t.symbol.as_deref() else {
+            return true;
+        };
+        if h.unit.symbol.as_deref() != Some(symbol) {
+            return false;
+        }
+        let Ok(answer) = engine.graph(&GraphQuery {
+            symbol: symbol.to_string(),
+            direction: Direction::Definition,
+            stores: stores.to_vec(),
+        }) else {
+            return false;
+        };
+        // Per qualified name, its largest definition in the file.
+        let mut units: BTreeMap<&str, (u32, u32)> = BTreeMap::new();
+        for d in answer
+            .definitions
+            .iter()
+            .filter(|d| d.path == t.path && d.name == symbol)
+        {
+            let e = units
+                .entry(&d.qualified)
+                .or_insert((d.start_line, d.end_line));
+            if d.end_line - d.start_line > e.1 - e.0 {
+                *e = (d.start_line, d.end_line);
+            }
+        }
+        units
+            .values()
+            .any(|&(a, b)| h.unit.start_line <= a && h.unit.end_line >= b)
     })
 }
 
@@ -135,7 +196,7 @@ pub fn run(
         freshness: false,
         ..SearchRequest::new(q)
     };
-    let mut ranks: BTreeMap<String, Vec<[Option<usize>; 3]>> = BTreeMap::new();
+    let mut ranks: BTreeMap<String, Vec<Ranked>> = BTreeMap::new();
     progress.start(Phase::Queries, set.len() as u64);
     for q in &set {
         let intent = Intent::parse(&q.intent);
@@ -153,7 +214,9 @@ pub fn run(
             relevant_rank(&inferred.results, &q.relevant),
             relevant_rank(&given.results, &q.relevant),
         ];
-        ranks.entry(q.intent.clone()).or_default().push(r);
+        let whole =
+            r[1] == Some(0) && first_is_whole(engine, &opts.stores, &inferred.results, &q.relevant);
+        ranks.entry(q.intent.clone()).or_default().push((r, whole));
         if let Some(w) = out.as_mut() {
             use std::io::Write;
             let line = QueryLine {
@@ -163,6 +226,7 @@ pub fn run(
                 rank_blind: r[0].map(|x| x + 1),
                 rank_inferred: r[1].map(|x| x + 1),
                 rank_given: r[2].map(|x| x + 1),
+                top1_whole: whole,
             };
             writeln!(w, "{}", serde_json::to_string(&line)?)?;
         }
@@ -174,9 +238,12 @@ pub fn run(
         .map(|q| (q.query.clone(), Intent::parse(&q.intent)))
         .collect();
     let tokens = crate::tokens::measure(engine, &asked, &opts.stores, opts.mode)?;
-    let score = |intent: &str, rs: &[[Option<usize>; 3]]| {
+    let score = |intent: &str, rs: &[Ranked]| {
         let m = |i: usize| {
-            rs.iter().map(|r| reciprocal_rank(r[i], 10)).sum::<f64>() / rs.len().max(1) as f64
+            rs.iter()
+                .map(|(r, _)| reciprocal_rank(r[i], 10))
+                .sum::<f64>()
+                / rs.len().max(1) as f64
         };
         IntentScore {
             intent: intent.to_string(),
@@ -186,10 +253,12 @@ pub fn run(
                 inferred: m(1),
                 given: m(2),
             },
+            top1: rs.iter().filter(|(r, _)| r[1] == Some(0)).count(),
+            top1_whole: rs.iter().filter(|(_, w)| *w).count(),
         }
     };
     let per_intent: Vec<IntentScore> = ranks.iter().map(|(i, rs)| score(i, rs)).collect();
-    let all: Vec<[Option<usize>; 3]> = ranks.values().flatten().copied().collect();
+    let all: Vec<Ranked> = ranks.values().flatten().copied().collect();
     let report = IntentsReport {
         kind: "summary",
         set: opts.file.display().to_string(),

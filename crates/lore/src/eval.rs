@@ -53,21 +53,25 @@ fn run_intents(
         return print_json(&report);
     }
     out!(
-        "{:<20} {:>7} {:>8} {:>9} {:>7}",
+        "{:<20} {:>7} {:>8} {:>9} {:>7} {:>6} {:>11}",
         "intent",
         "queries",
         "blind",
         "inferred",
-        "given"
+        "given",
+        "top-1",
+        "top-1 whole"
     );
     for s in report.per_intent.iter().chain(std::iter::once(&report.all)) {
         out!(
-            "{:<20} {:>7} {:>8.3} {:>9.3} {:>7.3}",
+            "{:<20} {:>7} {:>8.3} {:>9.3} {:>7.3} {:>6} {:>11}",
             s.intent,
             s.queries,
             s.mrr.blind,
             s.mrr.inferred,
-            s.mrr.given
+            s.mrr.given,
+            s.top1,
+            s.top1_whole
         );
     }
     out!("{}", report.tokens);
