@@ -309,7 +309,7 @@ fn calls_agree_with_the_typescript_compiler() {
     // Where lore stands (the goal is recall 0.90 at precision 0.98): these may only rise.
     for (name, s, recall, precision) in [
         ("express", &express, 0.90, 0.98),
-        ("rxjs", &rxjs, 0.86, 0.98),
+        ("rxjs", &rxjs, 0.90, 0.98),
     ] {
         assert!(s.recall >= recall, "{name}: recall {:.3}", s.recall);
         assert!(s.units >= 0.99, "{name}: units {:.3}", s.units);

@@ -123,13 +123,19 @@ impl<'a> Extractor<'_, 'a> {
                     self.text(pattern) == name
                 });
                 if let Some(param) = param {
-                    // A parameter the function declares itself: typed there, or not at all.
-                    if params[param].child_by_field_name("type").is_some() {
-                        return None;
+                    // Typed where it is declared (`(subscriber: Subscriber<T>) => …`).
+                    if let Some(t) = params[param].child_by_field_name("type") {
+                        let written = self.text(t).trim_start_matches(':').trim();
+                        return type_name(written).map(Receiver::Type);
                     }
                     let args = f.parent().filter(|a| a.kind() == "arguments")?;
-                    let call = args.parent().filter(|c| c.kind() == "call_expression")?;
-                    let callee = call.child_by_field_name("function")?;
+                    let call = args
+                        .parent()
+                        .filter(|c| matches!(c.kind(), "call_expression" | "new_expression"))?;
+                    // `new Observable((subscriber) => …)`: the constructor's signature.
+                    let callee = call
+                        .child_by_field_name("function")
+                        .or_else(|| call.child_by_field_name("constructor"))?;
                     if !matches!(callee.kind(), "identifier" | "member_expression") {
                         return None;
                     }

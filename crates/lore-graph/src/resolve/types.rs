@@ -151,7 +151,13 @@ impl Index {
                 self.qualified_call(path, lang, object, name, RefKind::Calls, caller, 0)?
             }
         };
-        let callee = &self.symbols[callee];
+        // A class is called through its constructor (`new Observable((subscriber) => …)`).
+        let callee = if self.symbols[callee].kind.is_type() {
+            let class = &self.symbols[callee];
+            &self.symbols[self.method(&class.path, &class.name, "constructor", 0)?]
+        } else {
+            &self.symbols[callee]
+        };
         let arg_type = signature_params(callee.signature.as_deref()?)
             .into_iter()
             .nth(arg)??;
@@ -289,7 +295,8 @@ pub(crate) fn signature_params(sig: &str) -> Vec<Option<String>> {
     params
         .into_iter()
         .map(str::trim)
-        .filter(|p| !p.is_empty())
+        // TypeScript's `this:` pseudo-parameter is not an argument.
+        .filter(|p| !p.is_empty() && !p.starts_with("this:") && !p.starts_with("this :"))
         .map(|p| top_level_colon(p).map(|c| p[c + 1..].trim().to_string()))
         .collect()
 }
@@ -341,6 +348,18 @@ mod signature_tests {
         assert_eq!(
             p("function f(a, { b, c }: Opts = {})"),
             [None, Some("Opts = {}".to_string())]
+        );
+        assert_eq!(
+            p(
+                "constructor(subscribe?: (this: Observable<T>, subscriber: Subscriber<T>) => TeardownLogic)"
+            ),
+            [Some(
+                "(this: Observable<T>, subscriber: Subscriber<T>) => TeardownLogic".to_string()
+            )]
+        );
+        assert_eq!(
+            p("(this: Observable<T>, subscriber: Subscriber<T>) => TeardownLogic"),
+            [Some("Subscriber<T>".to_string())]
         );
         assert!(p("const x").is_empty());
     }
