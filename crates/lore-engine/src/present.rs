@@ -293,17 +293,22 @@ impl Presenter<'_> {
             return Ok((None, None));
         };
         let c = &sc.chunk;
-        let syms =
+        let mut syms =
             self.catalog
                 .chunk_symbols(sc.store_id, &sc.path, name, (c.start_byte, c.end_byte))?;
         if let Some((focused, member)) = focus(sc, words, &syms) {
             return Ok((Some(focused), Some(member)));
         }
-        Ok((
-            None,
-            syms.into_iter()
-                .find(|s| s.name == name && s.start_byte < c.end_byte && s.end_byte > c.start_byte),
-        ))
+        let overlapping = syms
+            .iter()
+            .position(|s| s.name == name && s.start_byte < c.end_byte && s.end_byte > c.start_byte);
+        // A window of the unit's long doc comment lies before the unit's own declaration:
+        // the unit is the next definition of that name.
+        let unit = overlapping.or_else(|| {
+            syms.iter()
+                .position(|s| s.name == name && s.start_byte >= c.end_byte)
+        });
+        Ok((None, unit.map(|i| syms.swap_remove(i))))
     }
 
     pub(crate) fn context_layer(

@@ -373,8 +373,9 @@ impl Catalog {
     }
 
     /// The symbols of a chunk of `path` (bytes `start..end`): those starting inside it, and
-    /// those named `name` that overlap it (the unit it is part of), in file order. Reads
-    /// only those rows, however many symbols the file has.
+    /// those named `name` that end after its start (the unit it is part of: overlapping it,
+    /// or after it when the chunk is a window of the unit's long doc comment), in file
+    /// order. Reads only those rows, however many symbols the file has.
     pub fn chunk_symbols(
         &self,
         store_id: i64,
@@ -388,7 +389,7 @@ impl Catalog {
                 "SELECT {SYMBOL_COLUMNS} FROM symbols WHERE store_id = ?1 AND path = ?2 \
                  AND start_byte >= ?3 AND start_byte < ?4 \
                  UNION SELECT {SYMBOL_COLUMNS} FROM symbols WHERE store_id = ?1 AND name = ?5 \
-                 AND path = ?2 AND start_byte < ?4 AND end_byte > ?3 ORDER BY start_byte"
+                 AND path = ?2 AND end_byte > ?3 ORDER BY start_byte"
             ),
             args![store_id, path, start, end, name],
             |r| symbol_from_row(r, 0),

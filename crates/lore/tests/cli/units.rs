@@ -218,3 +218,33 @@ export class Retry {
     let ctx: Value = lore.json(&["context", hit["id"].as_str().unwrap()]);
     assert_eq!(ctx["end_line"], last - 1, "{ctx:#}");
 }
+
+/// Issue 30, kind 1: a unit whose doc comment is longer than a chunk is indexed as windows
+/// that start in the comment; a search that matches the comment answers with the whole
+/// unit, comment and body, not the comment's window alone.
+#[test]
+fn a_long_doc_comment_and_its_body_are_one_unit() {
+    let lore = Lore::without_model();
+    let proj = lore.path("proj");
+    let mut text = String::from("import type { Handler } from './types'\n\n/**\n * CORS Middleware for the server.\n *\n");
+    for i in 0..30 {
+        text.push_str(&format!(
+            " * @param {{string[]}} [options.header{i}] - The value of header number {i} sent back.\n"
+        ));
+    }
+    text.push_str(" */\nexport const cors = (options?: Options): Handler => {\n");
+    for i in 0..30 {
+        text.push_str(&format!("  const value{i} = options?.header{i} ?? []\n"));
+    }
+    text.push_str("  return async (c, next) => {\n    await next()\n  }\n}\n");
+    write(&proj, "cors.ts", &text);
+    lore.ok(&["store", "add", "proj", proj.to_str().unwrap(), "--embed", "none"]);
+    let resp = lore.search("CORS middleware for the server", "fts", &["--detail", "full"]);
+    let hit = &resp["results"][0];
+    assert_eq!(hit["symbol"], "cors", "{resp:#}");
+    assert_eq!(hit["start_line"], 3, "{hit:#}");
+    assert_eq!(hit["end_line"], text.lines().count(), "{hit:#}");
+    let content = hit["full"]["content"].as_str().unwrap();
+    assert!(content.starts_with("/**\n * CORS Middleware"), "{content}");
+    assert!(content.ends_with("await next()\n  }\n}"), "{content}");
+}
