@@ -178,12 +178,15 @@ const V2: &str = "ALTER TABLE stores ADD COLUMN IF NOT EXISTS embedder TEXT;";
 
 /// v3: stores embedded before v2 say so (see `LEGACY_EMBEDDER`), so that searches need not
 /// look for vectors to know whether to check the model; a file's symbols are indexed by
-/// position, so a chunk reads only its own; files indexed with parse errors say where.
+/// position, so a chunk reads only its own; files indexed with parse errors say where; the
+/// chunks still to embed are indexed apart (counted per search, read in steps while
+/// embedding), as on SQLite.
 const V3: &str = "ALTER TABLE files ADD COLUMN IF NOT EXISTS parse_error TEXT; \
      UPDATE stores SET embedder = 'all-MiniLM-L6-v2/384' WHERE embedder IS NULL \
      AND EXISTS (SELECT 1 FROM chunks WHERE chunks.store_id = stores.id AND chunks.embedding IS NOT NULL); \
      DROP INDEX IF EXISTS symbols_by_file; \
-     CREATE INDEX symbols_by_file ON symbols(store_id, path, start_byte);";
+     CREATE INDEX symbols_by_file ON symbols(store_id, path, start_byte); \
+     CREATE INDEX IF NOT EXISTS chunks_unembedded ON chunks(store_id) WHERE embedding IS NULL;";
 
 const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3)];
 
