@@ -93,6 +93,47 @@ pub(crate) fn query_identifiers(q: &str) -> Vec<String> {
     out
 }
 
+/// The names a usage question asks about, as written (call sites are looked up by exact
+/// name): its identifier-like words, and the word right after "who calls", "callers of",
+/// "usages of", … however plain it is ("who calls compose" → `compose`).
+pub(crate) fn usage_subjects(q: &str) -> Vec<String> {
+    let clean = |w: &str| {
+        w.trim_matches(|c: char| !c.is_alphanumeric() && c != '_')
+            .to_string()
+    };
+    let mut out: Vec<String> = q
+        .split_whitespace()
+        .map(clean)
+        .filter(|w| !query_identifiers(w).is_empty())
+        .collect();
+    let words: Vec<&str> = q.split_whitespace().collect();
+    let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+    for (i, pair) in lower.windows(2).enumerate() {
+        let asks = matches!(
+            (pair[0].as_str(), pair[1].as_str()),
+            ("who" | "what", "calls" | "uses" | "references")
+                | (
+                    "callers" | "usages" | "usage" | "uses" | "references",
+                    "of" | "to"
+                )
+                | ("calls", "to")
+                | ("called", "from")
+        );
+        if let Some(subject) = words.get(i + 2).map(|w| clean(w))
+            && asks
+            && subject.len() >= 2
+            && !matches!(
+                subject.to_lowercase().as_str(),
+                "the" | "a" | "an" | "this" | "my"
+            )
+            && !out.contains(&subject)
+        {
+            out.push(subject);
+        }
+    }
+    out
+}
+
 fn has_any(q: &str, phrases: &[&str]) -> bool {
     phrases.iter().any(|p| q.contains(p))
 }
@@ -357,6 +398,16 @@ pub(crate) fn prior(intent: Option<Intent>, c: &Candidate, idents: &[String], wa
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn usage_questions_name_their_subject_as_written() {
+        assert_eq!(usage_subjects("who calls compose"), ["compose"]);
+        assert_eq!(usage_subjects("who calls parseQuery?"), ["parseQuery"]);
+        assert_eq!(usage_subjects("callers of `Store.get`"), ["Store.get"]);
+        assert_eq!(usage_subjects("where is send_file used"), ["send_file"]);
+        assert!(usage_subjects("who calls the router").is_empty());
+        assert!(usage_subjects("how are scores fused").is_empty());
+    }
 
     #[test]
     fn intents_from_wording() {

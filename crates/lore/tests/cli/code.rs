@@ -331,3 +331,41 @@ fn callers_by_name_only_are_counted_and_shown() {
         "{text}"
     );
 }
+
+/// Issue 30, kind 4: asked who calls a plain-word name, the resolved call sites answer
+/// first, not the definition.
+#[test]
+fn who_calls_a_plain_name_answers_with_its_call_sites() {
+    let lore = Lore::without_model();
+    let src = lore.path("web");
+    write(
+        &src,
+        "compose.ts",
+        "/** Composes middleware into one handler. */\nexport const compose = (middleware: Handler[]) => {\n  \
+         return async (c: Context) => {\n    for (const m of middleware) {\n      await m(c)\n    }\n  }\n}\n",
+    );
+    write(
+        &src,
+        "app.ts",
+        "import { compose } from './compose'\n\nexport class App {\n  handlers: Handler[] = []\n\n  \
+         dispatch(c: Context) {\n    return compose(this.handlers)(c)\n  }\n}\n",
+    );
+    write(
+        &src,
+        "router.ts",
+        "import { compose } from './compose'\n\nexport function route(handlers: Handler[]) {\n  \
+         const run = compose(handlers)\n  return run\n}\n",
+    );
+    lore.ok(&["store", "add", "web", src.to_str().unwrap(), "--embed", "none"]);
+    let found = lore.search("who calls compose", "fts", &["--limit", "3"]);
+    assert_eq!(found["intent"]["intent"], "find-usage", "{found:#}");
+    let paths: Vec<&str> = found["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["path"].as_str().unwrap())
+        .collect();
+    // The two callers (a small class is one unit: `App` holds `dispatch`), then the
+    // definition.
+    assert_eq!(paths, ["router.ts", "app.ts", "compose.ts"], "{found:#}");
+}
