@@ -113,9 +113,12 @@ impl Scratch {
             .with_context(|| format!("cannot open scratch data dir {}", data_root.display()))
     }
 
-    /// Removes the scratch data dir `name` (what it held is measured).
+    /// Removes the scratch data dir `name` once what it held is measured (kept with
+    /// `--keep-scratch`).
     pub fn remove(&self, name: &str) {
-        let _ = std::fs::remove_dir_all(self.dir.join(name));
+        if !self.keep {
+            let _ = std::fs::remove_dir_all(self.dir.join(name));
+        }
     }
 }
 
