@@ -46,9 +46,8 @@ pub(crate) fn measure(
         // report this process's size: a spawned child inherits it until its exec.)
         let mut peak = None;
         let status = loop {
-            if let Some(kb) = proc_kb(child.id(), "VmHWM:") {
-                peak = peak.max(Some(kb * 1024));
-            }
+            let hwm = crate::stats::proc_status_bytes(&child.id().to_string(), "VmHWM:");
+            peak = peak.max(hwm);
             if let Some(status) = child.try_wait().context("waiting for lore search")? {
                 break status;
             }
@@ -76,11 +75,4 @@ pub(crate) fn measure(
     }
     let _ = std::fs::remove_file(&out_path);
     Ok(runs)
-}
-
-/// A `kB` field of `/proc/PID/status` (Linux; `None` elsewhere or once the process is gone).
-fn proc_kb(pid: u32, field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with(field))?;
-    line.split_whitespace().nth(1)?.parse().ok()
 }

@@ -37,11 +37,13 @@ pub(crate) fn per_sec(n: f64, secs: f64) -> f64 {
 
 /// Peak resident set size (VmHWM) of this process, Linux only.
 pub(crate) fn peak_rss() -> Option<u64> {
-    proc_status_kb("VmHWM:")
+    proc_status_bytes("self", "VmHWM:")
 }
 
-fn proc_status_kb(field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+/// A `kB` field of `/proc/PROCESS/status` in bytes (`self` or a pid; Linux only, `None`
+/// once the process is gone).
+pub(crate) fn proc_status_bytes(process: &str, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{process}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with(field))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
@@ -49,7 +51,7 @@ fn proc_status_kb(field: &str) -> Option<u64> {
 
 /// Resident set size (VmRSS) of this process now, Linux only.
 pub(crate) fn resident() -> Option<u64> {
-    proc_status_kb("VmRSS:")
+    proc_status_bytes("self", "VmRSS:")
 }
 
 pub(crate) fn loadavg() -> Option<String> {

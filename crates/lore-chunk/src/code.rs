@@ -252,8 +252,9 @@ impl Engine<'_, '_> {
                     break;
                 }
                 let p_last = src.last_line(p.start_byte(), p.end_byte());
-                let detached = p_last + 1 < first_line && !self.doc_block_above(p, start);
-                if detached || !src.starts_line(p.start_byte()) {
+                let text = src.slice(p.start_byte(), p.end_byte());
+                let documents = lang::documents(self.lang, text, j == idx, p_last, first_line);
+                if !documents || !src.starts_line(p.start_byte()) {
                     break;
                 }
                 start = p.start_byte();
@@ -325,21 +326,6 @@ impl Engine<'_, '_> {
             rest_meta,
             base,
         );
-    }
-
-    /// A JSDoc block (`/** … */`) with at most two blank lines between it and the code
-    /// starting at byte `below`: in JavaScript it documents that declaration even so
-    /// (express writes them so).
-    fn doc_block_above(&self, comment: Node, below: usize) -> bool {
-        let src = self.src;
-        matches!(
-            self.lang,
-            Language::JavaScript | Language::TypeScript | Language::Tsx
-        ) && src
-            .slice(comment.start_byte(), comment.end_byte())
-            .starts_with("/**")
-            && src.last_line(comment.start_byte(), comment.end_byte()) + 3 >= src.line_of(below)
-            && src.is_blank(comment.end_byte(), src.back_to_line_start(below))
     }
 
     /// Only closing brackets, `;` and `,` (which belong with the text before them).

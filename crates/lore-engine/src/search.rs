@@ -496,12 +496,15 @@ impl Engine {
         let words = query_words(&req.query);
         let mut idents = query_identifiers(&req.query);
         // Asked who uses a plain-word name ("who calls compose"), that name is the subject.
-        if intent.is_some_and(|i| i.intent == Intent::FindUsage) {
-            for subject in crate::intent::usage_subjects(&req.query) {
-                let subject = subject.to_lowercase();
-                if !idents.contains(&subject) {
-                    idents.push(subject);
-                }
+        let subjects = if intent.is_some_and(|i| i.intent == Intent::FindUsage) {
+            crate::intent::usage_subjects(&req.query)
+        } else {
+            Vec::new()
+        };
+        for subject in &subjects {
+            let subject = subject.to_lowercase();
+            if !idents.contains(&subject) {
+                idents.push(subject);
             }
         }
         let wants = crate::intent::Wants::of(&words);
@@ -518,7 +521,7 @@ impl Engine {
         if req.priors && intent.is_some_and(|i| i.intent == Intent::FindUsage) {
             // As strong as the best retrieved candidate: the usage priors then rank them.
             let top = ranked.first().map_or(0.5, |c| c.1);
-            for sc in self.call_sites(&stores, &crate::intent::usage_subjects(&req.query))? {
+            for sc in self.call_sites(&stores, &subjects)? {
                 match found.entry(sc.id) {
                     std::collections::hash_map::Entry::Vacant(slot) => {
                         ranked.push((sc.id, top, Signals::default()));

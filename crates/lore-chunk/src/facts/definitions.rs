@@ -253,14 +253,7 @@ impl<'a> Extractor<'_, 'a> {
             let mut line = self.src.line_of(node.start_byte());
             while let Some(p) = prev {
                 let last = self.src.last_line(p.start_byte(), p.end_byte());
-                // A JSDoc block may stand a blank line or two above what it documents.
-                let jsdoc = matches!(
-                    self.lang,
-                    Language::JavaScript | Language::TypeScript | Language::Tsx
-                ) && self.text(p).starts_with("/**")
-                    && parts.is_empty()
-                    && last + 3 >= line;
-                if last + 1 < line && !jsdoc {
+                if !lang::documents(self.lang, self.text(p), parts.is_empty(), last, line) {
                     break;
                 }
                 if lang::is_comment(p.kind()) {

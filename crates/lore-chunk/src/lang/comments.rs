@@ -4,6 +4,24 @@ pub(crate) fn is_comment(kind: &str) -> bool {
     matches!(kind, "comment" | "line_comment" | "block_comment")
 }
 
+/// Whether a comment `text` whose last line is `last` documents the code that starts on
+/// line `line`: right above it, or — the nearest JSDoc block (`/** … */`) in JavaScript or
+/// TypeScript — up to two blank lines above (express writes them so).
+pub(crate) fn documents(
+    lang: lore_core::Language,
+    text: &str,
+    nearest: bool,
+    last: u32,
+    line: u32,
+) -> bool {
+    use lore_core::Language::{JavaScript, Tsx, TypeScript};
+    last + 1 >= line
+        || (nearest
+            && matches!(lang, JavaScript | TypeScript | Tsx)
+            && text.starts_with("/**")
+            && last + 3 >= line)
+}
+
 /// `\r\n` and lone `\r` as `\n`.
 fn normalize_newlines(text: &str) -> String {
     text.replace("\r\n", "\n").replace('\r', "\n")

@@ -10,7 +10,7 @@ mod js;
 mod python;
 mod rust;
 
-pub(crate) use comments::{is_comment, strip_comment};
+pub(crate) use comments::{documents, is_comment, strip_comment};
 
 use crate::text::Src;
 use lore_core::{ChunkKind, Language};

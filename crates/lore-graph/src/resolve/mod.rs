@@ -359,15 +359,11 @@ impl Index {
             Receiver::Path(p) => {
                 self.qualified_call(path, lang, p, &r.name, r.kind, r.caller.as_deref(), 0)
             }
-            Receiver::Field(..) => {
+            // A field of a known value, or a callback's parameter typed by its callee.
+            Receiver::Field(..) | Receiver::Callback { .. } => {
                 let (ty, how) = self.value_type(path, lang, &r.receiver, r.caller.as_deref(), 0)?;
                 self.method(path, &ty, &r.name, 0)
                     .map(|i| (i, weakest(How::Typed, how)))
-            }
-            Receiver::Callback { call, arg, param } => {
-                let (file, ty) =
-                    self.callback_type(path, lang, call, *arg, *param, r.caller.as_deref())?;
-                self.typed_method(&file, lang, &ty, &r.name)
             }
             Receiver::Unknown => None,
         }?;
