@@ -186,6 +186,10 @@ pub struct ScanRun {
     pub exact: Latency,
     /// Of the exact top 10, the share the quantised scan found.
     pub recall_at_10: f64,
+    /// The quantised search asked for 100 candidates, as a search asks each signal.
+    pub quantised_at_100: Latency,
+    /// Of the exact top 100, the share that search found.
+    pub recall_at_100: f64,
     pub snapshot_bytes: u64,
     /// Resident memory the opened snapshot added after three searches.
     pub held_bytes: Option<u64>,

@@ -2,7 +2,8 @@
 //! default), on synthetic unit vectors: `VectorSet::search` (int8 codes scanned on all
 //! cores, the best candidates rescored in f32 from the memory-mapped snapshot) against the
 //! exact single-threaded f32 scan over a heap matrix it replaced, with the recall@10 of the
-//! first against the second and the memory the opened snapshot holds.
+//! first against the second (and its time and recall@100 for the 100 candidates a search
+//! asks) and the memory the opened snapshot holds.
 
 use crate::report::ScanRun;
 use crate::stats::{resident, summarize};
@@ -17,6 +18,8 @@ const DIM: usize = lore_embed::DIM;
 /// Clusters the synthetic vectors a little, like embeddings (see `XorShift::unit_vector`).
 const LEAN: f32 = 0.6;
 const K: usize = 10;
+/// The candidates a search asks of each signal (`EngineConfig::candidates`).
+const ENGINE_K: usize = 100;
 
 pub(crate) fn measure(dir: &Path, sizes: &[usize], queries: usize) -> anyhow::Result<Vec<ScanRun>> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -57,11 +60,15 @@ pub(crate) fn measure(dir: &Path, sizes: &[usize], queries: usize) -> anyhow::Re
             (0..n).for_each(|_| m.extend(rng.unit_vector(DIM, LEAN)));
             m
         };
-        let (mut fast, mut exact, mut found) = (Vec::new(), Vec::new(), 0usize);
+        let (mut fast, mut fast_engine, mut exact) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut found, mut found_engine) = (0usize, 0usize);
         for q in &qs {
             let t = Instant::now();
             let got = set.search(q, K);
             fast.push(t.elapsed().as_secs_f64() * 1000.0);
+            let t = Instant::now();
+            let got_engine = set.search(q, ENGINE_K);
+            fast_engine.push(t.elapsed().as_secs_f64() * 1000.0);
             let t = Instant::now();
             let mut scored: Vec<(f32, usize)> = matrix
                 .chunks_exact(DIM)
@@ -71,10 +78,10 @@ pub(crate) fn measure(dir: &Path, sizes: &[usize], queries: usize) -> anyhow::Re
             let k = K.min(scored.len());
             scored.select_nth_unstable_by(k - 1, |a, b| b.0.total_cmp(&a.0));
             exact.push(t.elapsed().as_secs_f64() * 1000.0);
-            found += scored[..k]
-                .iter()
-                .filter(|(_, i)| got.iter().any(|g| g.0 == *i as i64))
-                .count();
+            found += overlap(&scored[..k], &got);
+            let k = ENGINE_K.min(scored.len());
+            scored.select_nth_unstable_by(k - 1, |a, b| b.0.total_cmp(&a.0));
+            found_engine += overlap(&scored[..k], &got_engine);
         }
         drop(matrix);
         drop(set);
@@ -86,9 +93,18 @@ pub(crate) fn measure(dir: &Path, sizes: &[usize], queries: usize) -> anyhow::Re
             quantised: summarize(fast),
             exact: summarize(exact),
             recall_at_10: found as f64 / (queries * K.min(n)) as f64,
+            quantised_at_100: summarize(fast_engine),
+            recall_at_100: found_engine as f64 / (queries * ENGINE_K.min(n)) as f64,
             snapshot_bytes,
             held_bytes: held,
         });
     }
     Ok(runs)
+}
+
+/// How many of the exact top rows `want` the quantised search found.
+fn overlap(want: &[(f32, usize)], got: &[(i64, f32)]) -> usize {
+    want.iter()
+        .filter(|(_, i)| got.iter().any(|g| g.0 == *i as i64))
+        .count()
 }

@@ -256,23 +256,30 @@ fn print_table(r: &BenchReport) {
             "\nvector scan alone (synthetic unit vectors; exact = one-thread f32 scan, as before)"
         );
         out!(
-            "  {:>9} {:>7} {:>16} {:>16} {:>10} {:>12} {:>10}",
+            "  {:>9} {:>7} {:>16} {:>16} {:>10} {:>16} {:>10} {:>12} {:>10}",
             "vectors",
             "queries",
             "int8 p50/p95 ms",
             "exact p50/p95",
             "recall@10",
+            "k=100 p50/p95",
+            "recall@100",
             "snapshot MB",
             "held MB"
         );
         for s in &r.scan {
             out!(
-                "  {:>9} {:>7} {:>16} {:>16} {:>10.4} {:>12} {:>10}",
+                "  {:>9} {:>7} {:>16} {:>16} {:>10.4} {:>16} {:>10.4} {:>12} {:>10}",
                 s.vectors,
                 s.queries,
                 format!("{:.1} / {:.1}", s.quantised.p50_ms, s.quantised.p95_ms),
                 format!("{:.1} / {:.1}", s.exact.p50_ms, s.exact.p95_ms),
                 s.recall_at_10,
+                format!(
+                    "{:.1} / {:.1}",
+                    s.quantised_at_100.p50_ms, s.quantised_at_100.p95_ms
+                ),
+                s.recall_at_100,
                 mb(Some(s.snapshot_bytes)),
                 mb(s.held_bytes)
             );
