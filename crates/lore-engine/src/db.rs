@@ -19,6 +19,34 @@ pub struct DbStatus {
     pub applied: Vec<i64>,
 }
 
+/// Whether the catalog's database answers now (`/health`).
+#[derive(Debug, Clone, Serialize)]
+pub struct DatabaseHealth {
+    /// `sqlite` (the embedded default) or `postgres`.
+    pub backend: &'static str,
+    pub reachable: bool,
+    /// Why it does not answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl crate::Engine {
+    /// Asks the catalog's database one trivial question; a lost PostgreSQL session is
+    /// connected again first (see lore-index's `Sql`).
+    pub fn database_health(&self) -> DatabaseHealth {
+        let backend = match self.catalog.dialect() {
+            lore_index::Dialect::Sqlite => "sqlite",
+            lore_index::Dialect::Postgres => "postgres",
+        };
+        let answer = self.catalog.sql().query_int("SELECT 1", &[]);
+        DatabaseHealth {
+            backend,
+            reachable: answer.is_ok(),
+            error: answer.err().map(|e| e.to_string()),
+        }
+    }
+}
+
 fn postgres(url: &str) -> Result<Sql, EngineError> {
     Ok(Sql::postgres(url, &PgOptions::default())?)
 }

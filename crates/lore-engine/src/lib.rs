@@ -25,7 +25,7 @@ mod unit;
 mod writer;
 
 pub use context::{OutlineEntry, UnitContext};
-pub use db::{DbStatus, StoreCopied, db_migrate, db_status};
+pub use db::{DatabaseHealth, DbStatus, StoreCopied, db_migrate, db_status};
 pub use doctor::{CatalogFacts, DoctorReport, Part, PartFacts, Problem, StoreHealth, doctor};
 pub use error::{EngineError, ExitKind, Param};
 pub use fusion::{Candidates, Fusion, Signals};

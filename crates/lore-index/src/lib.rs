@@ -78,6 +78,10 @@ impl IndexError {
             _ => None,
         }
     }
+    /// Whether the catalog's database server could not be reached (a retry may succeed).
+    pub fn is_unreachable(&self) -> bool {
+        matches!(self, IndexError::Catalog(_, e) if e.is_unreachable())
+    }
 }
 
 /// A store's BM25 search, wherever its index lives. `catalog` is the connection to search

@@ -32,6 +32,10 @@ pub enum SqlError {
     },
     #[error("the connection is busy with another query (a callback queried the catalog)")]
     Reentrant,
+    /// The database server cannot be reached (down, restarting, or refusing connections):
+    /// the next statement connects again.
+    #[error("database unreachable: {0}")]
+    Unreachable(String),
 }
 
 /// Whether SQLite found the database file damaged (or not a database at all).
@@ -55,6 +59,11 @@ fn sqlite_message(e: &rusqlite::Error) -> String {
 }
 
 impl SqlError {
+    /// Whether the database server could not be reached (a retry later may succeed).
+    pub fn is_unreachable(&self) -> bool {
+        matches!(self, SqlError::Unreachable(_))
+    }
+
     /// SQLite's own words when it found the catalog file damaged.
     pub fn damage(&self) -> Option<String> {
         match self {
@@ -287,10 +296,125 @@ impl Default for PgOptions {
     }
 }
 
+/// One PostgreSQL session that comes back: a connection the server dropped (a restart, a
+/// terminated backend) is replaced on the next statement, and a statement that found it
+/// dropped before running is run once more on the new one. Inside a transaction nothing is
+/// replaced: its statements fail until the caller's `ROLLBACK`, so no half of a
+/// transaction is ever committed on its own.
 struct Pg {
-    client: postgres::Client,
-    /// Prepared statements by the catalog's SQL text.
-    statements: HashMap<String, postgres::Statement>,
+    config: postgres::Config,
+    statement_timeout: Duration,
+    /// `None` once the connection is known lost (or the reconnect failed).
+    client: Option<postgres::Client>,
+    /// Prepared statements by the catalog's SQL text, on `client`.
+    statements: Statements,
+    /// A `BEGIN` ran on `client` and its `COMMIT` or `ROLLBACK` has not.
+    in_tx: bool,
+}
+
+type Statements = HashMap<String, postgres::Statement>;
+
+/// Whether an error means the session is gone: the socket closed, the server shutting
+/// down or terminating it (SQLSTATE class 57P), or a connection failure (class 08).
+fn is_connection_lost(e: &postgres::Error) -> bool {
+    if e.is_closed() {
+        return true;
+    }
+    match e.code() {
+        Some(code) => {
+            let c = code.code();
+            c.starts_with("57P") || c.starts_with("08")
+        }
+        // No server error: an I/O failure on the socket.
+        None => std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>()),
+    }
+}
+
+impl Pg {
+    fn connect(
+        config: &postgres::Config,
+        statement_timeout: Duration,
+    ) -> Result<postgres::Client, SqlError> {
+        let unreachable = |e: postgres::Error| SqlError::Unreachable(pg_message(&e));
+        let mut client = off_runtime(|| match config.get_ssl_mode() {
+            postgres::config::SslMode::Disable => config.connect(postgres::NoTls),
+            _ => config.connect(tls()),
+        })
+        .map_err(unreachable)?;
+        let set = format!("SET statement_timeout = {}", statement_timeout.as_millis());
+        off_runtime(|| client.batch_execute(&set)).map_err(unreachable)?;
+        Ok(client)
+    }
+
+    /// Connects again when the last session was lost, unless a transaction was open on it.
+    fn ensure_connected(&mut self) -> Result<(), SqlError> {
+        if self.client.as_ref().is_some_and(|c| c.is_closed()) {
+            self.lost();
+        }
+        if self.client.is_none() {
+            if self.in_tx {
+                return Err(SqlError::Unreachable(
+                    "the connection was lost inside a transaction, which the server rolled back"
+                        .into(),
+                ));
+            }
+            self.client = Some(Self::connect(&self.config, self.statement_timeout)?);
+        }
+        Ok(())
+    }
+
+    fn lost(&mut self) {
+        self.client = None;
+        self.statements.clear();
+    }
+
+    /// Runs `f` on the session (with its prepared statements). A lost session is reported
+    /// as unreachable; outside a transaction `f` is first tried once more on a new one.
+    fn run<T: Send>(
+        &mut self,
+        mut f: impl FnMut(&mut postgres::Client, &mut Statements) -> Result<T, postgres::Error> + Send,
+    ) -> Result<T, SqlError> {
+        let mut retry = !self.in_tx;
+        loop {
+            self.ensure_connected()?;
+            let (Some(client), statements) = (self.client.as_mut(), &mut self.statements) else {
+                return Err(SqlError::Unreachable("not connected".into()));
+            };
+            match off_runtime(|| f(client, statements)) {
+                Ok(v) => return Ok(v),
+                Err(e) if is_connection_lost(&e) => {
+                    self.lost();
+                    if !retry {
+                        return Err(SqlError::Unreachable(pg_message(&e)));
+                    }
+                    retry = false;
+                }
+                Err(e) => return Err(SqlError::Postgres(e)),
+            }
+        }
+    }
+
+    /// A batch of statements; `BEGIN`, `COMMIT` and `ROLLBACK` also track the transaction.
+    fn batch(&mut self, sql: &str) -> Result<(), SqlError> {
+        let verb = sql
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_ascii_uppercase();
+        let out = self.run(|client, _| client.batch_execute(sql));
+        match verb.as_str() {
+            "BEGIN" if out.is_ok() => self.in_tx = true,
+            "COMMIT" | "ROLLBACK" => {
+                self.in_tx = false;
+                // The server rolls back what a lost session had open.
+                if verb == "ROLLBACK" && out.as_ref().is_err_and(|e| e.is_unreachable()) {
+                    return Ok(());
+                }
+            }
+            _ => {}
+        }
+        out
+    }
 }
 
 enum Inner {
@@ -323,23 +447,17 @@ impl Sql {
             config.connect_timeout(opts.connect_timeout);
         }
         config.application_name("lore");
-        let client = off_runtime(|| match config.get_ssl_mode() {
-            postgres::config::SslMode::Disable => config.connect(postgres::NoTls),
-            _ => config.connect(tls()),
-        })
-        .map_err(|e| fail(SqlError::Postgres(e)))?;
-        let sql = Sql {
+        let client = Pg::connect(&config, opts.statement_timeout).map_err(fail)?;
+        Ok(Sql {
             inner: Inner::Postgres(Box::new(RefCell::new(Pg {
-                client,
+                config,
+                statement_timeout: opts.statement_timeout,
+                client: Some(client),
                 statements: HashMap::new(),
+                in_tx: false,
             }))),
             label,
-        };
-        sql.batch(&format!(
-            "SET statement_timeout = {}",
-            opts.statement_timeout.as_millis()
-        ))?;
-        Ok(sql)
+        })
     }
 
     pub fn dialect(&self) -> Dialect {
@@ -364,10 +482,7 @@ impl Sql {
             Inner::Postgres(pg) => pg
                 .try_borrow_mut()
                 .map_err(|_| SqlError::Reentrant)
-                .and_then(|mut pg| {
-                    let client = &mut pg.client;
-                    off_runtime(|| client.batch_execute(sql)).map_err(SqlError::from)
-                }),
+                .and_then(|mut pg| pg.batch(sql)),
         }
         .map_err(self.err())
     }
@@ -382,11 +497,7 @@ impl Sql {
                 .map_err(SqlError::from),
             Inner::Postgres(pg) => with_pg(pg, sql, |client, st| {
                 let owned = pg_args(args);
-                let refs: Vec<&(dyn postgres::types::ToSql + Sync)> = owned
-                    .iter()
-                    .map(|a| a as &(dyn postgres::types::ToSql + Sync))
-                    .collect();
-                client.execute(st, &refs).map_err(SqlError::from)
+                client.execute(st, &pg_refs(&owned))
             }),
         }
         .map_err(self.err())
@@ -415,11 +526,7 @@ impl Sql {
                 // Read whole, then handed to `f` (which may be anything, `Send` or not).
                 let rows = with_pg(pg, sql, |client, st| {
                     let owned = pg_args(args);
-                    let refs: Vec<&(dyn postgres::types::ToSql + Sync)> = owned
-                        .iter()
-                        .map(|a| a as &(dyn postgres::types::ToSql + Sync))
-                        .collect();
-                    client.query(st, &refs).map_err(SqlError::from)
+                    client.query(st, &pg_refs(&owned))
                 })
                 .map_err(&err)?;
                 for row in &rows {
@@ -527,24 +634,32 @@ fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     std::thread::scope(|s| s.spawn(f).join()).unwrap_or_else(|p| std::panic::resume_unwind(p))
 }
 
+/// Runs `f` with `sql` prepared (once per session).
 fn with_pg<T: Send>(
     pg: &RefCell<Pg>,
     sql: &str,
-    f: impl FnOnce(&mut postgres::Client, &postgres::Statement) -> Result<T, SqlError> + Send,
+    mut f: impl FnMut(&mut postgres::Client, &postgres::Statement) -> Result<T, postgres::Error> + Send,
 ) -> Result<T, SqlError> {
-    let mut guard = pg.try_borrow_mut().map_err(|_| SqlError::Reentrant)?;
-    let pg = &mut *guard;
-    off_runtime(|| {
-        let st = match pg.statements.get(sql) {
+    let mut pg = pg.try_borrow_mut().map_err(|_| SqlError::Reentrant)?;
+    pg.run(|client, statements| {
+        let st = match statements.get(sql) {
             Some(st) => st.clone(),
             None => {
-                let st = pg.client.prepare(&to_postgres(sql))?;
-                pg.statements.insert(sql.to_string(), st.clone());
+                let st = client.prepare(&to_postgres(sql))?;
+                statements.insert(sql.to_string(), st.clone());
                 st
             }
         };
-        f(&mut pg.client, &st)
+        f(client, &st)
     })
+}
+
+/// Arguments as `postgres` takes them.
+fn pg_refs<'s>(owned: &'s [PgArg<'_, '_>]) -> Vec<&'s (dyn postgres::types::ToSql + Sync)> {
+    owned
+        .iter()
+        .map(|a| a as &(dyn postgres::types::ToSql + Sync))
+        .collect()
 }
 
 /// An argument as rusqlite binds it.

@@ -356,3 +356,94 @@ fn wrong_credentials_and_an_unreachable_server_are_clear_errors() {
         .to_string();
     assert!(err.contains("127.0.0.1:1"), "{err}");
 }
+
+/// Ends every other session on the test's database, as a server restart would.
+fn terminate_other_sessions(admin: &Sql) {
+    admin
+        .query_int(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+             WHERE datname = current_database() AND pid <> pg_backend_pid()",
+            &[],
+        )
+        .unwrap();
+}
+
+#[test]
+fn a_lost_session_comes_back_and_a_lost_transaction_commits_nothing() {
+    let Some(url) = fresh_database("reconnect") else {
+        return;
+    };
+    let mut pg = Catalog::connect(&url, &PgOptions::default()).unwrap();
+    let admin = Sql::postgres(&url, &PgOptions::default()).unwrap();
+    let spec = AddStore {
+        name: "s".into(),
+        ..Default::default()
+    };
+    let store = pg
+        .create_store(&NewStore {
+            spec: &spec,
+            kind: StoreKind::Folder,
+            source: "/s".into(),
+            root: "/s".into(),
+            max_file_bytes: 10,
+            web: None,
+        })
+        .unwrap();
+
+    // Outside a transaction, the next statement runs on a new session.
+    terminate_other_sessions(&admin);
+    assert_eq!(pg.stores().unwrap().len(), 1);
+    terminate_other_sessions(&admin);
+    assert!(pg.manifest(store.id).unwrap().is_empty());
+
+    // Inside one, the rest of it fails (the server rolled it back) and nothing of it stays.
+    let file = |path: &str| FileRecord {
+        path: path.into(),
+        size: 1,
+        mtime_ns: 1,
+        hash: "h".into(),
+        chunks: 1,
+        skipped: None,
+        parse_error: None,
+    };
+    let c = chunk("f", "fn f() {}", 1);
+    {
+        let tx = pg.begin().unwrap();
+        tx.replace_file(
+            store.id,
+            &file("a.rs"),
+            &[ChunkRow {
+                id: 1,
+                chunk: &c,
+                embedding: None,
+            }],
+        )
+        .unwrap();
+        terminate_other_sessions(&admin);
+        let err = tx
+            .replace_file(
+                store.id,
+                &file("b.rs"),
+                &[ChunkRow {
+                    id: 2,
+                    chunk: &c,
+                    embedding: None,
+                }],
+            )
+            .expect_err("the transaction's session is gone");
+        assert!(err.is_unreachable(), "{err}");
+        assert!(err.to_string().contains("database unreachable"), "{err}");
+    }
+    assert!(pg.manifest(store.id).unwrap().is_empty());
+    assert!(pg.lexical_ids(store.id).unwrap().is_empty());
+
+    // A server nobody answers at is unreachable, not an internal error.
+    let opts = PgOptions {
+        connect_timeout: std::time::Duration::from_secs(2),
+        ..Default::default()
+    };
+    let err = Catalog::connect("postgres://lore:lore@127.0.0.1:1/none", &opts)
+        .err()
+        .expect("nothing listens on port 1");
+    assert!(err.is_unreachable(), "{err}");
+}

@@ -65,6 +65,24 @@ impl App {
         self.writer.stop(wait);
     }
 
+    /// Whether the catalog's database answers; an engine that cannot even be checked out
+    /// (its connection cannot be opened) says why.
+    pub async fn database_health(&self) -> lore_engine::DatabaseHealth {
+        let backend = if self.data.database().is_some() {
+            "postgres"
+        } else {
+            "sqlite"
+        };
+        match self.pool.run(|e| Ok(e.database_health())).await {
+            Ok(h) => h,
+            Err(e) => lore_engine::DatabaseHealth {
+                backend,
+                reachable: false,
+                error: Some(e.to_string()),
+            },
+        }
+    }
+
     pub async fn search(&self, args: &JsonObject) -> Result<SearchResponse, AppError> {
         let req = params::search_request(args, self.max_query()).map_err(AppError::BadRequest)?;
         self.pool.run(move |e| e.search(&req)).await

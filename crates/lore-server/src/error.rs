@@ -24,6 +24,8 @@ pub(crate) enum Failure {
     Forbidden,
     NotFound,
     Conflict,
+    /// The catalog's database cannot be reached right now (503; a retry may succeed).
+    Unavailable,
     Internal,
 }
 
@@ -34,6 +36,7 @@ impl AppError {
             AppError::BadRequest(_) => Failure::BadRequest,
             AppError::Forbidden(_) => Failure::Forbidden,
             AppError::Internal(_) => Failure::Internal,
+            AppError::Engine(EngineError::Index(e)) if e.is_unreachable() => Failure::Unavailable,
             // A source outside what this server may read (re-checked on every run).
             AppError::Engine(EngineError::Source(lore_source::SourceError::Refused { .. })) => {
                 Failure::Forbidden

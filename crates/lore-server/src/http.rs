@@ -142,6 +142,7 @@ impl From<AppError> for ApiError {
             Failure::Forbidden => StatusCode::FORBIDDEN,
             Failure::NotFound => StatusCode::NOT_FOUND,
             Failure::Conflict => StatusCode::CONFLICT,
+            Failure::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             Failure::Internal => {
                 tracing::error!("{e}");
                 StatusCode::INTERNAL_SERVER_ERROR
@@ -208,8 +209,17 @@ impl<S: Send + Sync> FromRequest<S> for Body {
 
 type AppState = State<Arc<App>>;
 
-async fn health() -> axum::Json<serde_json::Value> {
-    axum::Json(json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION") }))
+/// `ok` with the database answering; 503 `unavailable` while it does not (a load balancer
+/// then stops sending requests here).
+async fn health(State(app): AppState) -> Response {
+    let db = app.database_health().await;
+    let (status, word) = if db.reachable {
+        (StatusCode::OK, "ok")
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, "unavailable")
+    };
+    let body = json!({ "status": word, "version": env!("CARGO_PKG_VERSION"), "database": db });
+    (status, axum::Json(body)).into_response()
 }
 
 async fn openapi() -> impl IntoResponse {

@@ -754,3 +754,74 @@ fn the_brain_is_watched_and_ignored_paths_schedule_nothing() {
     );
     drop(server);
 }
+
+/// `/health` names the catalog's database and whether it answers. On PostgreSQL, while the
+/// database refuses connections (its sessions ended, as in a restart) every request answers
+/// 503 "database unreachable", and the first request once it is back is answered, by the
+/// same server process.
+#[test]
+fn health_reports_the_database_and_requests_outlive_its_outage() {
+    let lore = Lore::without_model();
+    if ON_POSTGRES && lore.database().is_none() {
+        return;
+    }
+    let notes = lore.path("notes");
+    write(&notes, "giraffes.md", "# Giraffes\n\nTall animals with long necks.\n");
+    lore.ok(&["store", "add", "notes", notes.to_str().unwrap(), "--embed", "none"]);
+    let server = Server::start(&lore, &["--addr", "127.0.0.1:0", "--no-watch"]);
+    let search = || {
+        post(
+            &server.api("/api/search"),
+            &json!({ "query": "giraffes", "mode": "fts" }),
+        )
+    };
+    let (status, health) = get(&server.api("/health"));
+    assert_eq!(status, 200, "{health}");
+    let backend = if ON_POSTGRES { "postgres" } else { "sqlite" };
+    assert_eq!(health["database"]["backend"], backend, "{health}");
+    assert_eq!(health["database"]["reachable"], true, "{health}");
+    assert_eq!(search().0, 200);
+    let Some(url) = lore.database() else {
+        return;
+    };
+
+    let name = url.rsplit('/').next().unwrap().split('?').next().unwrap();
+    let admin = lore_index::Sql::postgres(
+        &std::env::var("LORE_TEST_DATABASE_URL").unwrap(),
+        &Default::default(),
+    )
+    .unwrap();
+    let allow = |yes: bool| {
+        admin
+            .batch(&format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS {yes}"))
+            .unwrap();
+    };
+    allow(false);
+    admin
+        .query_int(
+            &format!(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+                 WHERE datname = '{name}'"
+            ),
+            &[],
+        )
+        .unwrap();
+    let (status, body) = search();
+    allow(true);
+    assert_eq!(status, 503, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("database unreachable"),
+        "{body}"
+    );
+    allow(false);
+    let (status, health) = get(&server.api("/health"));
+    allow(true);
+    assert_eq!(status, 503, "{health}");
+    assert_eq!(health["status"], "unavailable", "{health}");
+    assert_eq!(health["database"]["reachable"], false, "{health}");
+
+    let (status, body) = search();
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["results"][0]["path"], "giraffes.md", "{body}");
+    assert_eq!(get(&server.api("/health")).0, 200);
+}
