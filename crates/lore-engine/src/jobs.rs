@@ -141,16 +141,22 @@ impl Engine {
         }
         let value = serde_json::to_value(spec)
             .map_err(|e| EngineError::Input(format!("job request cannot be recorded: {e}")))?;
-        Ok(self
-            .catalog
-            .create_job(&lore_index::new_job_id(), spec.kind(), &value)?)
+        Ok(self.catalog.create_job(
+            &lore_index::new_job_id(),
+            spec.kind(),
+            &value,
+            &self.writer_id(),
+        )?)
     }
 
     /// Runs a pending job to its end and returns its final record. A job that is no longer
     /// pending (cancelled before it started) is returned as it is. The job's own failure is
     /// recorded in it, not returned; `Err` means the catalog itself failed.
     pub fn run_job(&mut self, id: &str) -> Result<JobRecord, EngineError> {
-        let Some(job) = self.catalog.claim_job(id, std::process::id())? else {
+        let Some(job) = self
+            .catalog
+            .claim_job(id, std::process::id(), &self.writer_id())?
+        else {
             return self.job(id);
         };
         let spec: JobSpec = match serde_json::from_value(job.spec.clone()) {

@@ -20,6 +20,24 @@ pub struct WriterInfo {
     pub started_at: i64,
 }
 
+/// The writer of a data dir as the jobs table names it: its host and the data dir, so two
+/// servers sharing one catalog (on two machines, or two data dirs of one) never take each
+/// other's jobs for their own.
+pub(crate) fn writer_id(data: &DataDir) -> String {
+    let root = std::fs::canonicalize(data.root()).unwrap_or_else(|_| data.root().to_path_buf());
+    format!("{}:{}", host_name(), root.display())
+}
+
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .or_else(|| std::env::var("COMPUTERNAME").ok())
+        .unwrap_or_else(|| "localhost".into())
+}
+
 /// Removes `writer.json` when dropped (normal exit or error). After a kill -9 the file stays,
 /// but it is only believed while the lock is held by its pid; the next lore process to open
 /// the data dir settles it (`settle_stale_writer`).
@@ -65,7 +83,7 @@ pub fn settle_stale_writer(data: &DataDir) -> Result<Option<String>, EngineError
     };
     let who = format!("lore {} (pid {})", info.role, info.pid);
     let reason = format!("interrupted: {who} stopped uncleanly (killed or crashed); run it again");
-    let jobs = crate::open_catalog(data)?.fail_jobs_of(info.pid, &reason)?;
+    let jobs = crate::open_catalog(data)?.fail_jobs_of(info.pid, &writer_id(data), &reason)?;
     std::fs::remove_file(&path).map_err(|e| EngineError::io(path.display().to_string(), e))?;
     let what = match jobs.len() {
         0 => "it was running no job".to_string(),
@@ -86,16 +104,29 @@ impl Engine {
     }
 
     /// Takes the writer lock and keeps it until the engine is dropped; every write of this
-    /// engine then reuses it. Jobs left unfinished by an earlier writer are marked failed:
-    /// with the lock held, nobody else can be running them.
+    /// engine then reuses it. Jobs this data dir's earlier writer left unfinished are marked
+    /// failed (with the lock held, it cannot be running them), and those of any writer whose
+    /// heartbeat expired; other servers' live jobs are left alone.
     pub fn hold_writer_lock(&mut self) -> Result<(), EngineError> {
         if self.writer_lock.is_none() {
             let lock = WriterLock::acquire(&self.data.lock_file())
                 .map_err(|e| self.explain_lock_error(e))?;
             self.writer_lock = Some(std::sync::Arc::new(lock));
-            self.catalog.fail_orphaned_jobs()?;
+            self.catalog.fail_orphaned_jobs(&self.writer_id())?;
         }
         Ok(())
+    }
+
+    pub(crate) fn writer_id(&self) -> String {
+        writer_id(&self.data)
+    }
+
+    /// Renews the heartbeat of this writer's jobs and fails those of writers that stopped
+    /// renewing theirs (`lore serve` calls it every few seconds).
+    pub fn heartbeat_jobs(&self) -> Result<(usize, usize), EngineError> {
+        let renewed = self.catalog.heartbeat_jobs(&self.writer_id())?;
+        let expired = self.catalog.fail_expired_jobs()?;
+        Ok((renewed, expired))
     }
 
     pub fn holds_writer_lock(&self) -> bool {

@@ -3,6 +3,12 @@
 //!
 //! The table is bookkeeping, not index content: any process may insert a job or ask for one
 //! to be cancelled; only the writer (the holder of `writer.lock`) runs them.
+//!
+//! Several servers may share the table (one PostgreSQL catalog). Each job names the writer
+//! that runs it (`writer`: its host and data dir) and carries a heartbeat that writer renews
+//! ([`Catalog::heartbeat_jobs`]); a job is failed as interrupted only when its own writer
+//! starts again (so it cannot be running it) or when its heartbeat is older than
+//! [`JOB_EXPIRY_SECS`], never because another server started.
 
 use crate::IndexError;
 use crate::catalog::Catalog;
@@ -109,6 +115,10 @@ pub fn is_job_id(s: &str) -> bool {
     s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// A pending or running job whose heartbeat is older than this is interrupted: its writer
+/// renews it every few seconds while it lives.
+pub const JOB_EXPIRY_SECS: i64 = 60;
+
 fn now_secs() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -144,17 +154,19 @@ fn job_from_row(r: &mut Row) -> Result<JobRecord, SqlError> {
 }
 
 impl Catalog {
-    /// Records a pending job.
+    /// Records a pending job, to be run by `writer` (which renews its heartbeat meanwhile).
     pub fn create_job(
         &self,
         id: &str,
         kind: &str,
         spec: &serde_json::Value,
+        writer: &str,
     ) -> Result<JobRecord, IndexError> {
+        let now = now_secs();
         self.db.execute(
-            "INSERT INTO jobs (id, kind, spec, status, created_at, seq) \
-             VALUES (?1, ?2, ?3, 'pending', ?4, (SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs))",
-            args![id, kind, spec.to_string(), now_secs()],
+            "INSERT INTO jobs (id, kind, spec, status, created_at, seq, writer, heartbeat_at) \
+             VALUES (?1, ?2, ?3, 'pending', ?4, (SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs), ?5, ?4)",
+            args![id, kind, spec.to_string(), now, writer],
         )?;
         self.job(id)?
             .ok_or_else(|| IndexError::Corrupt(format!("job {id} vanished")))
@@ -177,12 +189,18 @@ impl Catalog {
         )
     }
 
-    /// Moves a pending job to running (owned by `pid`); `None` if it is no longer pending
+    /// Moves a pending job to running (by `pid` of `writer`); `None` if it is no longer pending
     /// (cancelled meanwhile, or claimed by another writer).
-    pub fn claim_job(&self, id: &str, pid: u32) -> Result<Option<JobRecord>, IndexError> {
+    pub fn claim_job(
+        &self,
+        id: &str,
+        pid: u32,
+        writer: &str,
+    ) -> Result<Option<JobRecord>, IndexError> {
         let claimed = self.db.execute(
-            "UPDATE jobs SET status = 'running', started_at = ?2, pid = ?3 WHERE id = ?1 AND status = 'pending'",
-            args![id, now_secs(), pid],
+            "UPDATE jobs SET status = 'running', started_at = ?2, heartbeat_at = ?2, pid = ?3, \
+             writer = ?4 WHERE id = ?1 AND status = 'pending'",
+            args![id, now_secs(), pid, writer],
         )?;
         if claimed == 0 {
             return Ok(None);
@@ -249,31 +267,65 @@ impl Catalog {
         self.job(id)
     }
 
-    /// Marks every unfinished job as failed: called by a process that has just become the
-    /// writer, since no other process can be running one.
-    pub fn fail_orphaned_jobs(&self) -> Result<usize, IndexError> {
+    /// Marks as failed the unfinished jobs nobody can be running: those of `writer` (called
+    /// by a process that has just become that writer, so its earlier self is gone), and any
+    /// whose heartbeat expired. Another writer's live jobs are left alone.
+    pub fn fail_orphaned_jobs(&self, writer: &str) -> Result<usize, IndexError> {
+        let now = now_secs();
         self.db
             .execute(
                 "UPDATE jobs SET status = 'failed', finished_at = ?1,
                  error = 'interrupted: the lore process running it stopped; start it again'
-                 WHERE status IN ('pending', 'running')",
-                args![now_secs()],
+                 WHERE status IN ('pending', 'running')
+                 AND (writer IS NULL OR writer = ?2 OR heartbeat_at IS NULL OR heartbeat_at < ?3)",
+                args![now, writer, now - JOB_EXPIRY_SECS],
             )
             .map(|n| n as usize)
     }
 
-    /// Marks the jobs process `pid` was running as failed with `reason` (it died without
+    /// Marks as failed the unfinished jobs whose heartbeat expired (their writer stopped
+    /// without saying so, on any machine).
+    pub fn fail_expired_jobs(&self) -> Result<usize, IndexError> {
+        let now = now_secs();
+        self.db
+            .execute(
+                "UPDATE jobs SET status = 'failed', finished_at = ?1,
+                 error = 'interrupted: the lore server running it stopped answering; start it again'
+                 WHERE status IN ('pending', 'running') AND heartbeat_at < ?2",
+                args![now, now - JOB_EXPIRY_SECS],
+            )
+            .map(|n| n as usize)
+    }
+
+    /// Renews the heartbeat of the jobs `writer` has pending or running.
+    pub fn heartbeat_jobs(&self, writer: &str) -> Result<usize, IndexError> {
+        self.db
+            .execute(
+                "UPDATE jobs SET heartbeat_at = ?1 WHERE writer = ?2 \
+                 AND status IN ('pending', 'running')",
+                args![now_secs(), writer],
+            )
+            .map(|n| n as usize)
+    }
+
+    /// Marks the jobs process `pid` of `writer` was running as failed with `reason` (it died without
     /// finishing them); returns their ids.
-    pub fn fail_jobs_of(&self, pid: u32, reason: &str) -> Result<Vec<String>, IndexError> {
+    pub fn fail_jobs_of(
+        &self,
+        pid: u32,
+        writer: &str,
+        reason: &str,
+    ) -> Result<Vec<String>, IndexError> {
         let ids = self.db.query(
-            "SELECT id FROM jobs WHERE status = 'running' AND pid = ?1 ORDER BY seq",
-            args![pid],
+            "SELECT id FROM jobs WHERE status = 'running' AND pid = ?1 \
+             AND (writer IS NULL OR writer = ?2) ORDER BY seq",
+            args![pid, writer],
             |r| r.text(0),
         )?;
         self.db.execute(
             "UPDATE jobs SET status = 'failed', finished_at = ?1, error = ?2 \
-             WHERE status = 'running' AND pid = ?3",
-            args![now_secs(), reason, pid],
+             WHERE status = 'running' AND pid = ?3 AND (writer IS NULL OR writer = ?4)",
+            args![now_secs(), reason, pid, writer],
         )?;
         Ok(ids)
     }
@@ -302,15 +354,18 @@ mod tests {
         assert!(is_job_id(&id));
         assert!(!is_job_id("../../etc/passwd"));
         let job = catalog
-            .create_job(&id, "index", &json!({"stores": ["a"]}))
+            .create_job(&id, "index", &json!({"stores": ["a"]}), "w")
             .unwrap();
         assert_eq!(job.status, JobStatus::Pending);
         assert_eq!(job.spec["stores"][0], "a");
 
-        let running = catalog.claim_job(&id, 7).unwrap().unwrap();
+        let running = catalog.claim_job(&id, 7, "w").unwrap().unwrap();
         assert_eq!(running.status, JobStatus::Running);
         assert_eq!(running.pid, Some(7));
-        assert!(catalog.claim_job(&id, 8).unwrap().is_none(), "claimed once");
+        assert!(
+            catalog.claim_job(&id, 8, "w").unwrap().is_none(),
+            "claimed once"
+        );
 
         let p = JobProgress {
             files_done: 3,
@@ -331,22 +386,43 @@ mod tests {
 
         // A pending job is cancelled at once.
         let other = new_job_id();
-        catalog.create_job(&other, "sync", &json!({})).unwrap();
+        catalog.create_job(&other, "sync", &json!({}), "w").unwrap();
         let c = catalog.request_job_cancel(&other).unwrap().unwrap();
         assert_eq!(c.status, JobStatus::Cancelled);
-        assert!(catalog.claim_job(&other, 1).unwrap().is_none());
+        assert!(catalog.claim_job(&other, 1, "w").unwrap().is_none());
 
         // Orphans fail; old finished jobs are deleted.
         let orphan = new_job_id();
-        catalog.create_job(&orphan, "add", &json!({})).unwrap();
-        assert_eq!(catalog.fail_orphaned_jobs().unwrap(), 1);
+        catalog.create_job(&orphan, "add", &json!({}), "w").unwrap();
+        // Another writer's live job is not failed by this one starting, …
+        let theirs = new_job_id();
+        catalog
+            .create_job(&theirs, "add", &json!({}), "other")
+            .unwrap();
+        catalog.claim_job(&theirs, 9, "other").unwrap();
+        assert_eq!(catalog.heartbeat_jobs("other").unwrap(), 1);
+        assert_eq!(catalog.fail_orphaned_jobs("w").unwrap(), 1);
+        assert_eq!(
+            catalog.job(&theirs).unwrap().unwrap().status,
+            JobStatus::Running
+        );
+        assert!(catalog.fail_jobs_of(9, "w", "gone").unwrap().is_empty());
+        // … until its heartbeat expires.
+        catalog
+            .sql()
+            .execute(
+                "UPDATE jobs SET heartbeat_at = heartbeat_at - ?1 WHERE id = ?2",
+                args![JOB_EXPIRY_SECS + 1, theirs.as_str()],
+            )
+            .unwrap();
+        assert_eq!(catalog.fail_orphaned_jobs("w").unwrap(), 1);
         assert_eq!(
             catalog.job(&orphan).unwrap().unwrap().status,
             JobStatus::Failed
         );
-        assert_eq!(catalog.jobs(10).unwrap().len(), 3);
+        assert_eq!(catalog.jobs(10).unwrap().len(), 4);
         assert_eq!(catalog.delete_finished_jobs(3600).unwrap(), 0);
-        assert_eq!(catalog.delete_finished_jobs(-10).unwrap(), 3);
+        assert_eq!(catalog.delete_finished_jobs(-10).unwrap(), 4);
         assert!(catalog.jobs(10).unwrap().is_empty());
     }
 }

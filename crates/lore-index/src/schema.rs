@@ -146,13 +146,15 @@ CREATE TABLE IF NOT EXISTS jobs (
     created_at INTEGER NOT NULL,
     started_at INTEGER,
     finished_at INTEGER,
-    seq INTEGER
+    seq INTEGER,
+    writer TEXT,
+    heartbeat_at INTEGER
 );
 CREATE INDEX IF NOT EXISTS jobs_by_created ON jobs(created_at);
 ";
 
 /// The schema version `SCHEMA` creates; `migrate` brings older catalogs up to it.
-pub(crate) const SCHEMA_VERSION: i64 = 7;
+pub(crate) const SCHEMA_VERSION: i64 = 8;
 
 /// Records the built-in model as the embedder of stores that have vectors but no record
 /// (the v7 migration).
@@ -209,6 +211,12 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
             "DROP INDEX IF EXISTS symbols_by_file; \
              CREATE INDEX symbols_by_file ON symbols(store_id, path, start_byte);",
         )?;
+    }
+    if version < 8 {
+        // v8: jobs.writer and jobs.heartbeat_at (who runs a job, and that it still lives:
+        // several servers may share one catalog's jobs).
+        add_column("jobs", "writer", "TEXT")?;
+        add_column("jobs", "heartbeat_at", "INTEGER")?;
     }
     if version != SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;

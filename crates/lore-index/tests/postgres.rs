@@ -307,7 +307,7 @@ fn a_newer_schema_is_refused_and_migration_is_idempotent() {
     };
     let db = Sql::postgres(&url, &PgOptions::default()).unwrap();
     assert_eq!(lore_index::postgres_status(&db).unwrap().version, 0);
-    assert_eq!(lore_index::migrate_postgres(&db).unwrap(), [1, 2, 3]);
+    assert_eq!(lore_index::migrate_postgres(&db).unwrap(), [1, 2, 3, 4]);
     assert!(lore_index::migrate_postgres(&db).unwrap().is_empty());
     let status = lore_index::postgres_status(&db).unwrap();
     assert_eq!(status.version, status.latest);
@@ -446,4 +446,45 @@ fn a_lost_session_comes_back_and_a_lost_transaction_commits_nothing() {
         .err()
         .expect("nothing listens on port 1");
     assert!(err.is_unreachable(), "{err}");
+}
+
+#[test]
+fn a_starting_server_fails_only_its_own_and_expired_jobs() {
+    let Some(url) = fresh_database("jobs") else {
+        return;
+    };
+    let pg = Catalog::connect(&url, &PgOptions::default()).unwrap();
+    let spec = serde_json::json!({"stores": ["s"]});
+    let theirs = lore_index::new_job_id();
+    pg.create_job(&theirs, "index", &spec, "host-a:/data")
+        .unwrap();
+    pg.claim_job(&theirs, 41, "host-a:/data").unwrap().unwrap();
+    let mine = lore_index::new_job_id();
+    pg.create_job(&mine, "index", &spec, "host-b:/data")
+        .unwrap();
+    pg.claim_job(&mine, 41, "host-b:/data").unwrap().unwrap();
+
+    // B starts again (same pid on another host, too): only its own job was interrupted.
+    assert_eq!(pg.fail_orphaned_jobs("host-b:/data").unwrap(), 1);
+    assert!(
+        pg.fail_jobs_of(41, "host-b:/data", "gone")
+            .unwrap()
+            .is_empty()
+    );
+    let status = |id: &str| pg.job(id).unwrap().unwrap().status;
+    assert_eq!(status(&theirs), lore_index::JobStatus::Running);
+    assert_eq!(status(&mine), lore_index::JobStatus::Failed);
+    assert_eq!(pg.heartbeat_jobs("host-a:/data").unwrap(), 1);
+    assert_eq!(pg.fail_expired_jobs().unwrap(), 0);
+    pg.sql()
+        .execute(
+            "UPDATE jobs SET heartbeat_at = heartbeat_at - ?1 WHERE id = ?2",
+            &[
+                lore_index::Arg::Int(lore_index::JOB_EXPIRY_SECS + 1),
+                lore_index::Arg::Text(theirs.as_str().into()),
+            ],
+        )
+        .unwrap();
+    assert_eq!(pg.fail_expired_jobs().unwrap(), 1);
+    assert_eq!(status(&theirs), lore_index::JobStatus::Failed);
 }

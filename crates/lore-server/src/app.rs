@@ -204,6 +204,15 @@ impl App {
         self.pool.run(move |e| e.cancel_job(&id)).await
     }
 
+    /// Renews this server's jobs' heartbeat; fails the jobs of servers that stopped.
+    pub async fn heartbeat_jobs(&self) {
+        match self.pool.run(|e| e.heartbeat_jobs()).await {
+            Ok((_, 0)) => {}
+            Ok((_, n)) => tracing::warn!("{n} jobs of a server that stopped answering failed"),
+            Err(e) => tracing::warn!("renewing the jobs' heartbeat: {e}"),
+        }
+    }
+
     /// Deletes finished jobs older than a day.
     pub async fn clean_jobs(&self) {
         match self

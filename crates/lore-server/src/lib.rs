@@ -17,6 +17,10 @@ mod stdio;
 mod watch;
 mod writer;
 
+/// How often a server renews its jobs' heartbeat (they expire after
+/// `lore_index::JOB_EXPIRY_SECS` without one).
+const JOB_HEARTBEAT: Duration = Duration::from_secs(10);
+
 pub use error::AppError;
 pub use http::MAX_BODY;
 pub use mcp::LoreMcp;
@@ -234,6 +238,15 @@ pub fn serve(data: DataDir, opts: ServeOptions) -> Result<(), ServerError> {
             loop {
                 every.tick().await;
                 cleaner.clean_jobs().await;
+            }
+        });
+        // This server's jobs stay alive in a shared jobs table; a stopped server's expire.
+        let heart = app.clone();
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(JOB_HEARTBEAT);
+            loop {
+                every.tick().await;
+                heart.heartbeat_jobs().await;
             }
         });
         let guard = Arc::new(http::Guard { token, loopback });

@@ -8,7 +8,7 @@ use crate::IndexError;
 use crate::sql::{Sql, args};
 
 /// The newest schema this lore knows.
-pub const VERSION: i64 = 3;
+pub const VERSION: i64 = 4;
 
 /// Key of the advisory lock migrations hold (any constant unlikely to collide).
 const LOCK_KEY: i64 = 0x006c_6f72_655f_6462; // "lore_db"
@@ -188,7 +188,11 @@ const V3: &str = "ALTER TABLE files ADD COLUMN IF NOT EXISTS parse_error TEXT; \
      CREATE INDEX symbols_by_file ON symbols(store_id, path, start_byte); \
      CREATE INDEX IF NOT EXISTS chunks_unembedded ON chunks(store_id) WHERE embedding IS NULL;";
 
-const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3)];
+/// v4: who runs each job and its heartbeat (several servers share the jobs table).
+const V4: &str = "ALTER TABLE jobs ADD COLUMN IF NOT EXISTS writer TEXT; \
+     ALTER TABLE jobs ADD COLUMN IF NOT EXISTS heartbeat_at BIGINT;";
+
+const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3), (4, V4)];
 
 /// Where a database's schema stands.
 #[derive(Debug, Clone, serde::Serialize)]
