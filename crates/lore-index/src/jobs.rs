@@ -297,6 +297,44 @@ impl Catalog {
             .map(|n| n as usize)
     }
 
+    /// Takes, or renews, the lease on indexing `store_id` for `holder`, for `ttl_secs` from
+    /// now. While another holder's lease lives, nothing changes and that holder is returned
+    /// with when it took the lease. Atomic on both databases (one upsert), so of two
+    /// servers starting at once exactly one gets it.
+    pub fn take_store_lease(
+        &self,
+        store_id: i64,
+        holder: &str,
+        ttl_secs: i64,
+    ) -> Result<Option<(String, i64)>, IndexError> {
+        let now = now_secs();
+        let taken = self.db.execute(
+            "INSERT INTO store_leases (store_id, holder, since, expires_at) VALUES (?1, ?2, ?3, ?4) \
+             ON CONFLICT (store_id) DO UPDATE SET holder = excluded.holder, \
+             since = CASE WHEN store_leases.holder = excluded.holder THEN store_leases.since \
+             ELSE excluded.since END, expires_at = excluded.expires_at \
+             WHERE store_leases.holder = excluded.holder OR store_leases.expires_at < ?3",
+            args![store_id, holder, now, now + ttl_secs],
+        )?;
+        if taken > 0 {
+            return Ok(None);
+        }
+        self.db.query_opt(
+            "SELECT holder, since FROM store_leases WHERE store_id = ?1",
+            args![store_id],
+            |r| Ok((r.text(0)?, r.int(1)?)),
+        )
+    }
+
+    /// Gives up `holder`'s lease on `store_id` (nothing when another holds it).
+    pub fn release_store_lease(&self, store_id: i64, holder: &str) -> Result<(), IndexError> {
+        self.db.execute(
+            "DELETE FROM store_leases WHERE store_id = ?1 AND holder = ?2",
+            args![store_id, holder],
+        )?;
+        Ok(())
+    }
+
     /// Renews the heartbeat of the jobs `writer` has pending or running.
     pub fn heartbeat_jobs(&self, writer: &str) -> Result<usize, IndexError> {
         self.db
@@ -419,6 +457,24 @@ mod tests {
         assert_eq!(
             catalog.job(&orphan).unwrap().unwrap().status,
             JobStatus::Failed
+        );
+        // One index run per store: a live lease of another holder is reported, not taken.
+        assert_eq!(catalog.take_store_lease(1, "a", 60).unwrap(), None);
+        assert_eq!(
+            catalog.take_store_lease(1, "a", 60).unwrap(),
+            None,
+            "renewed"
+        );
+        let (holder, _) = catalog.take_store_lease(1, "b", 60).unwrap().unwrap();
+        assert_eq!(holder, "a");
+        catalog.release_store_lease(1, "b").unwrap();
+        assert!(catalog.take_store_lease(1, "b", 60).unwrap().is_some());
+        catalog.release_store_lease(1, "a").unwrap();
+        assert_eq!(catalog.take_store_lease(1, "b", -1).unwrap(), None);
+        assert_eq!(
+            catalog.take_store_lease(1, "a", 60).unwrap(),
+            None,
+            "b's expired"
         );
         assert_eq!(catalog.jobs(10).unwrap().len(), 4);
         assert_eq!(catalog.delete_finished_jobs(3600).unwrap(), 0);

@@ -128,6 +128,13 @@ CREATE TABLE IF NOT EXISTS graph_state (
     store_id INTEGER PRIMARY KEY REFERENCES stores(id) ON DELETE CASCADE,
     resolved_generation INTEGER NOT NULL
 );
+-- Who indexes a store now, until when (several servers may share one catalog).
+CREATE TABLE IF NOT EXISTS store_leases (
+    store_id INTEGER PRIMARY KEY,
+    holder TEXT NOT NULL,
+    since INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+);
 -- Jobs: bookkeeping any process may write; only the writer runs them.
 CREATE TABLE IF NOT EXISTS jobs (
     id TEXT PRIMARY KEY,

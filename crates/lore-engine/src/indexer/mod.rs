@@ -20,7 +20,7 @@ use crate::{Engine, EngineError, Progress};
 use commit::Commits;
 use lore_core::StoreKind;
 use lore_embed::Embedder;
-use lore_index::{Fts, FtsBuild, StoreRecord};
+use lore_index::{Fts, FtsBuild, IndexError, StoreRecord};
 use prepare::{Prepared, prepare_all};
 use serde::Serialize;
 use std::time::Instant;
@@ -65,6 +65,9 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+/// How long an index run's lease on its store lasts past its last commit.
+const STORE_LEASE_SECS: i64 = 300;
+
 impl Engine {
     pub(crate) fn index_store(
         &mut self,
@@ -78,8 +81,53 @@ impl Engine {
         self.index_held_store(store, full, embedder, progress)
     }
 
-    /// `index_store` for a caller that holds the store already (`StoreLocks::hold`).
+    /// `index_store` for a caller that holds the store already (`StoreLocks::hold`). Across
+    /// processes (servers sharing one catalog) the store's lease says who indexes it: a run
+    /// that finds another's live lease is refused with its holder's name before it writes.
     pub(crate) fn index_held_store(
+        &mut self,
+        store: &StoreRecord,
+        full: bool,
+        embedder: Option<&Embedder>,
+        progress: &dyn Progress,
+    ) -> Result<IndexReport, EngineError> {
+        self.renew_store_lease(store)?;
+        let out = self.index_leased_store(store, full, embedder, progress);
+        if let Err(e) = self
+            .catalog
+            .release_store_lease(store.id, &self.writer_id())
+        {
+            tracing::warn!("store {}: releasing its index lease: {e}", store.name);
+        }
+        out
+    }
+
+    /// Takes or renews this writer's lease on indexing `store` (each commit renews it, so
+    /// it outlives a stopped server by at most `STORE_LEASE_SECS`).
+    pub(crate) fn renew_store_lease(&self, store: &StoreRecord) -> Result<(), EngineError> {
+        let me = self.writer_id();
+        match self
+            .catalog
+            .take_store_lease(store.id, &me, STORE_LEASE_SECS)?
+        {
+            None => Ok(()),
+            Some((holder, since)) => {
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs() as i64);
+                Err(IndexError::Locked(format!(
+                    "store {} is being indexed by {holder} (for {} s); this run did not start: \
+                     try again when that one ends (a server that stopped frees it within {} s)",
+                    store.name,
+                    (now - since).max(0),
+                    STORE_LEASE_SECS
+                ))
+                .into())
+            }
+        }
+    }
+
+    fn index_leased_store(
         &mut self,
         store: &StoreRecord,
         full: bool,
@@ -157,6 +205,7 @@ impl Engine {
                 });
             }
             self.commit_batch(store, &plan, &mut run, group, &vectors, &mut report)?;
+            self.renew_store_lease(store)?;
         }
         if let Some(writer) = run.writer.take() {
             writer.finish()?;

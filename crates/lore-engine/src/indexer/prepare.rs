@@ -199,6 +199,7 @@ impl Engine {
                 let tx = self.catalog.begin()?;
                 done += tx.set_embeddings(&rows)?;
                 tx.commit()?;
+                self.renew_store_lease(store)?;
                 progress.advance(Phase::Embeddings, step.len() as u64);
             }
             if progress.cancelled() {
