@@ -121,6 +121,29 @@ impl Engine {
         writer_id(&self.data)
     }
 
+    /// Takes or renews this writer's lease on watching `store`'s folder for `ttl_secs`;
+    /// `Some(holder)` when another server watches it (then this one should not: each
+    /// change would be indexed once per server).
+    pub fn watch_lease(
+        &self,
+        store: &lore_index::StoreRecord,
+        ttl_secs: i64,
+    ) -> Result<Option<String>, EngineError> {
+        let me = self.writer_id();
+        Ok(self
+            .catalog
+            .take_store_lease(store.id, lore_index::Lease::Watch, &me, ttl_secs)?
+            .map(|(holder, _)| holder))
+    }
+
+    /// Gives up this writer's lease on watching `store` (when it stops).
+    pub fn release_watch(&self, store: &lore_index::StoreRecord) -> Result<(), EngineError> {
+        let me = self.writer_id();
+        Ok(self
+            .catalog
+            .release_store_lease(store.id, lore_index::Lease::Watch, &me)?)
+    }
+
     /// Renews the heartbeat of this writer's jobs and fails those of writers that stopped
     /// renewing theirs (`lore serve` calls it every few seconds).
     pub fn heartbeat_jobs(&self) -> Result<(usize, usize), EngineError> {

@@ -115,6 +115,23 @@ pub fn is_job_id(s: &str) -> bool {
     s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// What a store's lease is for: one server at a time indexes a store, and one watches its
+/// folder (see [`Catalog::take_store_lease`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lease {
+    Index,
+    Watch,
+}
+
+impl Lease {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lease::Index => "index",
+            Lease::Watch => "watch",
+        }
+    }
+}
+
 /// A pending or running job whose heartbeat is older than this is interrupted: its writer
 /// renews it every few seconds while it lives.
 pub const JOB_EXPIRY_SECS: i64 = 60;
@@ -297,40 +314,47 @@ impl Catalog {
             .map(|n| n as usize)
     }
 
-    /// Takes, or renews, the lease on indexing `store_id` for `holder`, for `ttl_secs` from
-    /// now. While another holder's lease lives, nothing changes and that holder is returned
-    /// with when it took the lease. Atomic on both databases (one upsert), so of two
-    /// servers starting at once exactly one gets it.
+    /// Takes, or renews, the lease on `store_id` for `purpose` and `holder`, for `ttl_secs`
+    /// from now. While another holder's lease lives, nothing changes and that holder is
+    /// returned with when it took the lease. Atomic on both databases (one upsert), so of
+    /// two servers asking at once exactly one gets it.
     pub fn take_store_lease(
         &self,
         store_id: i64,
+        purpose: Lease,
         holder: &str,
         ttl_secs: i64,
     ) -> Result<Option<(String, i64)>, IndexError> {
         let now = now_secs();
         let taken = self.db.execute(
-            "INSERT INTO store_leases (store_id, holder, since, expires_at) VALUES (?1, ?2, ?3, ?4) \
-             ON CONFLICT (store_id) DO UPDATE SET holder = excluded.holder, \
+            "INSERT INTO store_leases (store_id, purpose, holder, since, expires_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5) \
+             ON CONFLICT (store_id, purpose) DO UPDATE SET holder = excluded.holder, \
              since = CASE WHEN store_leases.holder = excluded.holder THEN store_leases.since \
              ELSE excluded.since END, expires_at = excluded.expires_at \
-             WHERE store_leases.holder = excluded.holder OR store_leases.expires_at < ?3",
-            args![store_id, holder, now, now + ttl_secs],
+             WHERE store_leases.holder = excluded.holder OR store_leases.expires_at < ?4",
+            args![store_id, purpose.as_str(), holder, now, now + ttl_secs],
         )?;
         if taken > 0 {
             return Ok(None);
         }
         self.db.query_opt(
-            "SELECT holder, since FROM store_leases WHERE store_id = ?1",
-            args![store_id],
+            "SELECT holder, since FROM store_leases WHERE store_id = ?1 AND purpose = ?2",
+            args![store_id, purpose.as_str()],
             |r| Ok((r.text(0)?, r.int(1)?)),
         )
     }
 
-    /// Gives up `holder`'s lease on `store_id` (nothing when another holds it).
-    pub fn release_store_lease(&self, store_id: i64, holder: &str) -> Result<(), IndexError> {
+    /// Gives up `holder`'s lease on `store_id` for `purpose` (nothing when another holds it).
+    pub fn release_store_lease(
+        &self,
+        store_id: i64,
+        purpose: Lease,
+        holder: &str,
+    ) -> Result<(), IndexError> {
         self.db.execute(
-            "DELETE FROM store_leases WHERE store_id = ?1 AND holder = ?2",
-            args![store_id, holder],
+            "DELETE FROM store_leases WHERE store_id = ?1 AND purpose = ?2 AND holder = ?3",
+            args![store_id, purpose.as_str(), holder],
         )?;
         Ok(())
     }
@@ -459,23 +483,30 @@ mod tests {
             JobStatus::Failed
         );
         // One index run per store: a live lease of another holder is reported, not taken.
-        assert_eq!(catalog.take_store_lease(1, "a", 60).unwrap(), None);
+        let (i, w) = (Lease::Index, Lease::Watch);
+        assert_eq!(catalog.take_store_lease(1, i, "a", 60).unwrap(), None);
         assert_eq!(
-            catalog.take_store_lease(1, "a", 60).unwrap(),
+            catalog.take_store_lease(1, i, "a", 60).unwrap(),
             None,
             "renewed"
         );
-        let (holder, _) = catalog.take_store_lease(1, "b", 60).unwrap().unwrap();
+        let (holder, _) = catalog.take_store_lease(1, i, "b", 60).unwrap().unwrap();
         assert_eq!(holder, "a");
-        catalog.release_store_lease(1, "b").unwrap();
-        assert!(catalog.take_store_lease(1, "b", 60).unwrap().is_some());
-        catalog.release_store_lease(1, "a").unwrap();
-        assert_eq!(catalog.take_store_lease(1, "b", -1).unwrap(), None);
         assert_eq!(
-            catalog.take_store_lease(1, "a", 60).unwrap(),
+            catalog.take_store_lease(1, w, "b", 60).unwrap(),
+            None,
+            "another purpose"
+        );
+        catalog.release_store_lease(1, i, "b").unwrap();
+        assert!(catalog.take_store_lease(1, i, "b", 60).unwrap().is_some());
+        catalog.release_store_lease(1, i, "a").unwrap();
+        assert_eq!(catalog.take_store_lease(1, i, "b", -1).unwrap(), None);
+        assert_eq!(
+            catalog.take_store_lease(1, i, "a", 60).unwrap(),
             None,
             "b's expired"
         );
+        assert!(catalog.take_store_lease(1, w, "a", 60).unwrap().is_some());
         assert_eq!(catalog.jobs(10).unwrap().len(), 4);
         assert_eq!(catalog.delete_finished_jobs(3600).unwrap(), 0);
         assert_eq!(catalog.delete_finished_jobs(-10).unwrap(), 4);

@@ -37,7 +37,7 @@ pub use fts::{
     clean as clean_fts, field_texts,
 };
 pub use graph::{Edge, ImportRow, RefRow, RefTarget, ResolvedRef, SymbolRow};
-pub use jobs::{JOB_EXPIRY_SECS, JobProgress, JobRecord, JobStatus, is_job_id, new_job_id};
+pub use jobs::{JOB_EXPIRY_SECS, JobProgress, JobRecord, JobStatus, Lease, is_job_id, new_job_id};
 pub use lock::{WriterLock, is_held as writer_lock_held};
 pub use pg::{PgLexical, PgVectors};
 pub use schema::postgres::{SchemaStatus, migrate as migrate_postgres, status as postgres_status};

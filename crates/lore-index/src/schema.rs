@@ -128,12 +128,14 @@ CREATE TABLE IF NOT EXISTS graph_state (
     store_id INTEGER PRIMARY KEY REFERENCES stores(id) ON DELETE CASCADE,
     resolved_generation INTEGER NOT NULL
 );
--- Who indexes a store now, until when (several servers may share one catalog).
+-- Who indexes or watches a store now, until when (several servers may share one catalog).
 CREATE TABLE IF NOT EXISTS store_leases (
-    store_id INTEGER PRIMARY KEY,
+    store_id INTEGER NOT NULL,
+    purpose TEXT NOT NULL,
     holder TEXT NOT NULL,
     since INTEGER NOT NULL,
-    expires_at INTEGER NOT NULL
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (store_id, purpose)
 );
 -- Jobs: bookkeeping any process may write; only the writer runs them.
 CREATE TABLE IF NOT EXISTS jobs (

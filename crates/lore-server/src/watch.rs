@@ -25,6 +25,9 @@ const MAX_DELAY: Duration = Duration::from_secs(3);
 /// How often the list of stores is re-read.
 const REFRESH_EVERY: Duration = Duration::from_secs(2);
 const TICK: Duration = Duration::from_millis(100);
+/// How long a watch lease lasts unrenewed (each refresh renews it): another server takes
+/// over a folder this long after its watcher stopped.
+const WATCH_LEASE_SECS: i64 = 10;
 
 enum Msg {
     Fs(notify::Result<notify::Event>),
@@ -64,6 +67,7 @@ impl Watcher {
                     watched: HashMap::new(),
                     pending: HashMap::new(),
                     refused: HashSet::new(),
+                    elsewhere: HashMap::new(),
                 }
                 .run(rx)
             })
@@ -95,6 +99,8 @@ struct Loop {
     pending: HashMap<String, Pending>,
     /// Stores not watched because their source may not be read here (warned once).
     refused: HashSet<String>,
+    /// Folder stores another server sharing the catalog watches: store → that server.
+    elsewhere: HashMap<String, String>,
 }
 
 struct Watched {
@@ -169,7 +175,10 @@ impl Loop {
             match rx.recv_timeout(TICK) {
                 Ok(Msg::Fs(Ok(event))) => self.note(&event),
                 Ok(Msg::Fs(Err(e))) => tracing::warn!("watcher: {e}"),
-                Ok(Msg::Stop) | Err(mpsc::RecvTimeoutError::Disconnected) => return,
+                Ok(Msg::Stop) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    self.release_all();
+                    return;
+                }
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
             }
             let now = Instant::now();
@@ -226,6 +235,52 @@ impl Loop {
         }
     }
 
+    /// Frees the watch leases of the folders this watcher watched.
+    fn release_all(&self) {
+        for w in self.watched.values() {
+            if w.store.kind == StoreKind::Folder
+                && let Err(e) = self.engine.release_watch(&w.store)
+            {
+                tracing::warn!("watcher: freeing the watch of {}: {e}", w.store.name);
+            }
+        }
+    }
+
+    /// Whether this server watches folder store `s`: it holds (or now takes) the store's
+    /// watch lease. With servers sharing one catalog, one of them watches each folder.
+    fn owns(&mut self, s: &StoreRecord) -> bool {
+        if s.kind != StoreKind::Folder {
+            return true;
+        }
+        match self.engine.watch_lease(s, WATCH_LEASE_SECS) {
+            Ok(None) => {
+                if self.elsewhere.remove(&s.name).is_some() {
+                    tracing::info!(
+                        "{} is no longer watched elsewhere: watching it here",
+                        s.name
+                    );
+                }
+                true
+            }
+            Ok(Some(holder)) => {
+                if self
+                    .elsewhere
+                    .insert(s.name.clone(), holder.clone())
+                    .as_ref()
+                    != Some(&holder)
+                {
+                    tracing::info!("not watching {}: {holder} watches it", s.name);
+                }
+                false
+            }
+            // The database is away: keep watching what is watched, start nothing new.
+            Err(e) => {
+                tracing::warn!("watcher: the watch lease of {}: {e}", s.name);
+                self.watched.contains_key(&s.name)
+            }
+        }
+    }
+
     /// Watches new folder and brain stores and forgets removed ones.
     fn refresh(&mut self) {
         let stores = match self.engine.stores() {
@@ -235,13 +290,19 @@ impl Loop {
                 return;
             }
         };
-        let wanted: HashMap<String, StoreRecord> = stores
-            .into_iter()
-            .map(|s| s.store)
-            .filter(|s| matches!(s.kind, StoreKind::Folder | StoreKind::Brain))
-            .filter(|s| self.only.is_empty() || self.only.contains(&s.name))
-            .map(|s| (s.name.clone(), s))
-            .collect();
+        let mut wanted: HashMap<String, StoreRecord> = HashMap::new();
+        for s in stores.into_iter().map(|s| s.store) {
+            if !matches!(s.kind, StoreKind::Folder | StoreKind::Brain)
+                || !(self.only.is_empty() || self.only.contains(&s.name))
+            {
+                continue;
+            }
+            // A folder this server cannot read (on another machine, say) is not its to
+            // watch: it stays wanted only to be warned about below, leased by nobody.
+            if self.engine.check_source(&s).is_err() || self.owns(&s) {
+                wanted.insert(s.name.clone(), s);
+            }
+        }
         // A brain with files but no store yet (notes written by hand, in a folder perhaps
         // made after start) has nothing to watch: it is looked at here, every refresh.
         let brain = lore_engine::brain::BRAIN_STORE;

@@ -20,7 +20,7 @@ use crate::{Engine, EngineError, Progress};
 use commit::Commits;
 use lore_core::StoreKind;
 use lore_embed::Embedder;
-use lore_index::{Fts, FtsBuild, IndexError, StoreRecord};
+use lore_index::{Fts, FtsBuild, IndexError, Lease, StoreRecord};
 use prepare::{Prepared, prepare_all};
 use serde::Serialize;
 use std::time::Instant;
@@ -95,7 +95,7 @@ impl Engine {
         let out = self.index_leased_store(store, full, embedder, progress);
         if let Err(e) = self
             .catalog
-            .release_store_lease(store.id, &self.writer_id())
+            .release_store_lease(store.id, Lease::Index, &self.writer_id())
         {
             tracing::warn!("store {}: releasing its index lease: {e}", store.name);
         }
@@ -108,7 +108,7 @@ impl Engine {
         let me = self.writer_id();
         match self
             .catalog
-            .take_store_lease(store.id, &me, STORE_LEASE_SECS)?
+            .take_store_lease(store.id, Lease::Index, &me, STORE_LEASE_SECS)?
         {
             None => Ok(()),
             Some((holder, since)) => {

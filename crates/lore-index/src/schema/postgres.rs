@@ -189,11 +189,12 @@ const V3: &str = "ALTER TABLE files ADD COLUMN IF NOT EXISTS parse_error TEXT; \
      CREATE INDEX IF NOT EXISTS chunks_unembedded ON chunks(store_id) WHERE embedding IS NULL;";
 
 /// v4: who runs each job and its heartbeat (several servers share the jobs table), and who
-/// indexes each store now (one index run per store at a time).
+/// indexes and who watches each store now (one index run and one watcher per store).
 const V4: &str = "ALTER TABLE jobs ADD COLUMN IF NOT EXISTS writer TEXT; \
      ALTER TABLE jobs ADD COLUMN IF NOT EXISTS heartbeat_at BIGINT; \
-     CREATE TABLE IF NOT EXISTS store_leases (store_id BIGINT PRIMARY KEY, holder TEXT NOT NULL, \
-     since BIGINT NOT NULL, expires_at BIGINT NOT NULL);";
+     CREATE TABLE IF NOT EXISTS store_leases (store_id BIGINT NOT NULL, purpose TEXT NOT NULL, \
+     holder TEXT NOT NULL, since BIGINT NOT NULL, expires_at BIGINT NOT NULL, \
+     PRIMARY KEY (store_id, purpose));";
 
 const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3), (4, V4)];
 
