@@ -175,16 +175,6 @@ fn file_from_row(r: &mut Row) -> Result<FileRecord, SqlError> {
     })
 }
 
-pub fn embedding_to_blob(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-pub fn blob_to_embedding(b: &[u8]) -> Vec<f32> {
-    b.chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
-
 impl Catalog {
     /// Opens (creating or migrating) the SQLite catalog at `path`.
     pub fn open(path: &Path) -> Result<Catalog, IndexError> {
@@ -601,7 +591,7 @@ impl Catalog {
         for part in ids.chunks(500) {
             let sql = format!(
                 "SELECT id FROM chunks WHERE id IN ({}) AND language IN ('markdown', 'text')",
-                crate::graph::placeholders(part.len(), 1)
+                crate::sql::placeholders(part.len(), 1)
             );
             let args: Vec<Arg> = part.iter().map(|&id| id.into()).collect();
             out.extend(self.db.query(&sql, &args, |r| r.int(0))?);
@@ -615,7 +605,7 @@ impl Catalog {
         for part in ids.chunks(500) {
             let sql = format!(
                 "SELECT {CHUNK_COLUMNS} FROM chunks WHERE id IN ({})",
-                crate::graph::placeholders(part.len(), 1)
+                crate::sql::placeholders(part.len(), 1)
             );
             let args: Vec<Arg> = part.iter().map(|&id| id.into()).collect();
             out.extend(self.db.query(&sql, &args, chunk_from_row)?);
@@ -726,7 +716,12 @@ impl CatalogTx<'_> {
             )?;
         }
         if self.db.dialect() == Dialect::Postgres {
-            crate::pg::write_postings(self.db, store_id, &file.path, chunks)?;
+            crate::postings::write_postings(
+                self.db,
+                store_id,
+                &file.path,
+                chunks.iter().map(|r| (r.id, r.chunk)),
+            )?;
         }
         Ok(())
     }
@@ -744,7 +739,7 @@ impl CatalogTx<'_> {
     pub fn remove_file(&self, store_id: i64, path: &str) -> Result<(), IndexError> {
         self.remove_facts(store_id, path)?;
         if self.db.dialect() == Dialect::Postgres {
-            crate::pg::remove_postings(self.db, store_id, path)?;
+            crate::postings::remove_postings(self.db, store_id, path)?;
         }
         for sql in [
             "DELETE FROM chunks WHERE store_id = ?1 AND path = ?2",

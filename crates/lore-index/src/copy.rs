@@ -121,7 +121,7 @@ pub fn copy_store(
         let n = cols.split(", ").count();
         let insert = format!(
             "INSERT INTO {table} ({cols}) VALUES ({})",
-            crate::graph::placeholders(n, 1)
+            crate::sql::placeholders(n, 1)
         );
         let rows = from.db.query(
             &format!("SELECT {cols} FROM {table} WHERE store_id = ?1"),

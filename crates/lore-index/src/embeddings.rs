@@ -6,11 +6,6 @@ use crate::catalog::{CHUNK_COLUMNS, Catalog, CatalogTx, StoredChunk, chunk_from_
 use crate::sql::{Arg, args};
 use std::collections::HashMap;
 
-/// What made a store's vectors when it did not record it: stores embedded before lore
-/// recorded it were all embedded by the built-in model. The migrations that added the
-/// record fill it in for such stores, so a store without one has no vectors.
-pub(crate) const LEGACY_EMBEDDER: &str = "all-MiniLM-L6-v2/384";
-
 impl Catalog {
     /// Records what embeds the store's vectors (`MODEL/DIMENSION`), or forgets it (`None`)
     /// with every vector of the store, for a re-embedding.
@@ -82,7 +77,7 @@ impl Catalog {
         for part in ids.chunks(500) {
             let sql = format!(
                 "SELECT id, embedding FROM chunks WHERE id IN ({}) AND embedding IS NOT NULL",
-                crate::graph::placeholders(part.len(), 1)
+                crate::sql::placeholders(part.len(), 1)
             );
             let args: Vec<Arg> = part.iter().map(|&id| id.into()).collect();
             for (id, v) in self

@@ -155,13 +155,6 @@ pub struct ImportRow {
     pub targets: Vec<String>,
 }
 
-pub(crate) fn placeholders(n: usize, from: usize) -> String {
-    (0..n)
-        .map(|i| format!("?{}", i + from))
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
 impl CatalogTx<'_> {
     /// Replaces the code facts of a file. Returns the names its old symbols had, whose
     /// references elsewhere must be resolved again.
@@ -476,7 +469,7 @@ impl Catalog {
             for part in values.chunks(500) {
                 let sql = format!(
                     "SELECT {REF_COLUMNS} FROM refs WHERE store_id = ?1 AND {col} IN ({})",
-                    placeholders(part.len(), 2)
+                    crate::sql::placeholders(part.len(), 2)
                 );
                 let args: Vec<Arg> = std::iter::once(Arg::from(store_id))
                     .chain(part.iter().map(Arg::from))

@@ -22,6 +22,7 @@ mod graph;
 mod jobs;
 mod lock;
 mod pg;
+mod postings;
 mod schema;
 mod sql;
 pub mod tokenizer;
@@ -29,7 +30,6 @@ mod vectors;
 
 pub use catalog::{
     Catalog, CatalogTx, ChunkRow, FileRecord, NewStore, StoreRecord, StoreStats, StoredChunk,
-    blob_to_embedding,
 };
 pub use copy::{CopyReport, copy_store};
 pub use fts::{
@@ -41,7 +41,7 @@ pub use jobs::{JOB_EXPIRY_SECS, JobProgress, JobRecord, JobStatus, Lease, is_job
 pub use lock::{WriterLock, is_held as writer_lock_held};
 pub use pg::{PgLexical, PgVectors};
 pub use schema::postgres::{SchemaStatus, migrate as migrate_postgres, status as postgres_status};
-pub use sql::{Arg, Dialect, PgOptions, Sql, SqlError, redact as redact_url};
+pub use sql::{Arg, Dialect, PgOptions, Sql, SqlError, blob_to_embedding, redact as redact_url};
 pub use vectors::{VectorSet, dot};
 
 use xxhash_rust::xxh3::{xxh3_64, xxh3_128};

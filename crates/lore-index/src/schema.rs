@@ -165,6 +165,11 @@ CREATE INDEX IF NOT EXISTS jobs_by_created ON jobs(created_at);
 /// The schema version `SCHEMA` creates; `migrate` brings older catalogs up to it.
 pub(crate) const SCHEMA_VERSION: i64 = 8;
 
+/// What made a store's vectors when it did not record it: stores embedded before lore
+/// recorded it were all embedded by the built-in model. The migrations that added the
+/// record fill it in for such stores, so a store without one has no vectors.
+pub(crate) const LEGACY_EMBEDDER: &str = "all-MiniLM-L6-v2/384";
+
 /// Records the built-in model as the embedder of stores that have vectors but no record
 /// (the v7 migration).
 const LEGACY_FILL: &str = "UPDATE stores SET embedder = ?1 WHERE embedder IS NULL \
@@ -212,7 +217,7 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     if version < 7 {
         // v7: stores embedded before v6 say so, so that searches need not look for vectors
         // (a scan of a store's chunks when it has none) to know whether to check the model.
-        conn.execute(LEGACY_FILL, [crate::embeddings::LEGACY_EMBEDDER])?;
+        conn.execute(LEGACY_FILL, [LEGACY_EMBEDDER])?;
         // Files indexed with parse errors say where.
         add_column("files", "parse_error", "TEXT")?;
         // And a file's symbols are indexed by position, so a chunk reads only its own.

@@ -102,6 +102,25 @@ fn pg_message(e: &postgres::Error) -> String {
     }
 }
 
+/// `?from,?from+1,…`: `n` numbered placeholders for an `IN (…)` list.
+pub(crate) fn placeholders(n: usize, from: usize) -> String {
+    (0..n)
+        .map(|i| format!("?{}", i + from))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// An embedding as SQLite stores it: little-endian f32, one after another.
+pub fn embedding_to_blob(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+pub fn blob_to_embedding(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
 /// A query argument.
 #[derive(Debug, Clone)]
 pub enum Arg<'a> {
@@ -216,7 +235,7 @@ impl Row {
                 Value::Int(i) => Arg::Int(i),
                 Value::Real(r) => Arg::Real(r),
                 Value::Text(t) => Arg::Text(Cow::Owned(t)),
-                Value::Blob(b) => Arg::Vector(Cow::Owned(crate::catalog::blob_to_embedding(&b))),
+                Value::Blob(b) => Arg::Vector(Cow::Owned(blob_to_embedding(&b))),
                 Value::Vector(v) => Arg::Vector(Cow::Owned(v)),
             })
             .collect()
@@ -271,7 +290,7 @@ impl Row {
     pub fn vector(&mut self, i: usize) -> Result<Option<Vec<f32>>, SqlError> {
         match self.0.get_mut(i) {
             Some(Value::Vector(v)) => Ok(Some(std::mem::take(v))),
-            Some(Value::Blob(b)) => Ok(Some(crate::catalog::blob_to_embedding(b))),
+            Some(Value::Blob(b)) => Ok(Some(blob_to_embedding(b))),
             Some(Value::Null) => Ok(None),
             _ => Err(self.wrong(i, "a vector")),
         }
@@ -673,7 +692,7 @@ impl rusqlite::ToSql for Lite<'_, '_> {
             Arg::Int(v) => ToSqlOutput::Owned(V::Integer(*v)),
             Arg::Real(v) => ToSqlOutput::Owned(V::Real(*v)),
             Arg::Text(s) => ToSqlOutput::Borrowed(ValueRef::Text(s.as_bytes())),
-            Arg::Vector(v) => ToSqlOutput::Owned(V::Blob(crate::catalog::embedding_to_blob(v))),
+            Arg::Vector(v) => ToSqlOutput::Owned(V::Blob(embedding_to_blob(v))),
             Arg::Ints(_) | Arg::Reals(_) | Arg::Texts(_) => {
                 return Err(rusqlite::Error::ToSqlConversionFailure(
                     "SQLite has no array values".into(),

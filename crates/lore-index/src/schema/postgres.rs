@@ -328,6 +328,6 @@ pub fn migrate(db: &Sql) -> Result<Vec<i64>, IndexError> {
 mod tests {
     #[test]
     fn the_legacy_fill_names_the_legacy_embedder() {
-        assert!(super::V3.contains(&format!("'{}'", crate::embeddings::LEGACY_EMBEDDER)));
+        assert!(super::V3.contains(&format!("'{}'", crate::schema::LEGACY_EMBEDDER)));
     }
 }
