@@ -68,6 +68,8 @@ pub struct Lore {
     model: Option<PathBuf>,
     /// The PostgreSQL database of this world's catalog (the `*_postgres` suites).
     database: Option<String>,
+    /// Whether dropping this world drops `database` (a replica shares its owner's).
+    owns_database: bool,
 }
 
 /// Whether this test binary runs `lore` on PostgreSQL (its root's `ON_POSTGRES`).
@@ -113,6 +115,9 @@ pub fn fresh_database(tag: &str) -> Option<String> {
 
 impl Drop for Lore {
     fn drop(&mut self) {
+        if !self.owns_database {
+            return;
+        }
         if let (Some(db), Ok(url)) = (&self.database, std::env::var("LORE_TEST_DATABASE_URL"))
             && let Ok(admin) = lore_index::Sql::postgres(&url, &Default::default())
         {
@@ -180,6 +185,23 @@ impl Lore {
             tmp,
             model,
             database,
+            owns_database: true,
+        }
+    }
+
+    /// Another machine's world on this world's catalog database: its own temp root and
+    /// data dir, the same PostgreSQL database (dropped with this world, not that one).
+    pub fn replica(&self) -> Lore {
+        let tmp = tempfile::Builder::new()
+            .prefix("lore-cli-replica-")
+            .tempdir()
+            .expect("tempdir");
+        std::fs::create_dir_all(tmp.path().join("home")).unwrap();
+        Lore {
+            tmp,
+            model: self.model.clone(),
+            database: self.database.clone(),
+            owns_database: false,
         }
     }
 

@@ -825,3 +825,74 @@ fn health_reports_the_database_and_requests_outlive_its_outage() {
     assert_eq!(body["results"][0]["path"], "giraffes.md", "{body}");
     assert_eq!(get(&server.api("/health")).0, 200);
 }
+
+/// Two servers (two data dirs, as on two machines) on one PostgreSQL database: a folder
+/// both could watch is watched by one of them, so each change is indexed once; the other
+/// still finds it. Two index runs of one store at once: each ends done, or refused naming
+/// the server that holds the store, never failed half-way.
+#[test]
+fn two_servers_on_one_database_watch_and_index_each_store_once() {
+    if !ON_POSTGRES {
+        return;
+    }
+    let a = Lore::without_model();
+    if a.database().is_none() {
+        return;
+    }
+    let b = a.replica();
+    let notes = a.path("notes");
+    write(&notes, "a.md", "# Alpha\n\nfirst note\n");
+    a.ok(&["store", "add", "notes", notes.to_str().unwrap(), "--embed", "none"]);
+    let allow = a.root().display().to_string();
+    let start = |lore: &Lore| {
+        Server::start_with(
+            lore,
+            &["--addr", "127.0.0.1:0", "--allow-path", &allow],
+            &[("LORE_LOG", WATCH_LOG)],
+        )
+    };
+    let (sa, sb) = (start(&a), start(&b));
+    std::thread::sleep(SETTLE);
+    for k in 0..3 {
+        write(&notes, &format!("n{k}.md"), &format!("# Note {k}\n\nzebra{k} stripes\n"));
+        std::thread::sleep(SETTLE);
+    }
+    let counts = (watched_changes(&sa, "notes"), watched_changes(&sb, "notes"));
+    assert!(
+        counts == (3, 0) || counts == (0, 3),
+        "one server indexes each change: {counts:?}\n{}\n{}",
+        sa.log(),
+        sb.log()
+    );
+    for s in [&sa, &sb] {
+        let (status, body) = post(
+            &s.api("/api/search"),
+            &json!({ "query": "zebra2", "mode": "fts" }),
+        );
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["results"][0]["path"], "n2.md", "{body}");
+    }
+
+    for _ in 0..3 {
+        let submit = |s: &Server| {
+            let (status, job) = post(&s.api("/api/stores/notes/index"), &json!({ "full": true }));
+            assert_eq!(status, 202, "{job}");
+            job["id"].as_str().unwrap().to_string()
+        };
+        let (ja, jb) = std::thread::scope(|t| {
+            let ha = t.spawn(|| submit(&sa));
+            let hb = t.spawn(|| submit(&sb));
+            (ha.join().unwrap(), hb.join().unwrap())
+        });
+        for (s, id) in [(&sa, ja), (&sb, jb)] {
+            let job = wait_job(s, &id, Duration::from_secs(60));
+            let error = job["error"].as_str().unwrap_or_default();
+            assert!(
+                job["status"] == "done" || error.contains("is being indexed by"),
+                "{job}"
+            );
+        }
+    }
+    let (_, info) = get(&sa.api("/api/stores/notes"));
+    assert_eq!(info["files"], 4, "{info}");
+}
