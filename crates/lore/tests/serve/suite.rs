@@ -854,7 +854,7 @@ fn two_servers_on_one_database_watch_and_index_each_store_once() {
     let (sa, sb) = (start(&a), start(&b));
     std::thread::sleep(SETTLE);
     for k in 0..3 {
-        write(&notes, &format!("n{k}.md"), &format!("# Note {k}\n\nzebra{k} stripes\n"));
+        write(&notes, &format!("n{k}.md"), format!("# Note {k}\n\nzebra{k} stripes\n"));
         std::thread::sleep(SETTLE);
     }
     let counts = (watched_changes(&sa, "notes"), watched_changes(&sb, "notes"));
