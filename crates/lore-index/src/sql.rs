@@ -22,8 +22,11 @@ pub enum Dialect {
 pub enum SqlError {
     #[error("{}", sqlite_message(.0))]
     Sqlite(#[from] rusqlite::Error),
+    /// Not a `source`: `pg_message` already holds all the error says (the server's message,
+    /// detail and hint, or the chain of a client error), which its own `Display` would
+    /// repeat on two lines.
     #[error("{}", pg_message(.0))]
-    Postgres(#[from] postgres::Error),
+    Postgres(postgres::Error),
     #[error("column {index} holds {found}, not {expected}")]
     Column {
         index: usize,
@@ -36,6 +39,12 @@ pub enum SqlError {
     /// the next statement connects again.
     #[error("database unreachable: {0}")]
     Unreachable(String),
+}
+
+impl From<postgres::Error> for SqlError {
+    fn from(e: postgres::Error) -> SqlError {
+        SqlError::Postgres(e)
+    }
 }
 
 /// Whether SQLite found the database file damaged (or not a database at all).

@@ -488,3 +488,35 @@ fn a_starting_server_fails_only_its_own_and_expired_jobs() {
     assert_eq!(pg.fail_expired_jobs().unwrap(), 1);
     assert_eq!(status(&theirs), lore_index::JobStatus::Failed);
 }
+
+#[test]
+fn a_role_that_may_not_enable_pgvector_is_told_what_to_ask_for() {
+    let Some(url) = fresh_database("weakrole") else {
+        return;
+    };
+    let admin = Sql::postgres(&url, &PgOptions::default()).unwrap();
+    let role = format!("lore_weak_{}", std::process::id());
+    let db = url.rsplit('/').next().unwrap().split('?').next().unwrap();
+    admin
+        .batch(&format!(
+            "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN PASSWORD 'weak'; \
+             GRANT CONNECT ON DATABASE {db} TO {role}; GRANT USAGE, CREATE ON SCHEMA public TO {role}"
+        ))
+        .unwrap();
+    let weak = url.replacen("://lore:lore@", &format!("://{role}:weak@"), 1);
+    let err = Catalog::connect(&weak, &PgOptions::default())
+        .err()
+        .expect("the extension cannot be created by this role")
+        .to_string();
+    assert!(err.contains("CREATE EXTENSION vector"), "{err}");
+    assert!(!err.contains('\n'), "one line: {err}");
+    drop(admin);
+    let admin = Sql::postgres(&url, &PgOptions::default()).unwrap();
+    admin.batch("CREATE EXTENSION vector").unwrap();
+    assert!(Catalog::connect(&weak, &PgOptions::default()).is_ok());
+    admin
+        .batch(&format!(
+            "REVOKE ALL ON SCHEMA public FROM {role}; REVOKE ALL ON DATABASE {db} FROM {role}"
+        ))
+        .unwrap();
+}

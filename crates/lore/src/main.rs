@@ -68,7 +68,12 @@ fn one_line(e: &anyhow::Error) -> String {
             msg.push_str(&c);
         }
     }
-    msg
+    // One line, whatever a library's message holds.
+    msg.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// What every command gets from the global flags.

@@ -289,6 +289,25 @@ pub fn migrate(db: &Sql) -> Result<Vec<i64>, IndexError> {
             db.label()
         )));
     }
+    let installed = db
+        .query_opt(
+            "SELECT 1 FROM pg_extension WHERE extname = 'vector'",
+            &[],
+            |_| Ok(()),
+        )?
+        .is_some();
+    if !installed && let Err(e) = db.batch("CREATE EXTENSION IF NOT EXISTS vector") {
+        let why = match &e {
+            IndexError::Catalog(_, cause) => cause.to_string(),
+            other => other.to_string(),
+        };
+        return Err(IndexError::Setup(format!(
+            "{}: pgvector is installed on the server but this role may not enable it here \
+             ({why}); have a superuser run `CREATE EXTENSION vector;` in this database once, \
+             then `lore db migrate`; nothing was written",
+            db.label()
+        )));
+    }
     db.batch("BEGIN")?;
     let done = (|| {
         db.batch(&format!("SELECT pg_advisory_xact_lock({LOCK_KEY})"))?;
