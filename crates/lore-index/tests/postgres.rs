@@ -259,20 +259,7 @@ fn a_dropped_transaction_leaves_nothing() {
         return;
     };
     let mut pg = Catalog::connect(&url, &PgOptions::default()).unwrap();
-    let spec = AddStore {
-        name: "s".into(),
-        ..Default::default()
-    };
-    let store = pg
-        .create_store(&NewStore {
-            spec: &spec,
-            kind: StoreKind::Folder,
-            source: "/s".into(),
-            root: "/s".into(),
-            max_file_bytes: 10,
-            web: None,
-        })
-        .unwrap();
+    let store = folder_store(&pg);
     {
         let tx = pg.begin().unwrap();
         let c = chunk("f", "fn f() {}", 1);
@@ -357,6 +344,23 @@ fn wrong_credentials_and_an_unreachable_server_are_clear_errors() {
     assert!(err.contains("127.0.0.1:1"), "{err}");
 }
 
+/// A folder store `s` at `/s`.
+fn folder_store(pg: &Catalog) -> lore_index::StoreRecord {
+    let spec = AddStore {
+        name: "s".into(),
+        ..Default::default()
+    };
+    pg.create_store(&NewStore {
+        spec: &spec,
+        kind: StoreKind::Folder,
+        source: "/s".into(),
+        root: "/s".into(),
+        max_file_bytes: 10,
+        web: None,
+    })
+    .unwrap()
+}
+
 /// Ends every other session on the test's database, as a server restart would.
 fn terminate_other_sessions(admin: &Sql) {
     admin
@@ -375,20 +379,7 @@ fn a_lost_session_comes_back_and_a_lost_transaction_commits_nothing() {
     };
     let mut pg = Catalog::connect(&url, &PgOptions::default()).unwrap();
     let admin = Sql::postgres(&url, &PgOptions::default()).unwrap();
-    let spec = AddStore {
-        name: "s".into(),
-        ..Default::default()
-    };
-    let store = pg
-        .create_store(&NewStore {
-            spec: &spec,
-            kind: StoreKind::Folder,
-            source: "/s".into(),
-            root: "/s".into(),
-            max_file_bytes: 10,
-            web: None,
-        })
-        .unwrap();
+    let store = folder_store(&pg);
 
     // Outside a transaction, the next statement runs on a new session.
     terminate_other_sessions(&admin);

@@ -274,28 +274,20 @@ pub fn migrate(db: &Sql) -> Result<Vec<i64>, IndexError> {
     if version == VERSION {
         return Ok(Vec::new());
     }
-    let available = db
-        .query_opt(
-            "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'",
-            &[],
-            |_| Ok(()),
-        )?
-        .is_some();
-    if !available {
+    // `None`: not on the server; `Some(false)`: on it, not enabled in this database.
+    let installed = db.query_opt(
+        "SELECT installed_version IS NOT NULL FROM pg_available_extensions WHERE name = 'vector'",
+        &[],
+        |r| r.bool(0),
+    )?;
+    let Some(installed) = installed else {
         return Err(IndexError::Setup(format!(
             "{} has no pgvector extension: install pgvector on the server (the package \
              postgresql-<major>-pgvector, or a build of github.com/pgvector/pgvector); nothing \
              was written",
             db.label()
         )));
-    }
-    let installed = db
-        .query_opt(
-            "SELECT 1 FROM pg_extension WHERE extname = 'vector'",
-            &[],
-            |_| Ok(()),
-        )?
-        .is_some();
+    };
     if !installed && let Err(e) = db.batch("CREATE EXTENSION IF NOT EXISTS vector") {
         let why = match &e {
             IndexError::Catalog(_, cause) => cause.to_string(),
