@@ -626,8 +626,16 @@ impl Catalog {
 
     /// Starts a write transaction. Nothing is visible to readers until `commit`; dropped
     /// without it, the transaction is rolled back.
+    ///
+    /// SQLite takes its write lock at `BEGIN IMMEDIATE`, where the busy timeout waits
+    /// for another writer: a deferred transaction that read first and then wrote would
+    /// instead fail at once with "database is locked" whenever another connection (a
+    /// heartbeat, a lease renewal) committed in between.
     pub fn begin(&mut self) -> Result<CatalogTx<'_>, IndexError> {
-        self.db.batch("BEGIN")?;
+        self.db.batch(match self.dialect() {
+            Dialect::Sqlite => "BEGIN IMMEDIATE",
+            Dialect::Postgres => "BEGIN",
+        })?;
         Ok(CatalogTx {
             db: &self.db,
             open: std::cell::Cell::new(true),
@@ -878,5 +886,47 @@ mod tests {
         assert_eq!(catalog.stats(store.id).unwrap().chunks, 1);
         catalog.remove_store(store.id).unwrap();
         assert!(catalog.chunks(&[42]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_write_transaction_outlasts_another_connections_write() {
+        // The failure it guards against: a deferred transaction reads, another connection
+        // commits a write, and the transaction's own write then fails at once with
+        // "database is locked" (SQLite cannot upgrade its stale snapshot).
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lore.db");
+        let mut catalog = Catalog::open(&path).unwrap();
+        let store = catalog
+            .create_store(&NewStore {
+                spec: &AddStore {
+                    name: "s".into(),
+                    ..Default::default()
+                },
+                kind: StoreKind::Folder,
+                source: "/src".into(),
+                root: "/src".into(),
+                max_file_bytes: 10,
+                web: None,
+            })
+            .unwrap();
+        let id = store.id;
+        let tx = catalog.begin().unwrap();
+        assert!(tx.db.query_int("SELECT COUNT(*) FROM files", &[]).unwrap() == 0);
+        let (done, wrote) = std::sync::mpsc::channel();
+        let other = std::thread::spawn(move || {
+            let other = Catalog::open(&path).unwrap();
+            let out = other.set_root(id, Path::new("/elsewhere"));
+            done.send(()).unwrap();
+            out
+        });
+        // Give the other connection time to write if it can (it must wait for us).
+        let _ = wrote.recv_timeout(std::time::Duration::from_millis(300));
+        tx.bump_generation(id).unwrap();
+        tx.commit().unwrap();
+        other.join().unwrap().unwrap();
+        assert_eq!(
+            catalog.store_by_id(id).unwrap().unwrap().root,
+            Path::new("/elsewhere")
+        );
     }
 }
