@@ -18,6 +18,7 @@ pub mod extract;
 pub mod frontmatter;
 mod fs;
 pub mod ingest;
+pub mod mirror;
 mod notes;
 mod session;
 pub mod wiki;
@@ -25,7 +26,7 @@ pub mod wiki;
 pub use error::BrainError;
 pub use extract::Format;
 pub use notes::{Note, NoteWritten};
-pub use session::{Logged, SessionEntry, validate_session_id};
+pub use session::{Logged, SessionEntry, session_line, validate_session_id};
 pub use wiki::{IngestPlan, IngestReport, PAGE_TYPES, RawIngest, RawPage};
 
 use lore_core::UtcTime;

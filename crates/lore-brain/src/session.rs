@@ -73,21 +73,15 @@ pub fn validate_session_id(id: &str) -> Result<(), BrainError> {
 impl Brain {
     /// Appends one line to the session's log.
     pub fn log_session(&self, entry: &SessionEntry) -> Result<Logged, BrainError> {
-        validate_session_id(&entry.session_id)?;
-        let timestamp = now_rfc3339_millis();
-        let mut line = serde_json::to_string(&Line {
-            timestamp: &timestamp,
-            entry,
-        })
-        .map_err(|e| BrainError::Input(format!("cannot encode the entry: {e}")))?;
-        line.push('\n');
-        if line.len() > MAX_LINE {
-            return Err(BrainError::Input(format!(
-                "the entry is {} bytes; a session log line is at most {MAX_LINE} bytes (shorten `message`)",
-                line.len()
-            )));
-        }
-        let name = format!("{}.jsonl", entry.session_id);
+        let (line, logged) = session_line(entry)?;
+        self.append_session_line(&entry.session_id, &line)?;
+        Ok(logged)
+    }
+
+    /// Appends a line made by [`session_line`] to its session's log.
+    pub fn append_session_line(&self, session_id: &str, line: &str) -> Result<(), BrainError> {
+        validate_session_id(session_id)?;
+        let name = format!("{session_id}.jsonl");
         let target = resolve(self.root(), SESSIONS, std::slice::from_ref(&name), true)?;
         let io = |e| BrainError::io(format!("{SESSIONS}/{name}"), e);
         let mut file = std::fs::OpenOptions::new()
@@ -98,14 +92,36 @@ impl Brain {
         file.lock().map_err(io)?;
         let written = file.write_all(line.as_bytes()).map_err(io);
         let _ = file.unlock();
-        written?;
-        Ok(Logged {
+        written
+    }
+}
+
+/// The line an entry is logged as (timestamped now, ending in a newline), and the answer
+/// that says so; nothing is written.
+pub fn session_line(entry: &SessionEntry) -> Result<(String, Logged), BrainError> {
+    validate_session_id(&entry.session_id)?;
+    let timestamp = now_rfc3339_millis();
+    let mut line = serde_json::to_string(&Line {
+        timestamp: &timestamp,
+        entry,
+    })
+    .map_err(|e| BrainError::Input(format!("cannot encode the entry: {e}")))?;
+    line.push('\n');
+    if line.len() > MAX_LINE {
+        return Err(BrainError::Input(format!(
+            "the entry is {} bytes; a session log line is at most {MAX_LINE} bytes (shorten `message`)",
+            line.len()
+        )));
+    }
+    Ok((
+        line,
+        Logged {
             status: "ok",
             session_id: entry.session_id.clone(),
-            path: format!("{SESSIONS}/{name}"),
+            path: format!("{SESSIONS}/{}.jsonl", entry.session_id),
             timestamp,
-        })
-    }
+        },
+    ))
 }
 
 #[cfg(test)]

@@ -117,6 +117,10 @@ pub struct BrainIndexed {
     /// only until `lore model fetch` and the next write (or `lore index brain --full`).
     pub embedded: bool,
     pub elapsed_ms: u64,
+    /// With a shared brain (servers sharing one catalog): what bringing this server's brain
+    /// dir in step with the shared copy did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synced: Option<crate::shared_brain::BrainSynced>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -218,17 +222,19 @@ impl Engine {
         self.data.brain()
     }
 
-    fn brain(&self) -> Brain {
+    pub(crate) fn brain(&self) -> Brain {
         Brain::new(self.brain_dir())
     }
 
     /// The brain's store, created (or moved to the current brain dir) if needed. Needs the
     /// writer lock.
-    fn ensure_brain_store(&mut self) -> Result<StoreRecord, EngineError> {
+    pub(crate) fn ensure_brain_store(&mut self) -> Result<StoreRecord, EngineError> {
         let brain = self.brain();
         brain.init()?;
         let root = std::fs::canonicalize(brain.root())
             .map_err(|e| EngineError::io(brain.root().display().to_string(), e))?;
+        // A shared brain store is read with this server's dir as its root (its mirror).
+        self.catalog.set_brain_root(root.clone());
         match self.catalog.store(BRAIN_STORE)? {
             Some(s) if s.kind != StoreKind::Brain => Err(EngineError::Input(format!(
                 "a {} store named brain is in the way of the brain; remove it with \
@@ -275,10 +281,20 @@ impl Engine {
     /// Re-indexes the brain store incrementally (the caller holds the lock). Chunks left
     /// without vectors by writes made while the model was missing are embedded once it is
     /// there (a full pass; the brain is small).
-    fn reindex_brain(&mut self, embedder: Option<&Embedder>) -> Result<BrainIndexed, EngineError> {
+    pub(crate) fn reindex_brain(
+        &mut self,
+        embedder: Option<&Embedder>,
+    ) -> Result<BrainIndexed, EngineError> {
         let store = self.ensure_brain_store()?;
         // Notes written while the model was missing are embedded now (progressive indexing).
-        let r = self.index_store(&store, false, embedder, &NoProgress)?;
+        let r = if self.catalog.shares_brain() {
+            // The shared brain's lock (the caller's) is its index lease: it serialises the
+            // runs of every server and dies with a server that stops.
+            let _store = self.store_locks.hold(store.id);
+            self.index_leased_store(&store, false, embedder, &NoProgress)?
+        } else {
+            self.index_store(&store, false, embedder, &NoProgress)?
+        };
         Ok(BrainIndexed {
             added: r.added,
             changed: r.changed,
@@ -286,6 +302,7 @@ impl Engine {
             chunks_written: r.chunks_written,
             embedded: embedder.is_some(),
             elapsed_ms: r.elapsed_ms,
+            synced: None,
         })
     }
 
@@ -294,7 +311,7 @@ impl Engine {
     pub fn brain_sync(&mut self) -> Result<BrainIndexed, EngineError> {
         let embedder = self.brain_embedder()?;
         let _lock = self.lock()?;
-        self.reindex_brain(embedder.as_deref())
+        Ok(self.change_brain(embedder.as_deref(), |_| Ok(()))?.1)
     }
 
     /// `brain_sync` when a stat walk finds the brain changed on disk since its last index run
@@ -303,7 +320,9 @@ impl Engine {
     /// (a server, which watches the brain itself).
     pub fn brain_refresh(&mut self) -> Result<Option<BrainIndexed>, EngineError> {
         let stale = match self.catalog.store(BRAIN_STORE)? {
-            Some(s) if s.kind == StoreKind::Brain => self.freshness(&s)?.changed_files > 0,
+            Some(s) if s.kind == StoreKind::Brain => {
+                self.freshness(&s)?.changed_files > 0 || self.brain_changed_elsewhere()?
+            }
             Some(_) => false,
             None => self.brain_has_files(),
         };
@@ -339,8 +358,8 @@ impl Engine {
         brain.check_note(note)?;
         let embedder = self.brain_embedder()?;
         let _lock = self.lock()?;
-        let written = brain.write_note(note)?;
-        let indexed = self.reindex_brain(embedder.as_deref())?;
+        let (written, indexed) =
+            self.change_brain(embedder.as_deref(), |brain| Ok(brain.write_note(note)?))?;
         Ok(BrainWritten {
             note: written,
             indexed,
@@ -438,14 +457,16 @@ impl Engine {
         if req.dry_run {
             return Ok(planned);
         }
-        let brain = self.brain();
         let source = planned.source;
         let embedder = self.brain_embedder()?;
         let _lock = self.lock()?;
-        // Planned again under the lock: another writer may have changed a page meanwhile.
-        let plan = brain.plan_ingest(req)?;
-        brain.apply(&plan)?;
-        let indexed = self.reindex_brain(embedder.as_deref())?;
+        // Planned again under the lock (and, shared, after every server's pages were
+        // pulled): another writer may have changed a page meanwhile.
+        let (plan, indexed) = self.change_brain(embedder.as_deref(), |brain| {
+            let plan = brain.plan_ingest(req)?;
+            brain.apply(&plan)?;
+            Ok(plan)
+        })?;
         Ok(BrainIngested {
             source,
             report: plan.report(false),
@@ -480,10 +501,11 @@ impl Engine {
         self.brain_ingest_with(req, &llm)
     }
 
-    /// Appends one line to `sessions/<session_id>.jsonl`. Not indexed; takes no writer lock
-    /// (lines are appended under a lock on the log file itself).
+    /// Appends one line to `sessions/<session_id>.jsonl` (and, with a shared brain, to the
+    /// shared copy first). Not indexed; takes no writer lock (lines are appended under a
+    /// lock on the log file itself).
     pub fn session_log(&self, entry: &SessionEntry) -> Result<Logged, EngineError> {
-        Ok(self.brain().log_session(entry)?)
+        self.log_session_line(entry)
     }
 }
 

@@ -18,6 +18,7 @@ mod progress;
 mod related;
 pub mod sample;
 mod search;
+mod shared_brain;
 mod stores;
 mod task;
 mod text;
@@ -120,7 +121,13 @@ pub struct Engine {
 /// (`DataDir::with_database`), created or migrated as needed.
 pub(crate) fn open_catalog(data: &DataDir) -> Result<Catalog, EngineError> {
     Ok(match data.database() {
-        Some(url) => Catalog::connect(url, &lore_index::PgOptions::default())?,
+        Some(url) => {
+            let mut catalog = Catalog::connect(url, &lore_index::PgOptions::default())?;
+            // The shared brain store is read from this server's own brain dir (its mirror).
+            let brain = data.brain();
+            catalog.set_brain_root(std::fs::canonicalize(&brain).unwrap_or(brain));
+            catalog
+        }
         None => Catalog::open(&data.db())?,
     })
 }

@@ -93,9 +93,12 @@ pub struct StoreStats {
 
 pub struct Catalog {
     pub(crate) db: Sql,
+    /// This server's brain dir: a shared catalog's brain store is read with it as its
+    /// root (each server mirrors the shared brain in its own dir; see `brain`).
+    brain_root: Option<PathBuf>,
 }
 
-fn now_secs() -> i64 {
+pub(crate) fn now_secs() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
@@ -192,6 +195,7 @@ impl Catalog {
         crate::schema::apply(&conn).map_err(ctx)?;
         Ok(Catalog {
             db: Sql::sqlite(conn, label),
+            brain_root: None,
         })
     }
 
@@ -201,7 +205,10 @@ impl Catalog {
     pub fn connect(url: &str, opts: &PgOptions) -> Result<Catalog, IndexError> {
         let db = Sql::postgres(url, opts)?;
         crate::schema::postgres::migrate(&db)?;
-        Ok(Catalog { db })
+        Ok(Catalog {
+            db,
+            brain_root: None,
+        })
     }
 
     /// Connects to a PostgreSQL catalog to read only: its schema must be this lore's
@@ -221,7 +228,10 @@ impl Catalog {
                 status.latest
             )));
         }
-        Ok(Some(Catalog { db }))
+        Ok(Some(Catalog {
+            db,
+            brain_root: None,
+        }))
     }
 
     /// Opens an existing catalog for reading only: no schema is created or migrated and
@@ -251,6 +261,7 @@ impl Catalog {
         }
         Ok(Some(Catalog {
             db: Sql::sqlite(conn, label),
+            brain_root: None,
         }))
     }
 
@@ -433,27 +444,46 @@ impl Catalog {
     }
 
     pub fn stores(&self) -> Result<Vec<StoreRecord>, IndexError> {
-        self.db.query(
+        let rows = self.db.query(
             &format!("SELECT {STORE_COLUMNS} FROM stores ORDER BY name"),
             &[],
             store_from_row,
-        )
+        )?;
+        Ok(rows.into_iter().map(|s| self.localized(s)).collect())
     }
 
     pub fn store(&self, name: &str) -> Result<Option<StoreRecord>, IndexError> {
-        self.db.query_opt(
+        let row = self.db.query_opt(
             &format!("SELECT {STORE_COLUMNS} FROM stores WHERE name = ?1"),
             args![name],
             store_from_row,
-        )
+        )?;
+        Ok(row.map(|s| self.localized(s)))
     }
 
     pub fn store_by_id(&self, id: i64) -> Result<Option<StoreRecord>, IndexError> {
-        self.db.query_opt(
+        let row = self.db.query_opt(
             &format!("SELECT {STORE_COLUMNS} FROM stores WHERE id = ?1"),
             args![id],
             store_from_row,
-        )
+        )?;
+        Ok(row.map(|s| self.localized(s)))
+    }
+
+    /// Says where this server's brain dir is: a shared catalog's brain store is then read
+    /// with it as its root, whichever server created the store.
+    pub fn set_brain_root(&mut self, root: PathBuf) {
+        self.brain_root = Some(root);
+    }
+
+    fn localized(&self, mut s: StoreRecord) -> StoreRecord {
+        if s.kind == StoreKind::Brain
+            && self.shares_brain()
+            && let Some(root) = &self.brain_root
+        {
+            s.root.clone_from(root);
+        }
+        s
     }
 
     pub fn set_root(&self, id: i64, root: &Path) -> Result<(), IndexError> {

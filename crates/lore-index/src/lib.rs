@@ -14,6 +14,7 @@
 //! idempotent because BM25 documents are replaced by path. In PostgreSQL both indexes are
 //! written in the catalog's own transaction.
 
+mod brain;
 mod catalog;
 mod copy;
 mod embeddings;

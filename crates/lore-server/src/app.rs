@@ -213,6 +213,23 @@ impl App {
         }
     }
 
+    /// Whether the brain is shared with other servers through the catalog (PostgreSQL).
+    pub fn shares_brain(&self) -> bool {
+        self.data.database().is_some()
+    }
+
+    /// With a shared brain: when another server changed it, has the writer bring this
+    /// server's brain dir in step (its notes and logs readable here within seconds).
+    pub async fn follow_brain(&self) {
+        match self.pool.run(|e| e.brain_changed_elsewhere()).await {
+            Ok(false) => {}
+            Ok(true) => {
+                self.writer.handle().send(Cmd::SyncBrain);
+            }
+            Err(e) => tracing::warn!("checking the shared brain: {e}"),
+        }
+    }
+
     /// Deletes finished jobs older than a day.
     pub async fn clean_jobs(&self) {
         match self

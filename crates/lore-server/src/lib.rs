@@ -20,6 +20,8 @@ mod writer;
 /// How often a server renews its jobs' heartbeat (they expire after
 /// `lore_index::JOB_EXPIRY_SECS` without one).
 const JOB_HEARTBEAT: Duration = Duration::from_secs(10);
+/// How often a server sharing its brain looks for other servers' changes to it.
+const BRAIN_FOLLOW: Duration = Duration::from_secs(3);
 
 pub use error::AppError;
 pub use http::MAX_BODY;
@@ -249,6 +251,16 @@ pub fn serve(data: DataDir, opts: ServeOptions) -> Result<(), ServerError> {
                 heart.heartbeat_jobs().await;
             }
         });
+        if app.shares_brain() {
+            let follower = app.clone();
+            tokio::spawn(async move {
+                let mut every = tokio::time::interval(BRAIN_FOLLOW);
+                loop {
+                    every.tick().await;
+                    follower.follow_brain().await;
+                }
+            });
+        }
         let guard = Arc::new(http::Guard { token, loopback });
         let router = http::router(app.clone(), guard);
         tracing::info!("listening on {url} (REST under /api, MCP at /mcp)");

@@ -91,6 +91,9 @@ impl Engine {
         embedder: Option<&Embedder>,
         progress: &dyn Progress,
     ) -> Result<IndexReport, EngineError> {
+        if store.kind == StoreKind::Brain && self.catalog.shares_brain() {
+            return self.index_shared_brain(full, embedder, progress);
+        }
         self.renew_store_lease(store)?;
         let out = self.index_leased_store(store, full, embedder, progress);
         if let Err(e) = self
@@ -104,7 +107,12 @@ impl Engine {
 
     /// Takes or renews this writer's lease on indexing `store` (each commit renews it, so
     /// it outlives a stopped server by at most `STORE_LEASE_SECS`).
+    /// A shared brain store has no lease: the shared brain's lock, held by every run of it,
+    /// serialises them (and dies with a server that stops).
     pub(crate) fn renew_store_lease(&self, store: &StoreRecord) -> Result<(), EngineError> {
+        if store.kind == StoreKind::Brain && self.catalog.shares_brain() {
+            return Ok(());
+        }
         let me = self.writer_id();
         match self
             .catalog
@@ -127,7 +135,7 @@ impl Engine {
         }
     }
 
-    fn index_leased_store(
+    pub(crate) fn index_leased_store(
         &mut self,
         store: &StoreRecord,
         full: bool,

@@ -8,7 +8,7 @@ use crate::IndexError;
 use crate::sql::{Sql, args};
 
 /// The newest schema this lore knows.
-pub const VERSION: i64 = 4;
+pub const VERSION: i64 = 5;
 
 /// Key of the advisory lock migrations hold (any constant unlikely to collide).
 const LOCK_KEY: i64 = 0x006c_6f72_655f_6462; // "lore_db"
@@ -196,7 +196,16 @@ const V4: &str = "ALTER TABLE jobs ADD COLUMN IF NOT EXISTS writer TEXT; \
      holder TEXT NOT NULL, since BIGINT NOT NULL, expires_at BIGINT NOT NULL, \
      PRIMARY KEY (store_id, purpose));";
 
-const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3), (4, V4)];
+/// v5: the shared brain (servers sharing the catalog mirror it in their brain dirs): its
+/// notes and pages by path, and its session lines in the order they were logged.
+const V5: &str = "CREATE TABLE IF NOT EXISTS brain_files (path TEXT PRIMARY KEY, \
+     content TEXT NOT NULL, hash TEXT NOT NULL, updated_at BIGINT NOT NULL, writer TEXT NOT NULL); \
+     CREATE TABLE IF NOT EXISTS brain_session_lines (id BIGSERIAL PRIMARY KEY, \
+     session_id TEXT NOT NULL, line TEXT NOT NULL, writer TEXT NOT NULL); \
+     CREATE INDEX IF NOT EXISTS brain_session_lines_by_session \
+     ON brain_session_lines(session_id, id);";
+
+const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3), (4, V4), (5, V5)];
 
 /// Where a database's schema stands.
 #[derive(Debug, Clone, serde::Serialize)]
