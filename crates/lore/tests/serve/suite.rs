@@ -899,3 +899,114 @@ fn two_servers_on_one_database_watch_and_index_each_store_once() {
     let (_, info) = get(&sa.api("/api/stores/notes"));
     assert_eq!(info["files"], 4, "{info}");
 }
+
+#[test]
+fn two_servers_share_one_brain() {
+    if !ON_POSTGRES {
+        return;
+    }
+    let a = Lore::without_model();
+    if a.database().is_none() {
+        return;
+    }
+    let b = a.replica();
+    let start = |lore: &Lore| Server::start(lore, &["--addr", "127.0.0.1:0"]);
+    let (sa, mut sb) = (start(&a), start(&b));
+    let found = |s: &Server, query: &str, path: &str| {
+        let (status, q) = post(
+            &s.api("/api/brain/query"),
+            &json!({"query": query, "mode": "fts", "limit": 1}),
+        );
+        assert_eq!(status, 200, "{q}");
+        q["results"][0]["path"] == path
+    };
+
+    // 20 notes written through both servers at once: each found through both.
+    std::thread::scope(|t| {
+        for k in 0..20 {
+            let s = if k % 2 == 0 { &sa } else { &sb };
+            t.spawn(move || {
+                let (status, w) = post(
+                    &s.api("/api/brain/write"),
+                    &json!({"content": format!("# Note {k}\n\nmarsupial{k} facts\n"), "filename": format!("n{k}")}),
+                );
+                assert_eq!(status, 200, "{w}");
+            });
+        }
+    });
+    for k in 0..20 {
+        for s in [&sa, &sb] {
+            assert!(
+                found(s, &format!("marsupial{k}"), &format!("knowledge/n{k}.md")),
+                "note {k} through {}",
+                s.url
+            );
+        }
+    }
+
+    // Hand edits on both machines: found through both.
+    let (brain_a, brain_b) = (a.data().join("brain"), b.data().join("brain"));
+    write(&brain_a, "knowledge/hand-a.md", "# Hand A\n\nplatypus by hand\n");
+    write(&brain_b, "knowledge/hand-b.md", "# Hand B\n\nechidna by hand\n");
+    for s in [&sa, &sb] {
+        eventually("a hand edit on A", || {
+            found(s, "platypus", "knowledge/hand-a.md")
+        });
+        eventually("a hand edit on B", || found(s, "echidna", "knowledge/hand-b.md"));
+    }
+
+    // The same page ingested through both: one page, with both sources.
+    for (s, source, text) in [
+        (&sa, "doc-a", "Retry with backoff."),
+        (&sb, "doc-b", "Jitter avoids herds."),
+    ] {
+        let (status, r) = post(
+            &s.api("/api/brain/ingest-raw"),
+            &json!({"source": source, "pages": [{"title": "Retry Policy", "type": "concept", "content": text}]}),
+        );
+        assert_eq!(status, 200, "{r}");
+        assert_eq!(r["pages"], json!(["wiki/concepts/retry-policy.md"]), "{r}");
+    }
+    // Session lines logged through both, into one session.
+    for k in 0..10 {
+        let s = if k % 2 == 0 { &sa } else { &sb };
+        let (status, r) = post(
+            &s.api("/api/brain/log"),
+            &json!({"session_id": "shared", "message": format!("step {k}")}),
+        );
+        assert_eq!(status, 200, "{r}");
+    }
+
+    // Both dirs converge on the same brain.
+    let tree = |brain: &Path| {
+        let mut files = files_under(brain);
+        files.retain(|f| !f.starts_with("sessions/"));
+        files
+    };
+    let lines = |brain: &Path| {
+        std::fs::read_to_string(brain.join("sessions/shared.jsonl"))
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    eventually("both dirs in step", || {
+        tree(&brain_a).len() == 23 && tree(&brain_a) == tree(&brain_b)
+    });
+    eventually("every session line in both dirs", || {
+        lines(&brain_a) == 10 && lines(&brain_b) == 10
+    });
+    let page = std::fs::read_to_string(brain_b.join("wiki/concepts/retry-policy.md")).unwrap();
+    assert!(
+        page.contains("doc-a") && page.contains("doc-b") && page.contains("Jitter"),
+        "{page}"
+    );
+
+    // Restarted, B still finds everything.
+    drop(sb);
+    sb = start(&b);
+    for k in [0, 7, 19] {
+        assert!(found(&sb, &format!("marsupial{k}"), &format!("knowledge/n{k}.md")));
+    }
+    assert!(found(&sb, "platypus", "knowledge/hand-a.md"));
+    assert!(found(&sb, "jitter", "wiki/concepts/retry-policy.md"));
+    assert_eq!(tree(&brain_a), tree(&brain_b));
+}
