@@ -264,7 +264,7 @@ impl Engine {
 
     /// The embedder for brain writes, or `None` when the model is not installed (the brain
     /// then works by keyword search; it is never fetched in the middle of a write).
-    fn brain_embedder(&self) -> Result<Option<Arc<Embedder>>, EngineError> {
+    pub(crate) fn brain_embedder(&self) -> Result<Option<Arc<Embedder>>, EngineError> {
         if !self.config.embed {
             return Ok(None);
         }

@@ -79,6 +79,8 @@ pub enum Part {
     Bm25,
     Vectors,
     Graph,
+    /// A shared brain's copy in this server's brain dir.
+    Brain,
 }
 
 impl Part {
@@ -88,6 +90,7 @@ impl Part {
             Part::Bm25 => "BM25",
             Part::Vectors => "vectors",
             Part::Graph => "graph",
+            Part::Brain => "brain",
         }
     }
 }
@@ -500,7 +503,12 @@ fn check(
             Ok::<_, EngineError>(health)
         })();
         out.push(match checked {
-            Ok(health) => health,
+            Ok(mut health) => {
+                if store.kind == lore_core::StoreKind::Brain && catalog.shares_brain() {
+                    check_brain_mirror(catalog, &data.brain(), &mut health)?;
+                }
+                health
+            }
             Err(EngineError::Index(e)) if e.damage().is_some() => {
                 unreadable(store, &e, only_indexes)
             }
@@ -513,6 +521,62 @@ fn check(
         problems,
         writer,
     })
+}
+
+/// A shared brain: whether this server's brain dir holds every shared note and page as
+/// the shared copy has it (a running server brings it in step within seconds), and which
+/// conflict copies wait for a person.
+fn check_brain_mirror(
+    catalog: &Catalog,
+    dir: &Path,
+    health: &mut StoreHealth,
+) -> Result<(), EngineError> {
+    let shared = catalog.brain_hashes()?;
+    let behind = shared
+        .iter()
+        .filter(|(path, hash)| {
+            std::fs::read(dir.join(path))
+                .map(|b| lore_index::content_hash(&b) != **hash)
+                .unwrap_or(true)
+        })
+        .count();
+    if behind > 0 {
+        health.healthy = false;
+        health.problems.push(Problem {
+            part: Part::Brain,
+            problem: format!(
+                "{behind} of the {} shared notes and pages differ from, or are missing in, {} \
+                 (edited here since, or not pulled yet)",
+                shared.len(),
+                dir.display()
+            ),
+            repair: "lore index brain (or wait a few seconds while a server runs)".into(),
+        });
+    }
+    let mut conflicts = Vec::new();
+    for area in [lore_brain::KNOWLEDGE, lore_brain::WIKI] {
+        find_conflicts(&dir.join(area), area, 0, &mut conflicts);
+    }
+    for c in conflicts {
+        health.notes.push(format!(
+            "{c}: a hand edit that lost to another server's change of the same file; merge \
+             it by hand into the file beside it, then delete it"
+        ));
+    }
+    Ok(())
+}
+
+/// The conflict copies (`*.md.conflict-<host>`) under `dir`, relative to the brain dir.
+fn find_conflicts(dir: &Path, shown: &str, depth: usize, out: &mut Vec<String>) {
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let path = format!("{shown}/{name}");
+        match e.file_type() {
+            Ok(t) if t.is_dir() && depth < 8 => find_conflicts(&e.path(), &path, depth + 1, out),
+            Ok(t) if t.is_file() && name.contains(".md.conflict-") => out.push(path),
+            _ => {}
+        }
+    }
 }
 
 /// Whether SQLite's complaints are all about indexes of the catalog file (integrity_check

@@ -357,9 +357,15 @@ impl Engine {
         if stores.is_empty() {
             return Ok(Vec::new());
         }
-        // Stores kept without vectors need no model.
+        // Stores kept without vectors need no model; the brain uses it when it is there
+        // (and is found by keyword search until it is), never fetching it.
         let embedder = if stores.iter().all(lexical_only) {
             None
+        } else if stores
+            .iter()
+            .all(|s| lexical_only(s) || s.kind == StoreKind::Brain)
+        {
+            self.brain_embedder()?
         } else {
             self.index_embedder(progress)?
         };

@@ -581,3 +581,50 @@ fn context_returns_the_whole_unit_across_processes_until_it_changes() {
     let err = lore.fails(&["context", "not-an-id"], 1);
     assert!(err.contains("not a result id"), "{err}");
 }
+
+#[test]
+fn a_shared_brain_keeps_both_sides_of_a_conflict_and_doctor_says_so() {
+    if !ON_POSTGRES {
+        return;
+    }
+    let a = Lore::without_model();
+    if a.database().is_none() {
+        return;
+    }
+    let b = a.replica();
+    let (dir_a, dir_b) = (a.data().join("brain"), b.data().join("brain"));
+    let kiwi = "knowledge/kiwi.md";
+    a.json(&["brain", "write", "# Kiwi\n\nKiwis are flightless.", "--filename", "kiwi"]);
+    // B's dir is behind the shared brain until it syncs: doctor says so, and the repair
+    // it names brings the note over.
+    let doctor = b.run(&["doctor", "brain"]);
+    assert_eq!(doctor.code, 1, "{doctor:?}");
+    assert!(doctor.stdout.contains("1 of the 1 shared notes"), "{doctor:?}");
+    b.ok(&["index", "brain"]);
+    assert!(std::fs::read_to_string(dir_b.join(kiwi)).unwrap().contains("flightless"));
+    b.ok(&["doctor", "brain"]);
+
+    // The same note edited by hand on both machines: the first shared wins, the other
+    // machine keeps its edit beside it, unindexed, and doctor points at it.
+    write(&dir_a, kiwi, "# Kiwi\n\nKiwis are nocturnal.\n");
+    write(&dir_b, kiwi, "# Kiwi\n\nKiwis have long beaks.\n");
+    a.ok(&["index", "brain"]);
+    b.ok(&["index", "brain"]);
+    assert!(std::fs::read_to_string(dir_b.join(kiwi)).unwrap().contains("nocturnal"));
+    let aside = format!("{kiwi}.conflict-");
+    let copies: Vec<String> = common::files_under(&dir_b)
+        .into_iter()
+        .filter(|f| f.starts_with(&aside))
+        .collect();
+    assert_eq!(copies.len(), 1, "{copies:?}");
+    assert!(std::fs::read_to_string(dir_b.join(&copies[0])).unwrap().contains("long beaks"));
+    let doctor = b.ok(&["doctor", "brain"]);
+    assert!(doctor.contains(&copies[0]), "{doctor}");
+    for lore in [&a, &b] {
+        let q = lore.json(&["brain", "query", "nocturnal", "--mode", "fts"]);
+        assert_eq!(q["results"][0]["path"], kiwi, "{q}");
+        let q = lore.json(&["brain", "query", "beaks", "--mode", "fts"]);
+        assert_eq!(q["results"].as_array().map(Vec::len), Some(0), "{q}");
+    }
+    assert!(!common::files_under(&dir_a).iter().any(|f| f.contains(".conflict-")));
+}
