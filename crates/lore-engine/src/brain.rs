@@ -258,6 +258,8 @@ impl Engine {
                 root,
                 max_file_bytes: self.config.max_file_bytes,
                 web: None,
+                // Each server's own brain dir mirrors it (shared) or it is this one's.
+                host: None,
             })?),
         }
     }

@@ -127,6 +127,20 @@ impl Engine {
     /// before every index and sync, since a folder may have become a symlink meanwhile.
     /// A trusted source (`trust_present_sources`) passes while it still resolves to itself.
     pub fn check_source(&self, store: &StoreRecord) -> Result<(), EngineError> {
+        // Servers sharing one catalog: a folder or clone of another machine, not here.
+        if let Some(host) = store
+            .host
+            .as_deref()
+            .filter(|h| *h != crate::writer::host_name())
+            && !store.root.exists()
+        {
+            return Err(EngineError::Input(format!(
+                "store {}'s files are on {host} ({}), not on this machine; index it there \
+                 (a server on {host} indexes and watches it)",
+                store.name,
+                store.root.display()
+            )));
+        }
         let Some(path) = local_source(store) else {
             return Ok(());
         };
@@ -186,6 +200,8 @@ impl Engine {
                     site: None,
                 }
             }),
+            // A folder and a clone are files on this machine.
+            host: (kind != StoreKind::Web).then(|| crate::writer::host_name().to_string()),
         })?;
         // Held from its creation to the end of its first index run.
         let _store = self.store_locks.hold(store.id);

@@ -29,7 +29,7 @@ pub(crate) fn writer_id(data: &DataDir) -> String {
 }
 
 /// This machine's name, read once per process (a lease is renewed at every commit).
-fn host_name() -> &'static str {
+pub(crate) fn host_name() -> &'static str {
     static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     HOST.get_or_init(|| {
         std::fs::read_to_string("/proc/sys/kernel/hostname")

@@ -37,6 +37,10 @@ pub struct StoreRecord {
     /// built-in model).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub embedder: Option<String>,
+    /// The machine its folder (or clone) lives on; `None` for web and brain stores, and
+    /// for stores added before lore recorded it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 /// What `create_store` needs: the store as asked for, and what the engine resolved.
@@ -50,6 +54,8 @@ pub struct NewStore<'a> {
     pub root: PathBuf,
     pub max_file_bytes: u64,
     pub web: Option<WebSettings>,
+    /// The machine its files live on (see `StoreRecord::host`).
+    pub host: Option<String>,
 }
 
 /// One indexed file: what it looked like when it was indexed. A file that could not be
@@ -118,7 +124,7 @@ fn parse_list(s: &str) -> Vec<String> {
 }
 
 const STORE_COLUMNS: &str = "id, name, kind, source, root, branch, includes, excludes, description, \
-     max_file_bytes, created_at, indexed_at, generation, web, embedder";
+     max_file_bytes, created_at, indexed_at, generation, web, embedder, host";
 
 fn store_from_row(r: &mut Row) -> Result<StoreRecord, SqlError> {
     Ok(StoreRecord {
@@ -137,6 +143,7 @@ fn store_from_row(r: &mut Row) -> Result<StoreRecord, SqlError> {
         generation: r.int(12)?,
         web: r.opt_text(13)?.and_then(|j| serde_json::from_str(&j).ok()),
         embedder: r.opt_text(14)?,
+        host: r.opt_text(15)?,
     })
 }
 
@@ -423,8 +430,8 @@ impl Catalog {
             return Err(IndexError::StoreExists(spec.name.clone()));
         }
         self.db.execute(
-            "INSERT INTO stores (name, kind, source, root, branch, includes, excludes, description, max_file_bytes, created_at, web)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            "INSERT INTO stores (name, kind, source, root, branch, includes, excludes, description, max_file_bytes, created_at, web, host)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             args![
                 &spec.name,
                 s.kind.as_str(),
@@ -436,7 +443,8 @@ impl Catalog {
                 &spec.description,
                 s.max_file_bytes,
                 now_secs(),
-                s.web.as_ref().map(web_json)
+                s.web.as_ref().map(web_json),
+                &s.host
             ],
         )?;
         self.store(&spec.name)?
@@ -851,6 +859,7 @@ mod tests {
                 root: "/src".into(),
                 max_file_bytes: 10,
                 web: None,
+                host: None,
             })
             .unwrap();
         assert!(matches!(
@@ -864,6 +873,7 @@ mod tests {
                 root: "/x".into(),
                 max_file_bytes: 10,
                 web: None,
+                host: None,
             }),
             Err(IndexError::StoreExists(_))
         ));
@@ -937,6 +947,7 @@ mod tests {
                 root: "/src".into(),
                 max_file_bytes: 10,
                 web: None,
+                host: None,
             })
             .unwrap();
         let id = store.id;

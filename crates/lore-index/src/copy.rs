@@ -67,8 +67,8 @@ pub fn copy_store(
         let tx = to.begin()?;
         tx.db.execute(
             "INSERT INTO stores (id, name, kind, source, root, branch, includes, excludes, \
-             description, max_file_bytes, created_at, indexed_at, generation, web, embedder) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+             description, max_file_bytes, created_at, indexed_at, generation, web, embedder, host) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
             args![
                 store.id,
                 &store.name,
@@ -87,7 +87,8 @@ pub fn copy_store(
                     .web
                     .as_ref()
                     .and_then(|w| serde_json::to_string(w).ok()),
-                &store.embedder
+                &store.embedder,
+                &store.host
             ],
         )?;
         tx.commit()?;

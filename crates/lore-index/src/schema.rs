@@ -23,7 +23,8 @@ CREATE TABLE IF NOT EXISTS stores (
     indexed_at INTEGER,
     generation INTEGER NOT NULL DEFAULT 0,
     web TEXT,
-    embedder TEXT
+    embedder TEXT,
+    host TEXT
 );
 CREATE TABLE IF NOT EXISTS files (
     store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
@@ -163,7 +164,7 @@ CREATE INDEX IF NOT EXISTS jobs_by_created ON jobs(created_at);
 ";
 
 /// The schema version `SCHEMA` creates; `migrate` brings older catalogs up to it.
-pub(crate) const SCHEMA_VERSION: i64 = 8;
+pub(crate) const SCHEMA_VERSION: i64 = 9;
 
 /// What made a store's vectors when it did not record it: stores embedded before lore
 /// recorded it were all embedded by the built-in model. The migrations that added the
@@ -231,6 +232,10 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
         // several servers may share one catalog's jobs).
         add_column("jobs", "writer", "TEXT")?;
         add_column("jobs", "heartbeat_at", "INTEGER")?;
+    }
+    if version < 9 {
+        // v9: stores.host (the machine a folder or clone lives on).
+        add_column("stores", "host", "TEXT")?;
     }
     if version != SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;

@@ -109,6 +109,7 @@ fn the_catalog_bm25_and_vectors_agree_with_the_embedded_backend() {
         root: "/src".into(),
         max_file_bytes: 1 << 20,
         web: None,
+        host: None,
     };
     let mut rows = Vec::new();
     for catalog in [&mut pg, &mut lite] {
@@ -294,7 +295,10 @@ fn a_newer_schema_is_refused_and_migration_is_idempotent() {
     };
     let db = Sql::postgres(&url, &PgOptions::default()).unwrap();
     assert_eq!(lore_index::postgres_status(&db).unwrap().version, 0);
-    assert_eq!(lore_index::migrate_postgres(&db).unwrap(), [1, 2, 3, 4]);
+    assert_eq!(
+        lore_index::migrate_postgres(&db).unwrap(),
+        [1, 2, 3, 4, 5, 6]
+    );
     assert!(lore_index::migrate_postgres(&db).unwrap().is_empty());
     let status = lore_index::postgres_status(&db).unwrap();
     assert_eq!(status.version, status.latest);
@@ -357,6 +361,7 @@ fn folder_store(pg: &Catalog) -> lore_index::StoreRecord {
         root: "/s".into(),
         max_file_bytes: 10,
         web: None,
+        host: None,
     })
     .unwrap()
 }

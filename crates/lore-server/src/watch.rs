@@ -400,6 +400,7 @@ mod tests {
             generation: 0,
             web: None,
             embedder: None,
+            host: None,
         };
         let mut w = Watched {
             filter: engine.path_filter(&store).unwrap(),

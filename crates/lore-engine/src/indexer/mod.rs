@@ -547,4 +547,31 @@ mod tests {
         assert_eq!(std::fs::read_dir(&fts_dir).unwrap().count(), 2);
         assert_eq!(fts_of(&e, "s").ids().unwrap(), before);
     }
+
+    #[test]
+    fn a_store_on_another_machine_names_it_and_indexes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(src.join("a.md"), "# A\n\nalpha\n").unwrap();
+        let mut e = engine(dir.path());
+        add(&mut e, "proj", &src);
+        let store = e.require_store("proj").unwrap();
+        assert_eq!(store.host.as_deref(), Some(crate::writer::host_name()));
+        // As another server sharing the catalog sees a folder of this machine's.
+        e.catalog
+            .sql()
+            .execute(
+                "UPDATE stores SET host = 'far-away', root = '/nonexistent/src' WHERE id = ?1",
+                &[lore_index::Arg::Int(store.id)],
+            )
+            .unwrap();
+        let err = e.index(&["proj".into()], false, &NoProgress).unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("are on far-away") && msg.contains("index it there"),
+            "{msg}"
+        );
+        assert_eq!(e.catalog.stats(store.id).unwrap().files, 1);
+    }
 }

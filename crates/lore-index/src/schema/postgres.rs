@@ -8,7 +8,7 @@ use crate::IndexError;
 use crate::sql::{Sql, args};
 
 /// The newest schema this lore knows.
-pub const VERSION: i64 = 5;
+pub const VERSION: i64 = 6;
 
 /// Key of the advisory lock migrations hold (any constant unlikely to collide).
 const LOCK_KEY: i64 = 0x006c_6f72_655f_6462; // "lore_db"
@@ -205,7 +205,10 @@ const V5: &str = "CREATE TABLE IF NOT EXISTS brain_files (path TEXT PRIMARY KEY,
      CREATE INDEX IF NOT EXISTS brain_session_lines_by_session \
      ON brain_session_lines(session_id, id);";
 
-const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3), (4, V4), (5, V5)];
+/// v6: the machine a store's folder or clone lives on.
+const V6: &str = "ALTER TABLE stores ADD COLUMN IF NOT EXISTS host TEXT;";
+
+const MIGRATIONS: &[(i64, &str)] = &[(1, V1), (2, V2), (3, V3), (4, V4), (5, V5), (6, V6)];
 
 /// Where a database's schema stands.
 #[derive(Debug, Clone, serde::Serialize)]
