@@ -120,7 +120,34 @@ pub struct BrainIndexed {
     /// With a shared brain (servers sharing one catalog): what bringing this server's brain
     /// dir in step with the shared copy did.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub synced: Option<crate::shared_brain::BrainSynced>,
+    pub synced: Option<BrainSynced>,
+}
+
+/// What a sync of the brain dir with the shared copy did.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct BrainSynced {
+    /// Files written to the dir from the shared copy (or removed from it).
+    pub pulled: usize,
+    /// Files shared from the dir (or removed from the shared copy).
+    pub pushed: usize,
+    /// Conflict copies kept in the dir: `<path>.conflict-<host>`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<String>,
+    /// Markdown files of the dir that cannot be shared, with why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
+    /// Session logs rewritten from the shared copy.
+    pub sessions: usize,
+}
+
+impl BrainSynced {
+    pub(crate) fn add(&mut self, o: BrainSynced) {
+        self.pulled += o.pulled;
+        self.pushed += o.pushed;
+        self.conflicts.extend(o.conflicts);
+        self.skipped = o.skipped;
+        self.sessions += o.sessions;
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -13,7 +13,7 @@
 //! Session lines are appended to the shared copy and to the dir's log; a session's log in
 //! the dir is rewritten whole, in the shared order, when the shared copy has new lines.
 
-use crate::brain::BrainIndexed;
+use crate::brain::{BrainIndexed, BrainSynced};
 use crate::{Engine, EngineError};
 use lore_brain::Brain;
 use lore_brain::mirror::{Step, step};
@@ -31,33 +31,6 @@ struct SyncState {
     files: BTreeMap<String, String>,
     /// Session → its newest shared line id written to the dir.
     sessions: BTreeMap<String, i64>,
-}
-
-/// What a sync of the brain dir with the shared copy did.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
-pub struct BrainSynced {
-    /// Files written to the dir from the shared copy (or removed from it).
-    pub pulled: usize,
-    /// Files shared from the dir (or removed from the shared copy).
-    pub pushed: usize,
-    /// Conflict copies kept in the dir: `<path>.conflict-<host>`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub conflicts: Vec<String>,
-    /// Markdown files of the dir that cannot be shared, with why.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub skipped: Vec<String>,
-    /// Session logs rewritten from the shared copy.
-    pub sessions: usize,
-}
-
-impl BrainSynced {
-    fn add(&mut self, o: BrainSynced) {
-        self.pulled += o.pulled;
-        self.pushed += o.pushed;
-        self.conflicts.extend(o.conflicts);
-        self.skipped = o.skipped;
-        self.sessions += o.sessions;
-    }
 }
 
 impl Engine {

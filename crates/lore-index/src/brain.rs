@@ -7,19 +7,13 @@
 
 use crate::IndexError;
 use crate::catalog::Catalog;
-use crate::sql::{Dialect, args};
+use crate::sql::args;
 use std::collections::HashMap;
 
 /// Key of the advisory lock every change to the shared brain holds ("lore_brn").
 const BRAIN_LOCK_KEY: i64 = 0x6c6f_7265_5f62_726e;
 
 impl Catalog {
-    /// Whether the brain is shared through this catalog (PostgreSQL) rather than kept in
-    /// one brain dir.
-    pub fn shares_brain(&self) -> bool {
-        self.dialect() == Dialect::Postgres
-    }
-
     fn shared_only(&self) -> Result<(), IndexError> {
         if self.shares_brain() {
             Ok(())

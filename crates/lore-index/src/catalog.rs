@@ -296,6 +296,12 @@ impl Catalog {
         self.dialect() == Dialect::Postgres
     }
 
+    /// Whether the brain is shared through this catalog (PostgreSQL, see `brain`) rather
+    /// than kept in one brain dir.
+    pub fn shares_brain(&self) -> bool {
+        self.dialect() == Dialect::Postgres
+    }
+
     /// The database as errors name it (a file, or a server without its password).
     pub fn label(&self) -> &str {
         self.db.label()
