@@ -100,6 +100,17 @@ impl Scratch {
     /// Opens an engine on the scratch data dir `name` with `engine`'s config and model,
     /// embeddings on or off.
     pub fn open(&self, engine: &Engine, name: &str, embed: bool) -> anyhow::Result<Engine> {
+        self.open_on(engine, name, embed, None)
+    }
+
+    /// [`Scratch::open`] with the catalog in the PostgreSQL database `database` names.
+    pub fn open_on(
+        &self,
+        engine: &Engine,
+        name: &str,
+        embed: bool,
+        database: Option<&str>,
+    ) -> anyhow::Result<Engine> {
         let data_root = self.dir.join(name);
         std::fs::create_dir_all(data_root.join("models"))
             .with_context(|| format!("cannot create {}", data_root.display()))?;
@@ -109,7 +120,11 @@ impl Scratch {
         );
         let mut config = engine.config().clone();
         config.embed = embed;
-        Engine::open_with(self.data_dir(name), config)
+        let data = match database {
+            Some(url) => self.data_dir(name).with_database(Some(url)),
+            None => self.data_dir(name),
+        };
+        Engine::open_with(data, config)
             .with_context(|| format!("cannot open scratch data dir {}", data_root.display()))
     }
 

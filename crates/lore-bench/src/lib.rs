@@ -12,6 +12,7 @@ mod corpus;
 mod embedding;
 mod first_answer;
 mod indexing;
+mod postgres;
 mod process;
 mod queries;
 mod report;
@@ -22,7 +23,7 @@ mod synthetic;
 pub use report::{
     BenchReport, ChunkingReport, CorpusInfo, CorpusSize, EmbeddingReport, Estimate,
     FirstAnswerReport, IndexRun, IndexingReport, Latency, Machine, MidEmbedding, ModeLatency,
-    ProcessRun, QueryReport, Rate, ScanRun,
+    PostgresReport, ProcessRun, QueryReport, Rate, ScanRun,
 };
 
 use anyhow::bail;
@@ -110,6 +111,13 @@ pub fn measure(
 
     // 3. The first answer of a store being added, on a copy of the taken files.
     let scratch = corpus::Scratch::new(opts.scratch.as_deref(), opts.keep_scratch);
+    // With --database, the query phase runs on PostgreSQL too: checked now, not after
+    // minutes of work.
+    let database = engine.data_dir().database().map(str::to_string);
+    let mut pg = match &database {
+        Some(url) => Some(postgres::open(engine, &scratch, url)?),
+        None => None,
+    };
     scratch.copy(taken)?;
     let first_answer = first_answer::measure(
         engine,
@@ -174,6 +182,11 @@ pub fn measure(
         repeats,
         modes,
     };
+    let postgres = match (&mut pg, &database) {
+        (Some(pg), Some(url)) => Some(postgres::measure(pg, url, &scratch, repeats, progress)?),
+        _ => None,
+    };
+    drop(pg);
     let search_processes = match &opts.search_exe {
         Some(exe) => process::measure(
             exe,
@@ -218,6 +231,7 @@ pub fn measure(
         first_answer,
         indexing,
         queries,
+        postgres,
         search_processes,
         scan,
         peak_rss_bytes: stats::peak_rss(),

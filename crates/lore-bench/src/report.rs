@@ -127,6 +127,17 @@ pub struct QueryReport {
     pub modes: Vec<ModeLatency>,
 }
 
+/// The query store on PostgreSQL (`--database`), timed like [`QueryReport`].
+#[derive(Debug, Serialize)]
+pub struct PostgresReport {
+    /// Without its password.
+    pub database: String,
+    /// `db import` of the query store, vectors included.
+    pub import_secs: f64,
+    pub chunks: u64,
+    pub modes: Vec<ModeLatency>,
+}
+
 /// How soon a store being added answers, and how soon it is fully embedded.
 #[derive(Debug, Serialize)]
 pub struct FirstAnswerReport {
@@ -207,6 +218,9 @@ pub struct BenchReport {
     pub first_answer: FirstAnswerReport,
     pub indexing: IndexingReport,
     pub queries: QueryReport,
+    /// The same queries on PostgreSQL (`--database`), side by side.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub postgres: Option<PostgresReport>,
     /// `lore search` processes on the query store (when the bench knows the lore binary).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub search_processes: Vec<ProcessRun>,

@@ -231,6 +231,45 @@ fn print_table(r: &BenchReport) {
         }
     }
 
+    if let Some(pg) = &r.postgres {
+        out!(
+            "\nthe same queries on PostgreSQL ({}; {} chunks copied by db import in {:.1} s)",
+            pg.database,
+            pg.chunks,
+            pg.import_secs
+        );
+        out!(
+            "  {:<8} {:>14} {:>14} {:>14} {:>14} {:>8}",
+            "mode",
+            "embedded p50",
+            "embedded p95",
+            "postgres p50",
+            "postgres p95",
+            "p50 ×"
+        );
+        for (em, pm) in q.modes.iter().zip(&pg.modes) {
+            match (&em.latency, &pm.latency) {
+                (Some(e), Some(p)) => out!(
+                    "  {:<8} {:>14.2} {:>14.2} {:>14.2} {:>14.2} {:>8.2}",
+                    em.mode,
+                    e.p50_ms,
+                    e.p95_ms,
+                    p.p50_ms,
+                    p.p95_ms,
+                    p.p50_ms / e.p50_ms.max(1e-9)
+                ),
+                _ => out!(
+                    "  {:<8} skipped: {}",
+                    em.mode,
+                    pm.skipped
+                        .as_deref()
+                        .or(em.skipped.as_deref())
+                        .unwrap_or("")
+                ),
+            }
+        }
+    }
+
     if !r.search_processes.is_empty() {
         out!("\nlore search as its own process (cold: opens the index and loads the model)");
         out!(

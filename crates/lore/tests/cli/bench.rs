@@ -2,7 +2,7 @@
 //! a store being added, the time to fully embedded, query latency per mode, `lore search` as
 //! its own process with its peak memory, and the quantised vector scan's recall.
 
-use crate::common::{Lore, write};
+use crate::common::{Lore, fresh_database, write};
 use serde_json::Value;
 
 /// A small corpus of real-looking Rust and Python files.
@@ -45,8 +45,18 @@ fn corpus(lore: &Lore) -> std::path::PathBuf {
 }
 
 fn bench(lore: &Lore, corpus: &std::path::Path, scratch: &std::path::Path) -> Value {
+    bench_on(lore, &[], corpus, scratch)
+}
+
+fn bench_on(
+    lore: &Lore,
+    global: &[&str],
+    corpus: &std::path::Path,
+    scratch: &std::path::Path,
+) -> Value {
     std::fs::create_dir_all(scratch).unwrap();
-    lore.json(&[
+    let mut args = global.to_vec();
+    args.extend_from_slice(&[
         "bench",
         "--corpus",
         corpus.to_str().unwrap(),
@@ -64,7 +74,8 @@ fn bench(lore: &Lore, corpus: &std::path::Path, scratch: &std::path::Path) -> Va
         "5",
         "--scratch",
         scratch.to_str().unwrap(),
-    ])
+    ]);
+    lore.json(&args)
 }
 
 #[test]
@@ -137,4 +148,40 @@ fn without_a_model_the_first_answer_is_keyword_only_and_vector_modes_are_skipped
     );
     assert!(modes[1]["skipped"].is_string(), "{modes:#?}");
     assert_eq!(r["search_processes"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn with_a_database_the_queries_run_on_both_backends_side_by_side() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let Some(url) = fresh_database("bench") else {
+        return;
+    };
+    let corpus = corpus(&lore);
+    let r = bench_on(&lore, &["--database", &url], &corpus, &lore.path("scratch"));
+    let pg = &r["postgres"];
+    assert!(
+        !pg["database"].as_str().unwrap().contains(":lore@"),
+        "{pg:#}"
+    );
+    // Every chunk of the query store (the corpus's, plus its files' summary chunks).
+    assert!(
+        pg["chunks"].as_u64() >= r["queries"]["corpus"]["chunks"].as_u64(),
+        "{pg:#}"
+    );
+    assert!(pg["import_secs"].as_f64().unwrap() > 0.0, "{pg:#}");
+    for (embedded, on_pg) in r["queries"]["modes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(pg["modes"].as_array().unwrap())
+    {
+        assert_eq!(embedded["mode"], on_pg["mode"]);
+        assert!(on_pg["latency"]["p50_ms"].as_f64().unwrap() > 0.0, "{pg:#}");
+    }
+    assert_eq!(pg["modes"].as_array().unwrap().len(), 3, "{pg:#}");
+    // The bench's store is gone from the database: a second run finds it free.
+    let stores = lore.json(&["--database", &url, "store", "list"]);
+    assert!(!stores.to_string().contains("\"bench\""), "{stores:#}");
 }
