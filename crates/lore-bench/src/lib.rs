@@ -22,8 +22,8 @@ mod synthetic;
 
 pub use report::{
     BenchReport, ChunkingReport, CorpusInfo, CorpusSize, EmbeddingReport, Estimate,
-    FirstAnswerReport, IndexRun, IndexingReport, Latency, Machine, MidEmbedding, ModeLatency,
-    PostgresReport, ProcessRun, QueryReport, Rate, ScanRun,
+    FirstAnswerReport, HnswReport, HnswRun, IndexRun, IndexingReport, Latency, Machine,
+    MidEmbedding, ModeLatency, PostgresReport, ProcessRun, QueryReport, Rate, ScanRun,
 };
 
 use anyhow::bail;
@@ -168,7 +168,7 @@ pub fn measure(
         "writing synthetic vectors for {} chunks",
         query_corpus.chunks
     ));
-    queries::write_synthetic_vectors(&bench)?;
+    queries::write_synthetic_vectors(&bench, pg.is_some())?;
     rss.push(("synthetic vectors", stats::peak_rss()));
     let repeats = opts.query_repeats.max(1);
     let modes = queries::latency(&bench, repeats)?;

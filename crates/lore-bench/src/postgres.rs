@@ -4,10 +4,12 @@
 
 use crate::corpus::Scratch;
 use crate::queries;
-use crate::report::PostgresReport;
+use crate::report::{HnswReport, HnswRun, PostgresReport};
+use crate::stats::summarize;
 use crate::{DATA, STORE, status};
 use anyhow::{Context, bail};
 use lore_engine::{Engine, Progress};
+use lore_index::VectorIndex;
 use std::time::Instant;
 
 /// The scratch data dir of the PostgreSQL engine (its brain and models only).
@@ -41,14 +43,72 @@ pub(crate) fn measure(
         .context("copying the query store into PostgreSQL")?;
     let import_secs = started.elapsed().as_secs_f64();
     let chunks = copied.iter().map(|c| c.copied.chunks).sum();
+    let vectors = copied.iter().map(|c| c.copied.vectors).sum();
     let timed = queries::latency(pg, repeats);
+    let hnsw = hnsw_recall(pg, url);
     let removed = pg.remove_store(STORE);
     let modes = timed?;
+    let hnsw = hnsw?;
     removed.context("removing the bench store from PostgreSQL")?;
     Ok(PostgresReport {
         database: lore_index::redact_url(url),
         import_secs,
         chunks,
+        vectors,
         modes,
+        hnsw,
     })
+}
+
+/// `hnsw.ef_search` values tried against exact search.
+const EF_SEARCH: [usize; 4] = [40, 100, 200, 400];
+
+/// With an HNSW index on the store: the raw vector search (no hydration) at each
+/// `ef_search` against the exact scan, recall@10 and latency over the bench's queries.
+fn hnsw_recall(pg: &Engine, url: &str) -> anyhow::Result<Option<HnswReport>> {
+    let store = pg.store_record(STORE)?.id;
+    let catalog = lore_index::Catalog::connect(url, &lore_index::PgOptions::default())?;
+    if catalog.vector_index_dim(store)?.is_none() {
+        return Ok(None);
+    }
+    let Ok(embedder) = pg.embedder(false, &lore_engine::NoProgress) else {
+        return Ok(None);
+    };
+    status("HNSW recall@10 against the exact scan");
+    let exact = lore_index::PgVectors::new(store);
+    let mut queries = Vec::new();
+    let mut exact_ms = Vec::new();
+    for q in queries::QUERIES {
+        let v = embedder.embed_query(q)?;
+        let started = Instant::now();
+        let top: Vec<i64> = exact
+            .search(&catalog, &v, 10)?
+            .into_iter()
+            .map(|h| h.0)
+            .collect();
+        exact_ms.push(started.elapsed().as_secs_f64() * 1000.0);
+        queries.push((v, top));
+    }
+    let mut runs = Vec::new();
+    for ef in EF_SEARCH {
+        let hnsw = lore_index::PgVectors::open(&catalog, store, ef)?;
+        let (mut found, mut ms) = (0usize, Vec::new());
+        for (v, top) in &queries {
+            let started = Instant::now();
+            let got = hnsw.search(&catalog, v, 10)?;
+            ms.push(started.elapsed().as_secs_f64() * 1000.0);
+            found += got.iter().filter(|h| top.contains(&h.0)).count();
+        }
+        runs.push(HnswRun {
+            ef_search: ef,
+            recall_at_10: found as f64 / (queries.len() * 10).max(1) as f64,
+            latency: summarize(ms),
+        });
+    }
+    Ok(Some(HnswReport {
+        min_vectors: lore_index::HNSW_MIN_VECTORS,
+        ef_search_default: lore_index::HNSW_EF_SEARCH,
+        exact: summarize(exact_ms),
+        runs,
+    }))
 }

@@ -189,7 +189,7 @@ pub(crate) fn grow_store(
 
 /// Writes a vector snapshot of pseudo-random unit vectors, one per chunk of the bench store,
 /// at the store's current generation (the engine then loads it as is).
-pub(crate) fn write_synthetic_vectors(bench: &Engine) -> anyhow::Result<()> {
+pub(crate) fn write_synthetic_vectors(bench: &Engine, in_catalog: bool) -> anyhow::Result<()> {
     let store = bench.store_record(STORE)?;
     let mut ids: Vec<i64> = bench.chunk_paths(STORE)?.into_keys().collect();
     ids.sort_unstable();
@@ -201,5 +201,15 @@ pub(crate) fn write_synthetic_vectors(bench: &Engine) -> anyhow::Result<()> {
     let path = bench.data_dir().store_dir(store.id).join("vectors.bin");
     lore_index::VectorSet::write(&path, lore_embed::DIM, store.generation, &rows)
         .with_context(|| format!("cannot write synthetic vectors to {}", path.display()))?;
+    if in_catalog {
+        // In the catalog too, for a copy to another backend (`--database`) to carry them.
+        let db = bench.data_dir().db();
+        let mut catalog = lore_index::Catalog::open(&db)
+            .with_context(|| format!("cannot open {}", db.display()))?;
+        let tx = catalog.begin()?;
+        let refs: Vec<(i64, &[f32])> = rows.iter().map(|(id, v)| (*id, v.as_slice())).collect();
+        tx.set_embeddings(&refs)?;
+        tx.commit()?;
+    }
     Ok(())
 }

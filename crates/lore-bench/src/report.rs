@@ -135,7 +135,32 @@ pub struct PostgresReport {
     /// `db import` of the query store, vectors included.
     pub import_secs: f64,
     pub chunks: u64,
+    /// Of them, with a (synthetic) vector.
+    pub vectors: u64,
     pub modes: Vec<ModeLatency>,
+    /// The store's HNSW index (built by the import when the store is large enough).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hnsw: Option<HnswReport>,
+}
+
+/// Raw vector search through HNSW against the exact scan, on PostgreSQL.
+#[derive(Debug, Serialize)]
+pub struct HnswReport {
+    /// Stores from this many vectors get the index.
+    pub min_vectors: u64,
+    /// The `ef_search` searches use.
+    pub ef_search_default: usize,
+    /// The exact scan's latency (top 10, no hydration).
+    pub exact: Latency,
+    pub runs: Vec<HnswRun>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct HnswRun {
+    pub ef_search: usize,
+    /// Of the exact top 10, the share HNSW found, over the bench's queries.
+    pub recall_at_10: f64,
+    pub latency: Latency,
 }
 
 /// How soon a store being added answers, and how soon it is fully embedded.

@@ -169,6 +169,12 @@ impl crate::Engine {
         for s in &stores {
             progress.message(&format!("copying {}", s.name));
             let copied = lore_index::copy_store(from, &mut self.catalog, s, |_, _| {})?;
+            if self
+                .catalog
+                .ensure_vector_index(s.id, lore_index::HNSW_MIN_VECTORS)?
+            {
+                progress.message(&format!("{}: built its HNSW vector index", s.name));
+            }
             out.push(StoreCopied {
                 store: s.name.clone(),
                 copied,

@@ -319,6 +319,7 @@ impl Engine {
             ))
             .into());
         };
+        self.catalog.drop_vector_index(store.id)?;
         self.catalog.remove_store(store.id)?;
         self.forget_readers(store.id);
         for dir in [

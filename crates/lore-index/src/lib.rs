@@ -40,7 +40,7 @@ pub use fts::{
 pub use graph::{Edge, ImportRow, RefRow, RefTarget, ResolvedRef, SymbolRow};
 pub use jobs::{JOB_EXPIRY_SECS, JobProgress, JobRecord, JobStatus, Lease, is_job_id, new_job_id};
 pub use lock::{WriterLock, is_held as writer_lock_held};
-pub use pg::{PgLexical, PgVectors};
+pub use pg::{HNSW_EF_SEARCH, HNSW_MIN_VECTORS, PgLexical, PgVectors};
 pub use schema::postgres::{SchemaStatus, migrate as migrate_postgres, status as postgres_status};
 pub use sql::{Arg, Dialect, PgOptions, Sql, SqlError, blob_to_embedding, redact as redact_url};
 pub use vectors::{VectorSet, dot};
@@ -181,7 +181,9 @@ pub fn open_vectors(
         Dialect::Sqlite => std::sync::Arc::new(
             VectorSet::load(&dir.join("vectors.bin"))?.unwrap_or_else(|| VectorSet::empty(dim)),
         ),
-        Dialect::Postgres => std::sync::Arc::new(PgVectors::new(store_id)),
+        Dialect::Postgres => {
+            std::sync::Arc::new(PgVectors::open(catalog, store_id, pg::HNSW_EF_SEARCH)?)
+        }
     })
 }
 

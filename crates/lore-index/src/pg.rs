@@ -142,14 +142,109 @@ impl LexicalIndex for PgLexical {
     }
 }
 
-/// A store's vectors in PostgreSQL: exact inner product over the store's rows.
+/// Stores with at least this many vectors get an HNSW index (pgvector): below it the
+/// exact scan answers in a few milliseconds (`lore bench --database` measures both).
+pub const HNSW_MIN_VECTORS: u64 = 20_000;
+
+/// Candidates an HNSW search keeps (`hnsw.ef_search`), at least the `k` asked for: chosen
+/// from the recall@10 against exact search that `lore bench --database` reports.
+pub const HNSW_EF_SEARCH: usize = 200;
+
+/// The HNSW index of one store: a partial index on its rows, over the embedding cast to
+/// its dimension (the column holds vectors of any dimension, an HNSW index one).
+fn hnsw_name(store_id: i64) -> String {
+    format!("chunks_hnsw_{store_id}")
+}
+
+impl Catalog {
+    /// Builds the store's HNSW index when it has `min_vectors` (the product passes
+    /// [`HNSW_MIN_VECTORS`]) vectors of one dimension and none yet (PostgreSQL only; a
+    /// no-op otherwise). Returns whether it built one. Run after an index run's vectors
+    /// are committed, outside a transaction.
+    pub fn ensure_vector_index(&self, store_id: i64, min_vectors: u64) -> Result<bool, IndexError> {
+        if !self.holds_indexes() || self.vector_index_dim(store_id)?.is_some() {
+            return Ok(false);
+        }
+        let (embedded, _) = self.embedding_progress(store_id)?;
+        if embedded < min_vectors {
+            return Ok(false);
+        }
+        let dims = self.sql().query(
+            "SELECT DISTINCT vector_dims(embedding)::int8 FROM chunks \
+             WHERE store_id = ?1 AND embedding IS NOT NULL",
+            args![store_id],
+            |r| r.int(0),
+        )?;
+        let [dim] = dims[..] else {
+            return Ok(false);
+        };
+        // The graph is built in memory when it fits (much faster than on disk).
+        self.sql().batch(&format!(
+            "SET maintenance_work_mem = '1GB'; \
+             CREATE INDEX IF NOT EXISTS {} ON chunks USING hnsw \
+             ((embedding::vector({dim})) vector_ip_ops) WHERE store_id = {store_id}; \
+             RESET maintenance_work_mem",
+            hnsw_name(store_id)
+        ))?;
+        Ok(true)
+    }
+
+    /// Drops the store's HNSW index, if any (its store is going, or re-embedding).
+    pub fn drop_vector_index(&self, store_id: i64) -> Result<(), IndexError> {
+        if self.holds_indexes() {
+            self.sql()
+                .batch(&format!("DROP INDEX IF EXISTS {}", hnsw_name(store_id)))?;
+        }
+        Ok(())
+    }
+
+    /// The dimension of the store's HNSW index, when it has one.
+    pub fn vector_index_dim(&self, store_id: i64) -> Result<Option<usize>, IndexError> {
+        let def = self.sql().query_opt(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = ?1",
+            args![hnsw_name(store_id)],
+            |r| r.text(0),
+        )?;
+        Ok(def.and_then(|d| {
+            let at = d.find("::vector(")? + "::vector(".len();
+            d[at..].split(')').next()?.parse().ok()
+        }))
+    }
+}
+
+/// A store's vectors in PostgreSQL, scored by inner product: through the store's HNSW
+/// index when it has one (approximate, `ef_search` candidates), else an exact scan.
 pub struct PgVectors {
     store_id: i64,
+    /// The HNSW index's dimension, and the candidates a search keeps.
+    hnsw: Option<(usize, usize)>,
 }
 
 impl PgVectors {
+    /// Exact search over the store's rows.
     pub fn new(store_id: i64) -> PgVectors {
-        PgVectors { store_id }
+        PgVectors {
+            store_id,
+            hnsw: None,
+        }
+    }
+
+    /// Through the store's HNSW index when it has one, keeping `ef_search` candidates.
+    pub fn open(
+        catalog: &Catalog,
+        store_id: i64,
+        ef_search: usize,
+    ) -> Result<PgVectors, IndexError> {
+        Ok(PgVectors {
+            store_id,
+            hnsw: catalog
+                .vector_index_dim(store_id)?
+                .map(|dim| (dim, ef_search)),
+        })
+    }
+
+    pub fn uses_hnsw(&self) -> bool {
+        self.hnsw.is_some()
     }
 }
 
@@ -160,12 +255,31 @@ impl VectorIndex for PgVectors {
         query: &[f32],
         k: usize,
     ) -> Result<Vec<(i64, f32)>, IndexError> {
-        catalog.sql().query(
-            "SELECT id, ((embedding <#> ?2) * -1)::float8 FROM chunks \
-             WHERE store_id = ?1 AND embedding IS NOT NULL ORDER BY embedding <#> ?2, id LIMIT ?3",
-            args![self.store_id, query, k],
-            |r| Ok((r.int(0)?, r.opt_real(1)?.unwrap_or(0.0) as f32)),
-        )
+        let parse = |r: &mut crate::sql::Row| Ok((r.int(0)?, r.opt_real(1)?.unwrap_or(0.0) as f32));
+        match self.hnsw {
+            // The planner uses the partial index only for the literal store id and the
+            // index's own expression.
+            Some((dim, ef)) if dim == query.len() => {
+                catalog
+                    .sql()
+                    .batch(&format!("SET hnsw.ef_search = {}", ef.max(k).min(1000)))?;
+                catalog.sql().query(
+                    &format!(
+                        "SELECT id, ((embedding::vector({dim}) <#> ?1) * -1)::float8 FROM chunks \
+                         WHERE store_id = {} ORDER BY embedding::vector({dim}) <#> ?1 LIMIT ?2",
+                        self.store_id
+                    ),
+                    args![query, k],
+                    parse,
+                )
+            }
+            _ => catalog.sql().query(
+                "SELECT id, ((embedding <#> ?2) * -1)::float8 FROM chunks \
+                 WHERE store_id = ?1 AND embedding IS NOT NULL ORDER BY embedding <#> ?2, id LIMIT ?3",
+                args![self.store_id, query, k],
+                parse,
+            ),
+        }
     }
 
     fn scores(

@@ -516,3 +516,108 @@ fn a_role_that_may_not_enable_pgvector_is_told_what_to_ask_for() {
         ))
         .unwrap();
 }
+
+#[test]
+fn a_large_store_gets_an_hnsw_index_that_finds_what_the_exact_scan_finds() {
+    let Some(url) = fresh_database("hnsw") else {
+        return;
+    };
+    let mut pg = Catalog::connect(&url, &PgOptions::default()).unwrap();
+    let store = folder_store(&pg);
+    // Pseudo-random unit vectors (no ties), one chunk each.
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 11) as f32 / (1u64 << 53) as f32 - 0.5
+    };
+    let n = 400;
+    let chunks: Vec<Chunk> = (0..n)
+        .map(|i| chunk(&format!("f{i}"), "fn f() {}", i as u32 * 3))
+        .collect();
+    let vectors: Vec<Vec<f32>> = (0..n)
+        .map(|_| {
+            let v: Vec<f32> = (0..16).map(|_| next()).collect();
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v.into_iter().map(|x| x / norm).collect()
+        })
+        .collect();
+    let rows: Vec<ChunkRow> = chunks
+        .iter()
+        .zip(&vectors)
+        .enumerate()
+        .map(|(i, (c, v))| ChunkRow {
+            id: i as i64 + 1,
+            chunk: c,
+            embedding: Some(v),
+        })
+        .collect();
+    let file = FileRecord {
+        path: "a.rs".into(),
+        size: 1,
+        mtime_ns: 1,
+        hash: "h".into(),
+        chunks: n as u32,
+        skipped: None,
+        parse_error: None,
+    };
+    let tx = pg.begin().unwrap();
+    tx.replace_file(store.id, &file, &rows).unwrap();
+    tx.commit().unwrap();
+
+    // Below the size, nothing is built; at it, once.
+    assert!(!pg.ensure_vector_index(store.id, n as u64 + 1).unwrap());
+    assert_eq!(pg.vector_index_dim(store.id).unwrap(), None);
+    assert!(pg.ensure_vector_index(store.id, n as u64).unwrap());
+    assert!(!pg.ensure_vector_index(store.id, n as u64).unwrap());
+    assert_eq!(pg.vector_index_dim(store.id).unwrap(), Some(16));
+
+    let exact = PgVectors::new(store.id);
+    let hnsw = PgVectors::open(&pg, store.id, 400).unwrap();
+    assert!(hnsw.uses_hnsw() && !exact.uses_hnsw());
+    // The planner can take the index for this query shape (a store this small would
+    // otherwise be scanned and sorted, which proves nothing; `lore bench --database`
+    // shows a large one taking it unforced).
+    pg.sql()
+        .batch("ANALYZE chunks; SET enable_seqscan = off; SET enable_sort = off")
+        .unwrap();
+    let mut found = 0;
+    for q in vectors.iter().step_by(40) {
+        let want: Vec<i64> = exact
+            .search(&pg, q, 10)
+            .unwrap()
+            .iter()
+            .map(|h| h.0)
+            .collect();
+        let got = hnsw.search(&pg, q, 10).unwrap();
+        assert_eq!(got.len(), 10);
+        // Its own vector first, scored as the exact scan scores it.
+        assert_eq!(got[0].0, want[0]);
+        assert!((got[0].1 - 1.0).abs() < 1e-4, "{got:?}");
+        found += got.iter().filter(|h| want.contains(&h.0)).count();
+    }
+    assert!(found >= 95, "recall@10 {found}/100");
+    let plan = pg
+        .sql()
+        .query(
+            &format!(
+                "EXPLAIN SELECT id FROM chunks WHERE store_id = {} \
+                 ORDER BY embedding::vector(16) <#> '[{}]' LIMIT 10",
+                store.id,
+                vec!["0.25"; 16].join(",")
+            ),
+            &[],
+            |r| r.text(0),
+        )
+        .unwrap()
+        .join("\n");
+    assert!(
+        plan.contains(&format!("chunks_hnsw_{}", store.id)),
+        "{plan}"
+    );
+
+    pg.drop_vector_index(store.id).unwrap();
+    assert_eq!(pg.vector_index_dim(store.id).unwrap(), None);
+    pg.remove_store(store.id).unwrap();
+}

@@ -268,6 +268,27 @@ fn print_table(r: &BenchReport) {
                 ),
             }
         }
+        match &pg.hnsw {
+            Some(h) => {
+                out!(
+                    "  HNSW (stores of {}+ vectors; searches keep ef_search {}): raw top 10 \
+                     against the exact scan (p50 {:.2} ms)",
+                    h.min_vectors,
+                    h.ef_search_default,
+                    h.exact.p50_ms
+                );
+                for run in &h.runs {
+                    out!(
+                        "    ef_search {:>4}: recall@10 {:.3}, p50 {:.2} ms, p95 {:.2} ms",
+                        run.ef_search,
+                        run.recall_at_10,
+                        run.latency.p50_ms,
+                        run.latency.p95_ms
+                    );
+                }
+            }
+            None => out!("  exact vector scan (no HNSW index below the size that needs one)"),
+        }
     }
 
     if !r.search_processes.is_empty() {

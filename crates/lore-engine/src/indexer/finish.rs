@@ -7,9 +7,20 @@ use lore_source::PathFilter;
 
 impl Engine {
     /// Rewrites the vector snapshot when it is missing, damaged or disagrees with the
-    /// catalog (doctor's check).
+    /// catalog (doctor's check); on PostgreSQL, builds the HNSW index a large store needs.
     pub(super) fn refresh_vectors(&self, store_id: i64) -> Result<(), EngineError> {
         if self.catalog.holds_indexes() {
+            // PostgreSQL keeps the vectors; a store grown past the exact scan gets HNSW.
+            let started = std::time::Instant::now();
+            if self
+                .catalog
+                .ensure_vector_index(store_id, lore_index::HNSW_MIN_VECTORS)?
+            {
+                tracing::info!(
+                    "store #{store_id}: built its HNSW vector index in {:.1} s",
+                    started.elapsed().as_secs_f64()
+                );
+            }
             return Ok(());
         }
         let store = self

@@ -171,6 +171,8 @@ fn with_a_database_the_queries_run_on_both_backends_side_by_side() {
         "{pg:#}"
     );
     assert!(pg["import_secs"].as_f64().unwrap() > 0.0, "{pg:#}");
+    // The synthetic vectors went along: vector search on PostgreSQL has rows to scan.
+    assert_eq!(pg["vectors"], pg["chunks"], "{pg:#}");
     for (embedded, on_pg) in r["queries"]["modes"]
         .as_array()
         .unwrap()
