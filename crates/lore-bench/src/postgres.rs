@@ -106,6 +106,8 @@ fn hnsw_recall(pg: &Engine, url: &str) -> anyhow::Result<Option<HnswReport>> {
         });
     }
     Ok(Some(HnswReport {
+        note: "the bench's vectors are random (no neighbourhoods), so this recall is a floor: \
+               embeddings cluster, and HNSW finds far more of their exact top 10",
         min_vectors: lore_index::HNSW_MIN_VECTORS,
         ef_search_default: lore_index::HNSW_EF_SEARCH,
         exact: summarize(exact_ms),

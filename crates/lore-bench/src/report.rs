@@ -146,6 +146,7 @@ pub struct PostgresReport {
 /// Raw vector search through HNSW against the exact scan, on PostgreSQL.
 #[derive(Debug, Serialize)]
 pub struct HnswReport {
+    pub note: &'static str,
     /// Stores from this many vectors get the index.
     pub min_vectors: u64,
     /// The `ef_search` searches use.

@@ -277,6 +277,7 @@ fn print_table(r: &BenchReport) {
                     h.ef_search_default,
                     h.exact.p50_ms
                 );
+                out!("    {}", h.note);
                 for run in &h.runs {
                     out!(
                         "    ef_search {:>4}: recall@10 {:.3}, p50 {:.2} ms, p95 {:.2} ms",
