@@ -1,0 +1,145 @@
+//! The catalog's own tests (SQLite; `tests/postgres.rs` runs it on PostgreSQL).
+
+use super::*;
+
+/// A folder store `name` at `root`.
+fn folder_store(catalog: &Catalog, name: &str, root: &str) -> Result<StoreRecord, IndexError> {
+    catalog.create_store(&NewStore {
+        spec: &AddStore {
+            name: name.into(),
+            ..Default::default()
+        },
+        kind: StoreKind::Folder,
+        source: root.into(),
+        root: root.into(),
+        max_file_bytes: 10,
+        web: None,
+        host: None,
+    })
+}
+
+#[test]
+fn old_catalogs_are_migrated() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lore.db");
+    {
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE files (store_id INTEGER NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
+             mtime_ns INTEGER NOT NULL, hash TEXT NOT NULL, chunks INTEGER NOT NULL,
+             PRIMARY KEY (store_id, path)) WITHOUT ROWID;",
+        )
+        .unwrap();
+    }
+    let catalog = Catalog::open(&path).unwrap();
+    assert!(catalog.manifest(1).unwrap().is_empty());
+    let version = catalog.db.query_int("PRAGMA user_version", &[]).unwrap();
+    assert_eq!(version, crate::schema::SCHEMA_VERSION);
+    drop(catalog);
+    // Opening again is a no-op.
+    Catalog::open(&path).unwrap();
+}
+
+#[test]
+fn stores_files_and_chunks_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut catalog = Catalog::open(&dir.path().join("lore.db")).unwrap();
+    let store = catalog
+        .create_store(&NewStore {
+            spec: &AddStore {
+                name: "s".into(),
+                includes: vec!["**/*.rs".into()],
+                ..Default::default()
+            },
+            kind: StoreKind::Folder,
+            source: "/src".into(),
+            root: "/src".into(),
+            max_file_bytes: 10,
+            web: None,
+            host: None,
+        })
+        .unwrap();
+    assert!(matches!(
+        folder_store(&catalog, "s", "/x"),
+        Err(IndexError::StoreExists(_))
+    ));
+    assert_eq!(store.includes, ["**/*.rs"]);
+    let chunk = Chunk {
+        kind: ChunkKind::Function,
+        language: Language::Rust,
+        symbol: Some("f".into()),
+        parent: None,
+        signature: Some("fn f()".into()),
+        doc: None,
+        headings: vec![],
+        start_line: 2,
+        end_line: 3,
+        start_byte: 5,
+        end_byte: 20,
+        content: "fn f() {}".into(),
+        context: None,
+    };
+    let file = FileRecord {
+        path: "a.rs".into(),
+        size: 20,
+        mtime_ns: 1,
+        hash: "h".into(),
+        chunks: 1,
+        skipped: None,
+        parse_error: None,
+    };
+    let tx = catalog.begin().unwrap();
+    tx.replace_file(
+        store.id,
+        &file,
+        &[ChunkRow {
+            id: 42,
+            chunk: &chunk,
+            embedding: Some(&[0.5, 0.25]),
+        }],
+    )
+    .unwrap();
+    tx.commit().unwrap();
+    assert_eq!(catalog.manifest(store.id).unwrap()["a.rs"], file);
+    let got = catalog.chunks(&[42, 7]).unwrap();
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].chunk, chunk);
+    let mut seen = Vec::new();
+    catalog
+        .for_each_embedding(store.id, |id, v| seen.push((id, v)))
+        .unwrap();
+    assert_eq!(seen, [(42, vec![0.5, 0.25])]);
+    assert_eq!(catalog.stats(store.id).unwrap().chunks, 1);
+    catalog.remove_store(store.id).unwrap();
+    assert!(catalog.chunks(&[42]).unwrap().is_empty());
+}
+
+#[test]
+fn a_write_transaction_outlasts_another_connections_write() {
+    // The failure it guards against: a deferred transaction reads, another connection
+    // commits a write, and the transaction's own write then fails at once with
+    // "database is locked" (SQLite cannot upgrade its stale snapshot).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lore.db");
+    let mut catalog = Catalog::open(&path).unwrap();
+    let store = folder_store(&catalog, "s", "/src").unwrap();
+    let id = store.id;
+    let tx = catalog.begin().unwrap();
+    assert!(tx.db.query_int("SELECT COUNT(*) FROM files", &[]).unwrap() == 0);
+    let (done, wrote) = std::sync::mpsc::channel();
+    let other = std::thread::spawn(move || {
+        let other = Catalog::open(&path).unwrap();
+        let out = other.set_root(id, Path::new("/elsewhere"));
+        done.send(()).unwrap();
+        out
+    });
+    // Give the other connection time to write if it can (it must wait for us).
+    let _ = wrote.recv_timeout(std::time::Duration::from_millis(300));
+    tx.bump_generation(id).unwrap();
+    tx.commit().unwrap();
+    other.join().unwrap().unwrap();
+    assert_eq!(
+        catalog.store_by_id(id).unwrap().unwrap().root,
+        Path::new("/elsewhere")
+    );
+}
