@@ -20,6 +20,8 @@ mod scan;
 mod stats;
 mod synthetic;
 
+pub use queries::store_latency;
+
 pub use report::{
     BenchReport, ChunkingReport, CorpusInfo, CorpusSize, EmbeddingReport, Estimate,
     FirstAnswerReport, HnswReport, HnswRun, IndexRun, IndexingReport, Latency, Machine,

@@ -63,9 +63,20 @@ pub(crate) const QUERIES: [&str; 40] = [
      ^^^^^^^^^^^^^^^^^^^^^ the trait `Serialize` is not implemented for `MyType`",
 ];
 
-/// Every query of [`QUERIES`] once to warm up, then `repeats` timed runs, in each mode;
-/// vector and hybrid are skipped when there is no embedding model.
+/// Every query of [`QUERIES`] once to warm up, then `repeats` timed runs, in each mode,
+/// on the bench's query store; vector and hybrid are skipped when there is no embedding
+/// model.
 pub(crate) fn latency(bench: &Engine, repeats: usize) -> anyhow::Result<Vec<ModeLatency>> {
+    store_latency(bench, STORE, repeats)
+}
+
+/// [`latency`] on any store of `engine` (`examples/latency.rs` times an existing index).
+pub fn store_latency(
+    engine: &Engine,
+    store: &str,
+    repeats: usize,
+) -> anyhow::Result<Vec<ModeLatency>> {
+    let bench = engine;
     let vectors_ok = match bench.embedder(false, &NoProgress) {
         Ok(_) => None,
         Err(e) => Some(format!("embedding model unavailable ({e})")),
@@ -84,7 +95,7 @@ pub(crate) fn latency(bench: &Engine, repeats: usize) -> anyhow::Result<Vec<Mode
         }
         status(&format!("queries, {} mode", mode.as_str()));
         let req = |q: &str| SearchRequest {
-            stores: vec![STORE.into()],
+            stores: vec![store.into()],
             mode,
             freshness: false,
             ..SearchRequest::new(q)

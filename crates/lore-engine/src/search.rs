@@ -7,7 +7,9 @@ use crate::intent::{Candidate, prior, query_identifiers};
 use crate::present::{ContextLayer, FullLayer, json_tokens, query_words, reason, snippet, summary};
 use crate::unit::{Lines, unit_lines};
 use crate::{Detail, Engine, EngineError, Intent, NoProgress, Param};
-use lore_index::{LexicalIndex, StoreRecord, StoredChunk, SymbolRow, TermPolicy, VectorIndex};
+use lore_index::{
+    FtsHits, LexicalIndex, StoreRecord, StoredChunk, SymbolRow, TermPolicy, VectorIndex,
+};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -393,31 +395,49 @@ impl Engine {
         // Stores kept without vectors need no query vector (nor a model).
         let vectors_wanted =
             mode.uses_vectors() && stores.iter().any(|s| !crate::stores::lexical_only(s));
-        let query_vec = if vectors_wanted {
+        let embedder = if vectors_wanted {
             let embedder = self.embedder(false, &NoProgress)?;
             for store in stores {
                 self.check_embedder(store, &embedder, false)?;
             }
-            Some(embedder.embed_query(query)?)
+            Some(embedder)
         } else {
             None
         };
         let mut c = Candidates::default();
         let mut owner = HashMap::new();
-        for store in stores {
-            let r = self.readers(store)?;
-            let mut lexical: Vec<i64> = Vec::new();
-            if mode.uses_bm25() {
-                let hits = r
-                    .lexical
-                    .search(&self.catalog, query, n, &self.config.boosts, terms)?;
-                c.bm25_max = c.bm25_max.max(hits.max_score);
-                for &(id, _) in &hits.hits {
-                    owner.insert(id, store.id);
-                }
-                lexical = hits.hits.iter().map(|h| h.0).collect();
-                c.bm25.extend(hits.hits);
+        let readers = stores
+            .iter()
+            .map(|s| self.readers(s))
+            .collect::<Result<Vec<_>, _>>()?;
+        // The query is embedded while BM25 runs (in tantivy, or in the database): neither
+        // waits for the other.
+        let (lexical, query_vec) = std::thread::scope(|scope| {
+            let embedding = embedder
+                .as_ref()
+                .map(|e| scope.spawn(move || e.embed_query(query)));
+            let lexical = readers
+                .iter()
+                .map(|r| {
+                    if !mode.uses_bm25() {
+                        return Ok(FtsHits::default());
+                    }
+                    r.lexical
+                        .search(&self.catalog, query, n, &self.config.boosts, terms)
+                })
+                .collect::<Result<Vec<_>, _>>();
+            let query_vec =
+                embedding.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+            (lexical, query_vec)
+        });
+        let query_vec = query_vec.transpose()?;
+        for ((store, r), hits) in stores.iter().zip(&readers).zip(lexical?) {
+            c.bm25_max = c.bm25_max.max(hits.max_score);
+            for &(id, _) in &hits.hits {
+                owner.insert(id, store.id);
             }
+            let lexical: Vec<i64> = hits.hits.iter().map(|h| h.0).collect();
+            c.bm25.extend(hits.hits);
             if let Some(q) = &query_vec {
                 let vectors = r.vectors(&self.catalog)?;
                 let hits = vectors.search(&self.catalog, q, n)?;

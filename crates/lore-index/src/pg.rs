@@ -115,12 +115,13 @@ impl LexicalIndex for PgLexical {
         debug_assert_eq!(FIELDS.len(), stats.avgdl.len());
         let sql = format!(
             "SELECT p.chunk_id, \
-             SUM(q.w * p.tf * {k1p1} / (p.tf + {k1} * (1 - {b} + {b} * p.dl / q.avgdl)))::float8 AS score \
+             SUM(q.w * p.tf * {k1p1}::float8 / (p.tf + {k1}::float8 * ({one_b}::float8 + {b}::float8 * p.dl / q.avgdl))) AS score \
              FROM unnest(?2::text[], ?3::int[], ?4::float8[], ?5::float8[]) AS q(term, field, w, avgdl) \
              JOIN lex_postings p ON p.store_id = ?1 AND p.term = q.term AND p.field = q.field \
              GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT ?6",
             k1p1 = BM25_K1 + 1.0,
             k1 = BM25_K1,
+            one_b = 1.0 - BM25_B,
             b = BM25_B,
         );
         let hits = db.query(

@@ -297,9 +297,19 @@ fn a_newer_schema_is_refused_and_migration_is_idempotent() {
     assert_eq!(lore_index::postgres_status(&db).unwrap().version, 0);
     assert_eq!(
         lore_index::migrate_postgres(&db).unwrap(),
-        [1, 2, 3, 4, 5, 6]
+        [1, 2, 3, 4, 5, 6, 7]
     );
     assert!(lore_index::migrate_postgres(&db).unwrap().is_empty());
+    // v7: BM25 reads a term's postings from the key's leaves alone (an index-only scan).
+    let pkey = db
+        .query_opt(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'lex_postings_pkey'",
+            &[],
+            |r| r.text(0),
+        )
+        .unwrap()
+        .unwrap();
+    assert!(pkey.ends_with("INCLUDE (tf, dl)"), "{pkey}");
     let status = lore_index::postgres_status(&db).unwrap();
     assert_eq!(status.version, status.latest);
     assert!(status.pgvector.is_some());
