@@ -27,5 +27,24 @@ fn main() -> anyhow::Result<()> {
             ),
         }
     }
+    // What every vector and hybrid search spends before it reaches an index.
+    if let Ok(embedder) = engine.embedder(false, &lore_engine::NoProgress) {
+        let mut ms = Vec::new();
+        for q in lore_bench::QUERIES
+            .iter()
+            .cycle()
+            .take(lore_bench::QUERIES.len() * repeats)
+        {
+            embedder.forget_queries();
+            let started = std::time::Instant::now();
+            embedder.embed_query(q)?;
+            ms.push(started.elapsed().as_secs_f64() * 1000.0);
+        }
+        ms.sort_by(f64::total_cmp);
+        println!(
+            "(of which the query's embedding: p50 {:.1} ms)",
+            ms[ms.len() / 2]
+        );
+    }
     Ok(())
 }

@@ -20,7 +20,7 @@ mod scan;
 mod stats;
 mod synthetic;
 
-pub use queries::store_latency;
+pub use queries::{QUERIES, store_latency};
 
 pub use report::{
     BenchReport, ChunkingReport, CorpusInfo, CorpusSize, EmbeddingReport, Estimate,

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::time::Instant;
 
 /// Realistic code-search queries: identifiers, natural language, and long pasted errors.
-pub(crate) const QUERIES: [&str; 40] = [
+pub const QUERIES: [&str; 40] = [
     "HashMap::with_capacity",
     "Vec::extend_from_slice",
     "serde_json::from_str",

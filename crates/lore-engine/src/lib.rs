@@ -115,6 +115,9 @@ pub struct Engine {
     /// Which stores an engine of this process is writing now (shared by clones): two
     /// writers of one process never write one store at once.
     store_locks: Arc<writer::StoreLocks>,
+    /// A second connection to the catalog, this engine's own, opened on first use: a
+    /// search's vector half runs on it while its BM25 half runs on `catalog`.
+    side: std::sync::Mutex<Option<Catalog>>,
 }
 
 /// The data dir's catalog: its SQLite file, or the PostgreSQL database it names
@@ -155,6 +158,7 @@ impl Engine {
             readers: Default::default(),
             writer_lock: None,
             store_locks: Default::default(),
+            side: Default::default(),
         })
     }
 
@@ -169,6 +173,7 @@ impl Engine {
             readers: self.readers.clone(),
             writer_lock: None,
             store_locks: self.store_locks.clone(),
+            side: Default::default(),
         })
     }
 

@@ -313,6 +313,22 @@ pub struct Retrieved {
 }
 
 impl Engine {
+    /// This engine's side connection to the catalog (see `Engine::side`), taken until
+    /// given back with `put_side_catalog`.
+    fn side_catalog(&self) -> Result<lore_index::Catalog, EngineError> {
+        let idle = self.side.lock().ok().and_then(|mut s| s.take());
+        match idle {
+            Some(side) => Ok(side),
+            None => crate::open_catalog(&self.data),
+        }
+    }
+
+    fn put_side_catalog(&self, side: lore_index::Catalog) {
+        if let Ok(mut s) = self.side.lock() {
+            *s = Some(side);
+        }
+    }
+
     pub(crate) fn forget_readers(&self, store_id: i64) {
         if let Ok(mut m) = self.readers.0.lock() {
             m.remove(&store_id);
@@ -410,12 +426,34 @@ impl Engine {
             .iter()
             .map(|s| self.readers(s))
             .collect::<Result<Vec<_>, _>>()?;
-        // The query is embedded while BM25 runs (in tantivy, or in the database): neither
+        let vectors = match embedder {
+            Some(_) => readers
+                .iter()
+                .map(|r| r.vectors(&self.catalog))
+                .collect::<Result<Vec<_>, _>>()?,
+            None => Vec::new(),
+        };
+        let side = embedder.as_ref().map(|_| self.side_catalog()).transpose()?;
+        // The vector half (embed the query, then search each store's vectors on the side
+        // connection) runs while BM25 runs here (in tantivy, or in the database): neither
         // waits for the other.
-        let (lexical, query_vec) = std::thread::scope(|scope| {
-            let embedding = embedder
-                .as_ref()
-                .map(|e| scope.spawn(move || e.embed_query(query)));
+        let (lexical, vector) = std::thread::scope(|scope| {
+            let vector = embedder.as_ref().zip(side).map(|(e, side)| {
+                let vectors = &vectors;
+                scope.spawn(move || {
+                    let found = e
+                        .embed_query(query)
+                        .map_err(EngineError::from)
+                        .and_then(|q| {
+                            let hits = vectors
+                                .iter()
+                                .map(|v| v.search(&side, &q, n))
+                                .collect::<Result<Vec<_>, _>>()?;
+                            Ok((q, hits))
+                        });
+                    (found, side)
+                })
+            });
             let lexical = readers
                 .iter()
                 .map(|r| {
@@ -426,28 +464,34 @@ impl Engine {
                         .search(&self.catalog, query, n, &self.config.boosts, terms)
                 })
                 .collect::<Result<Vec<_>, _>>();
-            let query_vec =
-                embedding.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-            (lexical, query_vec)
+            let vector = vector.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+            (lexical, vector)
         });
-        let query_vec = query_vec.transpose()?;
-        for ((store, r), hits) in stores.iter().zip(&readers).zip(lexical?) {
+        let vector = match vector {
+            Some((found, side)) => {
+                // A side connection that failed is dropped (the next search opens another).
+                if found.is_ok() {
+                    self.put_side_catalog(side);
+                }
+                Some(found?)
+            }
+            None => None,
+        };
+        for (i, (store, hits)) in stores.iter().zip(lexical?).enumerate() {
             c.bm25_max = c.bm25_max.max(hits.max_score);
             for &(id, _) in &hits.hits {
                 owner.insert(id, store.id);
             }
             let lexical: Vec<i64> = hits.hits.iter().map(|h| h.0).collect();
             c.bm25.extend(hits.hits);
-            if let Some(q) = &query_vec {
-                let vectors = r.vectors(&self.catalog)?;
-                let hits = vectors.search(&self.catalog, q, n)?;
-                for &(id, _) in &hits {
+            if let Some((q, found)) = &vector {
+                for &(id, _) in &found[i] {
                     owner.insert(id, store.id);
                 }
-                c.vector.extend(hits);
+                c.vector.extend(found[i].iter().copied());
                 // Exact cosine for this store's BM25 candidates; those it has no vector for
                 // are not embedded yet.
-                let cosines = vectors.scores(&self.catalog, &lexical, q)?;
+                let cosines = vectors[i].scores(&self.catalog, &lexical, q)?;
                 c.unembedded
                     .extend(lexical.iter().filter(|id| !cosines.contains_key(id)));
                 c.extra_cosine.extend(cosines);
@@ -533,9 +577,7 @@ impl Engine {
         let mut ranked = ranked;
         let ids: Vec<i64> = ranked.iter().map(|c| c.0).collect();
         let mut found: HashMap<i64, StoredChunk> = HashMap::with_capacity(ids.len());
-        for part in ids.chunks(64) {
-            found.extend(self.catalog.chunks(part)?.into_iter().map(|c| (c.id, c)));
-        }
+        found.extend(self.catalog.chunks(&ids)?.into_iter().map(|c| (c.id, c)));
         // Asked for usages, the code graph knows the call sites: add the units that
         // reference the named symbol even when neither signal retrieved them.
         if req.priors && intent.is_some_and(|i| i.intent == Intent::FindUsage) {
@@ -732,12 +774,19 @@ impl Engine {
         store: &StoreRecord,
         paths: impl IntoIterator<Item = &'a str>,
     ) -> Result<Vec<String>, EngineError> {
-        let mut out: Vec<String> = Vec::new();
+        let mut wanted: Vec<&str> = Vec::new();
         for path in paths {
-            if out.iter().any(|p| p == path) {
-                continue;
+            if !wanted.contains(&path) {
+                wanted.push(path);
             }
-            let Some(rec) = self.catalog.file_record(store.id, path)? else {
+        }
+        if wanted.is_empty() {
+            return Ok(Vec::new());
+        }
+        let records = self.catalog.file_records(store.id, &wanted)?;
+        let mut out = Vec::new();
+        for path in wanted {
+            let Some(rec) = records.get(path) else {
                 continue;
             };
             let changed = match std::fs::metadata(store.root.join(path)) {

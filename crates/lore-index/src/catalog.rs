@@ -600,14 +600,26 @@ impl Catalog {
         )
     }
 
-    /// One file's record, if the store indexed it.
-    pub fn file_record(&self, store_id: i64, path: &str) -> Result<Option<FileRecord>, IndexError> {
-        self.db.query_opt(
-            "SELECT path, size, mtime_ns, hash, chunks, skipped, parse_error FROM files \
-             WHERE store_id = ?1 AND path = ?2",
-            args![store_id, path],
-            file_from_row,
-        )
+    /// The records of those of `paths` the store indexed, by path (one query per 500).
+    pub fn file_records(
+        &self,
+        store_id: i64,
+        paths: &[&str],
+    ) -> Result<HashMap<String, FileRecord>, IndexError> {
+        let mut out = HashMap::with_capacity(paths.len());
+        for part in paths.chunks(500) {
+            let sql = format!(
+                "SELECT path, size, mtime_ns, hash, chunks, skipped, parse_error FROM files \
+                 WHERE store_id = ?1 AND path IN ({})",
+                crate::sql::placeholders(part.len(), 2)
+            );
+            let mut args: Vec<Arg> = vec![store_id.into()];
+            args.extend(part.iter().map(|&p| Arg::from(p)));
+            for f in self.db.query(&sql, &args, file_from_row)? {
+                out.insert(f.path.clone(), f);
+            }
+        }
+        Ok(out)
     }
 
     pub fn manifest(&self, store_id: i64) -> Result<HashMap<String, FileRecord>, IndexError> {
