@@ -24,6 +24,10 @@ pub struct DoctorReport {
     /// The long-lived writer (a server or watcher) running while the check ran, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub writer: Option<WriterInfo>,
+    /// What is worth knowing about the data dir as a whole but needs no repair (a buffer
+    /// cache too small for the search indexes).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// One store: what each part holds, and what disagrees.
@@ -479,6 +483,7 @@ fn check(
                 stores: Vec::new(),
                 problems,
                 writer,
+                notes: Vec::new(),
             });
         }
         Err(e) => return Err(e.into()),
@@ -520,7 +525,31 @@ fn check(
         stores: out,
         problems,
         writer,
+        notes: catalog
+            .cache_fit()?
+            .and_then(cache_note)
+            .into_iter()
+            .collect(),
     })
+}
+
+/// The note on a PostgreSQL buffer cache too small for the indexes searches read.
+fn cache_note(fit: lore_index::CacheFit) -> Option<String> {
+    if fit.fits() {
+        return None;
+    }
+    let mb = |b: u64| b.div_ceil(1 << 20);
+    Some(format!(
+        "PostgreSQL's shared_buffers ({} MB) is smaller than the indexes searches read \
+         ({} MB: BM25 postings {} MB, HNSW {} MB), so searches read pages from the OS \
+         instead; give it at least {} MB (at 137k chunks, hybrid p50 went from 34 to 24 ms \
+         with them in the cache)",
+        mb(fit.shared_buffers),
+        mb(fit.postings + fit.hnsw),
+        mb(fit.postings),
+        mb(fit.hnsw),
+        mb(fit.postings + fit.hnsw).next_multiple_of(256)
+    ))
 }
 
 /// A shared brain: whether this server's brain dir holds every shared note and page as
@@ -685,6 +714,7 @@ pub fn doctor(
             stores: Vec::new(),
             problems: Vec::new(),
             writer,
+            notes: Vec::new(),
         });
     };
     check(&catalog, data, store, writer, deep)
@@ -713,6 +743,24 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_buffer_cache_smaller_than_the_search_indexes_is_noted_with_a_size() {
+        let mb = 1u64 << 20;
+        let fit = |shared: u64| lore_index::CacheFit {
+            shared_buffers: shared * mb,
+            postings: 409 * mb,
+            hnsw: 263 * mb,
+        };
+        let note = cache_note(fit(128)).expect("128 MB holds neither index");
+        assert!(
+            note.contains("(128 MB)")
+                && note.contains("672 MB")
+                && note.contains("at least 768 MB"),
+            "{note}"
+        );
+        assert_eq!(cache_note(fit(1024)), None);
+    }
 
     #[test]
     fn counts_and_id_differences_read_plainly() {

@@ -40,7 +40,7 @@ pub use fts::{
 pub use graph::{Edge, ImportRow, RefRow, RefTarget, ResolvedRef, SymbolRow};
 pub use jobs::{JOB_EXPIRY_SECS, JobProgress, JobRecord, JobStatus, Lease, is_job_id, new_job_id};
 pub use lock::{WriterLock, is_held as writer_lock_held};
-pub use pg::{HNSW_EF_SEARCH, HNSW_MIN_VECTORS, PgLexical, PgVectors};
+pub use pg::{CacheFit, HNSW_EF_SEARCH, HNSW_MIN_VECTORS, PgLexical, PgVectors};
 pub use schema::postgres::{SchemaStatus, migrate as migrate_postgres, status as postgres_status};
 pub use sql::{Arg, Dialect, PgOptions, Sql, SqlError, blob_to_embedding, redact as redact_url};
 pub use vectors::{VectorSet, dot};

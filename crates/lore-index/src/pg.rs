@@ -157,7 +157,48 @@ fn hnsw_name(store_id: i64) -> String {
     format!("chunks_hnsw_{store_id}")
 }
 
+/// How PostgreSQL's buffer cache compares with the indexes lore searches.
+#[derive(Debug, Clone, Copy)]
+pub struct CacheFit {
+    /// `shared_buffers`, in bytes.
+    pub shared_buffers: u64,
+    /// The BM25 postings key (what BM25 reads), in bytes.
+    pub postings: u64,
+    /// Every store's HNSW index, in bytes.
+    pub hnsw: u64,
+}
+
+impl CacheFit {
+    /// Whether the searched indexes fit in the buffer cache.
+    pub fn fits(&self) -> bool {
+        self.postings + self.hnsw <= self.shared_buffers
+    }
+}
+
 impl Catalog {
+    /// The buffer cache against the searched indexes (PostgreSQL only): a search whose
+    /// index is not in `shared_buffers` reads it page by page from the OS.
+    pub fn cache_fit(&self) -> Result<Option<CacheFit>, IndexError> {
+        if !self.holds_indexes() {
+            return Ok(None);
+        }
+        self.sql().query_opt(
+            "SELECT (SELECT setting::int8 * current_setting('block_size')::int8 FROM pg_settings \
+             WHERE name = 'shared_buffers'), \
+             COALESCE((SELECT pg_relation_size(oid) FROM pg_class WHERE relname = 'lex_postings_pkey'), 0)::int8, \
+             COALESCE((SELECT SUM(pg_relation_size(oid)) FROM pg_class \
+             WHERE relname LIKE 'chunks\\_hnsw\\_%' AND relkind = 'i'), 0)::int8",
+            &[],
+            |r| {
+                Ok(CacheFit {
+                    shared_buffers: r.int(0)? as u64,
+                    postings: r.int(1)? as u64,
+                    hnsw: r.int(2)? as u64,
+                })
+            },
+        )
+    }
+
     /// Builds the store's HNSW index when it has `min_vectors` (the product passes
     /// [`HNSW_MIN_VECTORS`]) vectors of one dimension and none yet (PostgreSQL only; a
     /// no-op otherwise). Returns whether it built one. Run after an index run's vectors

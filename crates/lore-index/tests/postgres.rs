@@ -173,6 +173,15 @@ fn the_catalog_bm25_and_vectors_agree_with_the_embedded_backend() {
         pg.chunk_ids(p.id, false).unwrap()
     );
 
+    // The buffer cache against what searches read: the postings key is there, no HNSW
+    // index below its size; the embedded catalog has no such cache.
+    let fit = pg.cache_fit().unwrap().unwrap();
+    assert!(
+        fit.shared_buffers >= 1 << 20 && fit.postings > 0 && fit.hnsw == 0,
+        "{fit:?}"
+    );
+    assert!(lite.cache_fit().unwrap().is_none());
+
     // BM25: the same ranking and (up to tantivy's length quantisation) the same scores.
     let lexical = PgLexical::new(p.id);
     for query in [

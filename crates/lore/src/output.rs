@@ -236,6 +236,9 @@ pub fn doctor(json: bool, r: &DoctorReport) -> anyhow::Result<()> {
             out!("  note: {}", esc(note));
         }
     }
+    for note in &r.notes {
+        out!("note: {}", esc(note));
+    }
     Ok(())
 }
 
