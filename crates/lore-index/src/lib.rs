@@ -14,6 +14,7 @@
 //! idempotent because BM25 documents are replaced by path. In PostgreSQL both indexes are
 //! written in the catalog's own transaction.
 
+mod batches;
 mod brain;
 mod catalog;
 mod copy;
@@ -29,6 +30,7 @@ mod sql;
 pub mod tokenizer;
 mod vectors;
 
+pub use batches::{Batch, BatchDone, RunProgress};
 pub use catalog::{
     Catalog, CatalogTx, ChunkRow, FileRecord, NewStore, StoreRecord, StoreStats, StoredChunk,
 };

@@ -306,7 +306,7 @@ fn a_newer_schema_is_refused_and_migration_is_idempotent() {
     assert_eq!(lore_index::postgres_status(&db).unwrap().version, 0);
     assert_eq!(
         lore_index::migrate_postgres(&db).unwrap(),
-        [1, 2, 3, 4, 5, 6, 7]
+        [1, 2, 3, 4, 5, 6, 7, 8]
     );
     assert!(lore_index::migrate_postgres(&db).unwrap().is_empty());
     // v7: BM25 reads a term's postings from the key's leaves alone (an index-only scan).
@@ -639,4 +639,98 @@ fn a_large_store_gets_an_hnsw_index_that_finds_what_the_exact_scan_finds() {
     pg.drop_vector_index(store.id).unwrap();
     assert_eq!(pg.vector_index_dim(store.id).unwrap(), None);
     pg.remove_store(store.id).unwrap();
+}
+
+#[test]
+fn index_batches_are_claimed_once_and_again_when_their_holder_dies() {
+    let Some(url) = fresh_database("batches") else {
+        return;
+    };
+    let catalog = Catalog::connect(&url, &PgOptions::default()).unwrap();
+    let spec = AddStore {
+        name: "code".into(),
+        ..Default::default()
+    };
+    let store = catalog
+        .create_store(&NewStore {
+            spec: &spec,
+            kind: StoreKind::Folder,
+            source: "/src".into(),
+            root: "/src".into(),
+            max_file_bytes: 1 << 20,
+            web: None,
+            host: None,
+        })
+        .unwrap();
+    let batches: Vec<Vec<String>> = (0..6).map(|i| vec![format!("f{i}.rs")]).collect();
+    catalog.enqueue_batches(store.id, "run1", &batches).unwrap();
+
+    // Four claimers on their own connections at once: every batch goes to exactly one.
+    let claimed: Vec<Vec<lore_index::Batch>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|w| {
+                let url = url.clone();
+                s.spawn(move || {
+                    let c = Catalog::connect(&url, &PgOptions::default()).unwrap();
+                    let mut mine = Vec::new();
+                    while let Some(b) = c.claim_batch(&format!("w{w}"), 60, None).unwrap() {
+                        mine.push(b);
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut paths: Vec<String> = claimed
+        .iter()
+        .flatten()
+        .flat_map(|b| b.paths.clone())
+        .collect();
+    paths.sort();
+    assert_eq!(paths, batches.concat());
+    let progress = catalog.run_progress("run1").unwrap();
+    assert_eq!(
+        (progress.batches, progress.done, progress.claimed),
+        (6, 0, 6)
+    );
+
+    // A holder that stops renewing loses its batch to the next claim; its late report is
+    // refused, the new holder's taken.
+    let (holder, batch) = claimed
+        .iter()
+        .enumerate()
+        .find_map(|(w, bs)| bs.first().map(|b| (format!("w{w}"), b.clone())))
+        .unwrap();
+    assert!(catalog.renew_batch(batch.id, &holder, -1).unwrap());
+    let again = catalog
+        .claim_batch("w9", 60, Some("run1"))
+        .unwrap()
+        .unwrap();
+    assert_eq!((again.id, again.attempts), (batch.id, 2));
+    assert!(!catalog.renew_batch(batch.id, &holder, 60).unwrap());
+    let report = lore_index::BatchDone {
+        changed_paths: batch.paths.clone(),
+        dirty_names: vec!["parse".into()],
+        chunks_written: 3,
+        embedded: 3,
+    };
+    assert!(!catalog.finish_batch(batch.id, &holder, &report).unwrap());
+    assert!(catalog.finish_batch(batch.id, "w9", &report).unwrap());
+    assert_eq!(catalog.run_progress("run1").unwrap().done, 1);
+    assert_eq!(catalog.run_reports("run1").unwrap(), [report]);
+    assert!(
+        catalog
+            .claim_batch("w9", 60, Some("run2"))
+            .unwrap()
+            .is_none()
+    );
+
+    catalog.drop_run("run1").unwrap();
+    assert_eq!(catalog.run_progress("run1").unwrap().batches, 0);
+    // The embedded catalog has no workers.
+    let dir = tempfile::tempdir().unwrap();
+    let lite = Catalog::open(&dir.path().join("lore.db")).unwrap();
+    let err = lite.claim_batch("w", 60, None).unwrap_err().to_string();
+    assert!(err.contains("--database"), "{err}");
 }

@@ -8,7 +8,7 @@ use crate::IndexError;
 use crate::sql::{Sql, args};
 
 /// The newest schema this lore knows.
-pub const VERSION: i64 = 7;
+pub const VERSION: i64 = 8;
 
 /// Key of the advisory lock migrations hold (any constant unlikely to collide).
 const LOCK_KEY: i64 = 0x006c_6f72_655f_6462; // "lore_db"
@@ -216,6 +216,15 @@ const V7: &str = "SET LOCAL maintenance_work_mem = '512MB'; \
      ALTER TABLE lex_postings DROP CONSTRAINT lex_postings_pkey, \
      ADD CONSTRAINT lex_postings_pkey PRIMARY KEY (store_id, term, field, chunk_id) INCLUDE (tf, dl);";
 
+/// v8: index batches, claimed by `lore worker`s on any machine (see `batches`).
+const V8: &str = "CREATE TABLE IF NOT EXISTS index_batches (id BIGSERIAL PRIMARY KEY, \
+     store_id BIGINT NOT NULL REFERENCES stores(id) ON DELETE CASCADE, run_id TEXT NOT NULL, \
+     paths TEXT NOT NULL, state TEXT NOT NULL, holder TEXT, lease_expires BIGINT, \
+     attempts BIGINT NOT NULL DEFAULT 0, report TEXT, created_at BIGINT NOT NULL, \
+     finished_at BIGINT); \
+     CREATE INDEX IF NOT EXISTS index_batches_open ON index_batches(id) WHERE state <> 'done'; \
+     CREATE INDEX IF NOT EXISTS index_batches_by_run ON index_batches(run_id);";
+
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, V1),
     (2, V2),
@@ -224,6 +233,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (5, V5),
     (6, V6),
     (7, V7),
+    (8, V8),
 ];
 
 /// Where a database's schema stands.

@@ -1,0 +1,185 @@
+//! Index batches (PostgreSQL): the files of an index run, split into batches that any
+//! `lore worker` on any machine claims, indexes and marks done. A claim is a lease: a
+//! batch whose holder died (its lease ran out) is claimed again by another, and since a
+//! batch writes each of its files by replacing it whole, doing one twice leaves what doing
+//! it once does. The run's coordinator waits for its batches, then resolves the store's
+//! code graph once from what they report.
+
+use crate::IndexError;
+use crate::catalog::{Catalog, now_secs};
+use crate::sql::args;
+
+/// One claimed batch: the files of `store_id` to index for run `run_id`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Batch {
+    pub id: i64,
+    pub store_id: i64,
+    pub run_id: String,
+    pub paths: Vec<String>,
+    /// How many times it was claimed, this claim included (above 1: a holder died).
+    pub attempts: i64,
+}
+
+/// What a worker reports of a batch it indexed (the graph is resolved from it).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BatchDone {
+    /// The files whose chunks and facts were written.
+    pub changed_paths: Vec<String>,
+    /// The symbol names whose references the graph must resolve again.
+    pub dirty_names: Vec<String>,
+    pub chunks_written: usize,
+    pub embedded: usize,
+}
+
+/// Where a run stands.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunProgress {
+    pub batches: u64,
+    pub done: u64,
+    /// Claimed now by a holder whose lease lives.
+    pub claimed: u64,
+}
+
+impl Catalog {
+    fn batches_table(&self) -> Result<(), IndexError> {
+        if self.holds_indexes() {
+            Ok(())
+        } else {
+            Err(IndexError::Setup(
+                "index workers share a PostgreSQL catalog: run with --database".into(),
+            ))
+        }
+    }
+
+    /// Records the batches of run `run_id` of `store_id`, one per element of `batches`.
+    pub fn enqueue_batches(
+        &self,
+        store_id: i64,
+        run_id: &str,
+        batches: &[Vec<String>],
+    ) -> Result<(), IndexError> {
+        self.batches_table()?;
+        let now = now_secs();
+        for paths in batches {
+            let paths = serde_json::Value::from(paths.clone()).to_string();
+            self.db.execute(
+                "INSERT INTO index_batches (store_id, run_id, paths, state, created_at) \
+                 VALUES (?1, ?2, ?3, 'pending', ?4)",
+                args![store_id, run_id, paths, now],
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Claims the oldest batch that is pending or whose holder's lease ran out, for
+    /// `holder` and `lease_secs`; `run_id` limits it to one run. Workers on any number of
+    /// machines never claim one batch at once (`FOR UPDATE SKIP LOCKED`).
+    pub fn claim_batch(
+        &self,
+        holder: &str,
+        lease_secs: i64,
+        run_id: Option<&str>,
+    ) -> Result<Option<Batch>, IndexError> {
+        self.batches_table()?;
+        let now = now_secs();
+        let row = self.db.query_opt(
+            "UPDATE index_batches SET state = 'claimed', holder = ?1, lease_expires = ?2, \
+             attempts = attempts + 1 \
+             WHERE id = (SELECT id FROM index_batches \
+               WHERE (state = 'pending' OR (state = 'claimed' AND lease_expires < ?3)) \
+               AND (?4::text IS NULL OR run_id = ?4) \
+               ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) \
+             RETURNING id, store_id, run_id, paths, attempts",
+            args![holder, now + lease_secs, now, run_id],
+            |r| Ok((r.int(0)?, r.int(1)?, r.text(2)?, r.text(3)?, r.int(4)?)),
+        )?;
+        let Some((id, store_id, run_id, paths, attempts)) = row else {
+            return Ok(None);
+        };
+        let paths = serde_json::from_str(&paths)
+            .map_err(|e| IndexError::Corrupt(format!("batch {id}'s paths: {e}")))?;
+        Ok(Some(Batch {
+            id,
+            store_id,
+            run_id,
+            paths,
+            attempts,
+        }))
+    }
+
+    /// Renews `holder`'s lease on batch `id`; false when it is no longer theirs (it ran
+    /// out and another holder claimed it, or the run was dropped).
+    pub fn renew_batch(&self, id: i64, holder: &str, lease_secs: i64) -> Result<bool, IndexError> {
+        Ok(self.db.execute(
+            "UPDATE index_batches SET lease_expires = ?3 \
+             WHERE id = ?1 AND holder = ?2 AND state = 'claimed'",
+            args![id, holder, now_secs() + lease_secs],
+        )? == 1)
+    }
+
+    /// Marks batch `id` done with what it wrote; false when it was not `holder`'s any more
+    /// (another holder redoes it, which writes the same).
+    pub fn finish_batch(
+        &self,
+        id: i64,
+        holder: &str,
+        done: &BatchDone,
+    ) -> Result<bool, IndexError> {
+        let report = serde_json::json!({
+            "changed_paths": done.changed_paths,
+            "dirty_names": done.dirty_names,
+            "chunks_written": done.chunks_written,
+            "embedded": done.embedded,
+        })
+        .to_string();
+        Ok(self.db.execute(
+            "UPDATE index_batches SET state = 'done', report = ?3, finished_at = ?4 \
+             WHERE id = ?1 AND holder = ?2 AND state = 'claimed'",
+            args![id, holder, report, now_secs()],
+        )? == 1)
+    }
+
+    pub fn run_progress(&self, run_id: &str) -> Result<RunProgress, IndexError> {
+        self.batches_table()?;
+        Ok(self
+            .db
+            .query_opt(
+                "SELECT COUNT(*), COUNT(*) FILTER (WHERE state = 'done'), \
+                 COUNT(*) FILTER (WHERE state = 'claimed' AND lease_expires >= ?2) \
+                 FROM index_batches WHERE run_id = ?1",
+                args![run_id, now_secs()],
+                |r| {
+                    Ok(RunProgress {
+                        batches: r.int(0)? as u64,
+                        done: r.int(1)? as u64,
+                        claimed: r.int(2)? as u64,
+                    })
+                },
+            )?
+            .unwrap_or_default())
+    }
+
+    /// What the done batches of a run report, in batch order.
+    pub fn run_reports(&self, run_id: &str) -> Result<Vec<BatchDone>, IndexError> {
+        self.batches_table()?;
+        let rows = self.db.query(
+            "SELECT id, report FROM index_batches WHERE run_id = ?1 AND state = 'done' ORDER BY id",
+            args![run_id],
+            |r| Ok((r.int(0)?, r.opt_text(1)?)),
+        )?;
+        rows.into_iter()
+            .map(|(id, report)| {
+                serde_json::from_str(report.as_deref().unwrap_or("{}"))
+                    .map_err(|e| IndexError::Corrupt(format!("batch {id}'s report: {e}")))
+            })
+            .collect()
+    }
+
+    /// Forgets a run's batches (it finished, or its coordinator gave up).
+    pub fn drop_run(&self, run_id: &str) -> Result<(), IndexError> {
+        self.batches_table()?;
+        self.db
+            .execute("DELETE FROM index_batches WHERE run_id = ?1", args![run_id])?;
+        Ok(())
+    }
+}
