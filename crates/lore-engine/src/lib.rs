@@ -31,7 +31,7 @@ pub use doctor::{CatalogFacts, DoctorReport, Part, PartFacts, Problem, StoreHeal
 pub use error::{EngineError, ExitKind, Param};
 pub use fusion::{Candidates, Fusion, Signals};
 pub use graph::{Direction, EdgeRecord, GraphAnswer, GraphLink, GraphQuery, SymbolInfo};
-pub use indexer::IndexReport;
+pub use indexer::{BATCH_LEASE_SECS, IndexReport, WorkerReport, Workers};
 pub use intent::{Detail, Intent};
 pub use jobs::JobSpec;
 pub use locate::{LocateEvidence, LocateRequest, LocateResponse, LocatedFile, LocatedUnit};
@@ -69,6 +69,8 @@ pub struct EngineConfig {
     /// Embed chunks while indexing. Off, stores are BM25-only (no model needed) and only
     /// `Mode::Fts` finds anything in them.
     pub embed: bool,
+    /// Whether index runs on PostgreSQL share their files with `lore worker`s.
+    pub workers: Workers,
     /// Where web crawls, git clones and pulls may go (servers: public addresses only).
     pub fetch: lore_source::FetchPolicy,
     /// Where local sources may be read (servers: `--allow-path`), checked when a store is
@@ -94,6 +96,7 @@ impl Default for EngineConfig {
             candidates: 100,
             commit_every_files: 200,
             embed: true,
+            workers: Workers::None,
             fetch: lore_source::FetchPolicy::default(),
             reads: lore_source::Reads::default(),
             trusted_sources: Vec::new(),

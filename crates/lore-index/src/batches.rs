@@ -16,6 +16,9 @@ pub struct Batch {
     pub store_id: i64,
     pub run_id: String,
     pub paths: Vec<String>,
+    /// Read and chunk every file again, even one whose content did not change (a full
+    /// run, or a new analyzer).
+    pub reanalyze: bool,
     /// How many times it was claimed, this claim included (above 1: a holder died).
     pub attempts: i64,
 }
@@ -25,6 +28,14 @@ pub struct Batch {
 pub struct BatchDone {
     /// The files whose chunks and facts were written.
     pub changed_paths: Vec<String>,
+    /// Files new to the store, edited, or read again with the same content.
+    pub added: usize,
+    pub changed: usize,
+    pub reanalyzed: usize,
+    /// Files with another size or mtime but the same content.
+    pub unchanged: usize,
+    /// Files no longer indexable: (path, why).
+    pub skipped: Vec<(String, String)>,
     /// The symbol names whose references the graph must resolve again.
     pub dirty_names: Vec<String>,
     pub chunks_written: usize,
@@ -56,6 +67,7 @@ impl Catalog {
         &self,
         store_id: i64,
         run_id: &str,
+        reanalyze: bool,
         batches: &[Vec<String>],
     ) -> Result<(), IndexError> {
         self.batches_table()?;
@@ -63,9 +75,9 @@ impl Catalog {
         for paths in batches {
             let paths = serde_json::Value::from(paths.clone()).to_string();
             self.db.execute(
-                "INSERT INTO index_batches (store_id, run_id, paths, state, created_at) \
-                 VALUES (?1, ?2, ?3, 'pending', ?4)",
-                args![store_id, run_id, paths, now],
+                "INSERT INTO index_batches (store_id, run_id, paths, reanalyze, state, created_at) \
+                 VALUES (?1, ?2, ?3, ?4, 'pending', ?5)",
+                args![store_id, run_id, paths, reanalyze, now],
             )?;
         }
         Ok(())
@@ -89,11 +101,16 @@ impl Catalog {
                WHERE (state = 'pending' OR (state = 'claimed' AND lease_expires < ?3)) \
                AND (?4::text IS NULL OR run_id = ?4) \
                ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) \
-             RETURNING id, store_id, run_id, paths, attempts",
+             RETURNING id, store_id, run_id, paths, attempts, reanalyze",
             args![holder, now + lease_secs, now, run_id],
-            |r| Ok((r.int(0)?, r.int(1)?, r.text(2)?, r.text(3)?, r.int(4)?)),
+            |r| {
+                Ok((
+                    (r.int(0)?, r.int(1)?, r.text(2)?),
+                    (r.text(3)?, r.int(4)?, r.bool(5)?),
+                ))
+            },
         )?;
-        let Some((id, store_id, run_id, paths, attempts)) = row else {
+        let Some(((id, store_id, run_id), (paths, attempts, reanalyze))) = row else {
             return Ok(None);
         };
         let paths = serde_json::from_str(&paths)
@@ -103,6 +120,7 @@ impl Catalog {
             store_id,
             run_id,
             paths,
+            reanalyze,
             attempts,
         }))
     }
@@ -125,13 +143,7 @@ impl Catalog {
         holder: &str,
         done: &BatchDone,
     ) -> Result<bool, IndexError> {
-        let report = serde_json::json!({
-            "changed_paths": done.changed_paths,
-            "dirty_names": done.dirty_names,
-            "chunks_written": done.chunks_written,
-            "embedded": done.embedded,
-        })
-        .to_string();
+        let report = serde_json::to_value(done).unwrap_or_default().to_string();
         Ok(self.db.execute(
             "UPDATE index_batches SET state = 'done', report = ?3, finished_at = ?4 \
              WHERE id = ?1 AND holder = ?2 AND state = 'claimed'",
@@ -173,6 +185,17 @@ impl Catalog {
                     .map_err(|e| IndexError::Corrupt(format!("batch {id}'s report: {e}")))
             })
             .collect()
+    }
+
+    /// Forgets the batches of every run of `store_id` (a run starting under the store's
+    /// lease knows any other is dead: its coordinator stopped before dropping them).
+    pub fn drop_store_runs(&self, store_id: i64) -> Result<(), IndexError> {
+        self.batches_table()?;
+        self.db.execute(
+            "DELETE FROM index_batches WHERE store_id = ?1",
+            args![store_id],
+        )?;
+        Ok(())
     }
 
     /// Forgets a run's batches (it finished, or its coordinator gave up).

@@ -663,7 +663,9 @@ fn index_batches_are_claimed_once_and_again_when_their_holder_dies() {
         })
         .unwrap();
     let batches: Vec<Vec<String>> = (0..6).map(|i| vec![format!("f{i}.rs")]).collect();
-    catalog.enqueue_batches(store.id, "run1", &batches).unwrap();
+    catalog
+        .enqueue_batches(store.id, "run1", false, &batches)
+        .unwrap();
 
     // Four claimers on their own connections at once: every batch goes to exactly one.
     let claimed: Vec<Vec<lore_index::Batch>> = std::thread::scope(|s| {
@@ -712,8 +714,10 @@ fn index_batches_are_claimed_once_and_again_when_their_holder_dies() {
     let report = lore_index::BatchDone {
         changed_paths: batch.paths.clone(),
         dirty_names: vec!["parse".into()],
+        added: 1,
         chunks_written: 3,
         embedded: 3,
+        ..Default::default()
     };
     assert!(!catalog.finish_batch(batch.id, &holder, &report).unwrap());
     assert!(catalog.finish_batch(batch.id, "w9", &report).unwrap());

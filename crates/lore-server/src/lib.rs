@@ -134,6 +134,8 @@ pub struct ServeOptions {
     pub max_query_bytes: usize,
     /// Largest file a client's store may index (its `maxFileSize` may only lower it).
     pub max_file_bytes: u64,
+    /// How index runs share their files with `lore worker`s (PostgreSQL).
+    pub workers: lore_engine::Workers,
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, ServerError> {
@@ -198,6 +200,7 @@ pub fn serve(data: DataDir, opts: ServeOptions) -> Result<(), ServerError> {
     // Every engine of this process (writer, readers) fetches as the policy says.
     engine.config_mut().fetch = policy.fetch;
     engine.config_mut().reads = policy.reads.clone();
+    engine.config_mut().workers = opts.workers;
     engine.hold_writer_lock()?;
     // The stores already here are the operator's: their sources stay readable.
     engine.trust_present_sources()?;

@@ -81,12 +81,15 @@ struct Ctx {
     data: DataDir,
     json: bool,
     bars: Bars,
+    workers: lore_engine::Workers,
 }
 
 impl Ctx {
     fn open(&self) -> anyhow::Result<Engine> {
         settle_stale_writer(&self.data);
-        Ok(Engine::open(self.data.clone())?)
+        let mut engine = Engine::open(self.data.clone())?;
+        engine.config_mut().workers = self.workers;
+        Ok(engine)
     }
 }
 
@@ -106,6 +109,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         data: cli.data()?,
         json: cli.json,
         bars: Bars::new(cli.quiet || cli.json),
+        workers: cli.workers,
     };
     match cli.command {
         Command::Store { command } => store(&ctx, command),
@@ -126,11 +130,25 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Eval { command } => eval::run(&mut ctx.open()?, command, ctx.json, &ctx.bars),
         Command::Bench(args) => bench::run(&mut ctx.open()?, args, ctx.json, &ctx.bars),
         Command::Mcp => serve::mcp(ctx.data),
-        Command::Serve(args) => serve::serve(ctx.data, args),
+        Command::Serve(args) => serve::serve(ctx.data, args, ctx.workers),
+        Command::Worker { lease, until_idle } => worker(&ctx, lease, until_idle),
         Command::Watch { stores } => serve::watch(ctx.data, stores),
         Command::Jobs { command } => serve::jobs(ctx.data, ctx.json, command),
         Command::Db { command } => db(&ctx, command),
     }
+}
+
+/// `lore worker`: batches of any store's index runs, until Ctrl-C (or none is left).
+fn worker(ctx: &Ctx, lease: i64, until_idle: bool) -> anyhow::Result<()> {
+    if lease < 1 {
+        anyhow::bail!("--lease must be at least 1 second");
+    }
+    let mut engine = ctx.open()?;
+    // Ctrl-C ends the process: the batch in hand goes to another worker once its lease
+    // runs out, and its files are committed whole or not at all.
+    let report = engine.run_worker(lease, until_idle, &|| false, &ctx.bars)?;
+    ctx.bars.clear();
+    output::worker_report(ctx.json, &report)
 }
 
 /// Reads (status) or migrates the schema without opening an engine; copies stores in or

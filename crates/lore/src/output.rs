@@ -256,6 +256,22 @@ pub fn store_added(json: bool, store: &StoreRecord, report: &IndexReport) -> any
     Ok(())
 }
 
+pub fn worker_report(json: bool, r: &lore_engine::WorkerReport) -> anyhow::Result<()> {
+    if json {
+        return print_json(r);
+    }
+    out!(
+        "worker: {} batches ({} files, {} chunks written, {} embedded; {} taken over from a \
+         stopped worker)",
+        r.batches,
+        r.files,
+        r.chunks_written,
+        r.embedded,
+        r.reclaimed
+    );
+    Ok(())
+}
+
 pub fn index_reports(json: bool, reports: &[IndexReport]) -> anyhow::Result<()> {
     if json {
         return print_json(reports);

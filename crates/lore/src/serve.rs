@@ -34,9 +34,11 @@ pub fn mcp(data: DataDir) -> anyhow::Result<()> {
 }
 
 /// `lore serve`.
-pub fn serve(data: DataDir, args: ServeArgs) -> anyhow::Result<()> {
+pub fn serve(data: DataDir, args: ServeArgs, workers: lore_engine::Workers) -> anyhow::Result<()> {
     init_logs("info,rmcp=warn");
-    lore_server::serve(data, args.options()).map_err(server_error)
+    let mut options = args.options();
+    options.workers = workers;
+    lore_server::serve(data, options).map_err(server_error)
 }
 
 /// `lore watch`.

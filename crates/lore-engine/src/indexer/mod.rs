@@ -13,8 +13,10 @@ mod commit;
 mod finish;
 mod plan;
 mod prepare;
+mod worker;
 
 pub(crate) use plan::diff;
+pub use worker::{BATCH_LEASE_SECS, WorkerReport, Workers};
 
 use crate::{Engine, EngineError, Progress};
 use commit::Commits;
@@ -184,40 +186,29 @@ impl Engine {
             Some(Fts::open_or_create(&fts_dir)?.writer()?)
         };
         let plan = self.plan(store, full, &mut report)?;
-        let prepared = prepare_all(&plan, store.max_file_bytes, &self.config.chunk, progress);
-
-        let mut run = Commits::new(writer, generation, full, &plan);
-        let batch = self.config.commit_every_files.max(1);
-        // Always run at least one commit, so deletions and full clears land.
-        let empty: &[Prepared] = &[];
-        let groups: Box<dyn Iterator<Item = &[Prepared]>> = if prepared.is_empty() {
-            Box::new(std::iter::once(empty))
+        let committed = if self.config.workers != Workers::None && self.catalog.holds_indexes() {
+            self.index_by_batches(
+                store,
+                &plan,
+                full,
+                generation,
+                embedder,
+                progress,
+                &mut report,
+            )?
         } else {
-            Box::new(prepared.chunks(batch))
+            self.index_here(
+                store,
+                &plan,
+                full,
+                writer,
+                generation,
+                embedder,
+                progress,
+                &mut report,
+            )?
+            .ok_or(EngineError::Cancelled)?
         };
-        for group in groups {
-            let mut vectors: Vec<Vec<Option<Vec<f32>>>> = Vec::with_capacity(group.len());
-            for p in group {
-                // Nothing of this batch is written yet: stopping here keeps every commit.
-                if progress.cancelled() {
-                    drop(run);
-                    self.refresh_vectors(store.id)?;
-                    self.forget_readers(store.id);
-                    return Err(EngineError::Cancelled);
-                }
-                vectors.push(match p {
-                    Prepared::Changed { file, chunks, .. } if embedder.is_some() => {
-                        self.known_vectors(store.id, &file.path, chunks)?
-                    }
-                    _ => Vec::new(),
-                });
-            }
-            self.commit_batch(store, &plan, &mut run, group, &vectors, &mut report)?;
-            self.renew_store_lease(store)?;
-        }
-        if let Some(writer) = run.writer.take() {
-            writer.finish()?;
-        }
         if full && files_bm25 {
             self.rebuild_fts(store.id, &fts_dir)?;
         }
@@ -226,21 +217,13 @@ impl Engine {
             || plan.rebuild
             || !plan.deleted.is_empty()
             || report.added > 0
-            || prepared.iter().any(|p| {
-                matches!(
-                    p,
-                    Prepared::Skipped {
-                        was_indexed: true,
-                        ..
-                    }
-                )
-            });
+            || committed.unindexed;
         crate::graph::resolve_graph(
             &mut self.catalog,
             store.id,
             store.generation,
-            &run.changed_paths,
-            run.dirty_names,
+            &committed.changed_paths,
+            committed.dirty_names,
             structure_changed,
         )?;
         let tx = self.catalog.begin()?;
@@ -260,7 +243,7 @@ impl Engine {
                     store.name
                 ));
             }
-            report.embedded = self.embed_missing(store, embedder, progress)?;
+            report.embedded += self.embed_missing(store, embedder, progress)?;
         }
         if store.kind != StoreKind::Brain && !self.catalog.has_chunks(store.id)? {
             report
@@ -269,6 +252,74 @@ impl Engine {
         }
         report.elapsed_ms = started.elapsed().as_millis() as u64;
         Ok(report)
+    }
+}
+
+impl Engine {
+    /// A run's files read, chunked and committed by this process, batch by batch.
+    /// Returns the changed paths, the names the graph must resolve again, and whether a
+    /// file indexed before is no longer indexable; `None` when cancelled (what was
+    /// committed before stays).
+    #[allow(clippy::too_many_arguments)]
+    fn index_here(
+        &mut self,
+        store: &StoreRecord,
+        plan: &plan::Plan,
+        full: bool,
+        writer: Option<lore_index::FtsWriter>,
+        generation: i64,
+        embedder: Option<&Embedder>,
+        progress: &dyn Progress,
+        report: &mut IndexReport,
+    ) -> Result<Option<worker::Committed>, EngineError> {
+        let prepared = prepare_all(plan, store.max_file_bytes, &self.config.chunk, progress);
+
+        let mut run = Commits::new(writer, generation, full, plan);
+        let batch = self.config.commit_every_files.max(1);
+        // Always run at least one commit, so deletions and full clears land.
+        let empty: &[Prepared] = &[];
+        let groups: Box<dyn Iterator<Item = &[Prepared]>> = if prepared.is_empty() {
+            Box::new(std::iter::once(empty))
+        } else {
+            Box::new(prepared.chunks(batch))
+        };
+        for group in groups {
+            let mut vectors: Vec<Vec<Option<Vec<f32>>>> = Vec::with_capacity(group.len());
+            for p in group {
+                // Nothing of this batch is written yet: stopping here keeps every commit.
+                if progress.cancelled() {
+                    drop(run);
+                    self.refresh_vectors(store.id)?;
+                    self.forget_readers(store.id);
+                    return Ok(None);
+                }
+                vectors.push(match p {
+                    Prepared::Changed { file, chunks, .. } if embedder.is_some() => {
+                        self.known_vectors(store.id, &file.path, chunks)?
+                    }
+                    _ => Vec::new(),
+                });
+            }
+            self.commit_batch(store, plan, &mut run, group, &vectors, report)?;
+            self.renew_store_lease(store)?;
+        }
+        if let Some(writer) = run.writer.take() {
+            writer.finish()?;
+        }
+        let unindexed = prepared.iter().any(|p| {
+            matches!(
+                p,
+                Prepared::Skipped {
+                    was_indexed: true,
+                    ..
+                }
+            )
+        });
+        Ok(Some(worker::Committed {
+            changed_paths: run.changed_paths,
+            dirty_names: run.dirty_names,
+            unindexed,
+        }))
     }
 }
 

@@ -40,7 +40,7 @@ pub(super) enum Prepared {
 }
 
 /// Chunks embedded (and committed) at a time.
-const EMBED_STEP: usize = 64;
+pub(super) const EMBED_STEP: usize = 64;
 /// Least time between rewrites of the vector snapshot while a store is being embedded.
 const SNAPSHOT_EVERY: Duration = Duration::from_secs(20);
 

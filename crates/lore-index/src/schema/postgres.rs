@@ -8,7 +8,7 @@ use crate::IndexError;
 use crate::sql::{Sql, args};
 
 /// The newest schema this lore knows.
-pub const VERSION: i64 = 8;
+pub const VERSION: i64 = 9;
 
 /// Key of the advisory lock migrations hold (any constant unlikely to collide).
 const LOCK_KEY: i64 = 0x006c_6f72_655f_6462; // "lore_db"
@@ -225,6 +225,11 @@ const V8: &str = "CREATE TABLE IF NOT EXISTS index_batches (id BIGSERIAL PRIMARY
      CREATE INDEX IF NOT EXISTS index_batches_open ON index_batches(id) WHERE state <> 'done'; \
      CREATE INDEX IF NOT EXISTS index_batches_by_run ON index_batches(run_id);";
 
+/// v9: a batch says whether its files are read again even when their content is the same
+/// (a full run, or a new analyzer).
+const V9: &str =
+    "ALTER TABLE index_batches ADD COLUMN IF NOT EXISTS reanalyze BOOLEAN NOT NULL DEFAULT false;";
+
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, V1),
     (2, V2),
@@ -234,6 +239,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (6, V6),
     (7, V7),
     (8, V8),
+    (9, V9),
 ];
 
 /// Where a database's schema stands.

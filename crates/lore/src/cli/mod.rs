@@ -19,7 +19,7 @@ pub use store::{ModelCommand, StoreCommand};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
 use lore_core::{DataDir, StoreKind};
-use lore_engine::{Detail, Direction, Intent, Mode};
+use lore_engine::{Detail, Direction, Intent, Mode, Workers};
 use std::ffi::OsStr;
 use std::path::PathBuf;
 
@@ -45,6 +45,11 @@ pub struct Cli {
         value_name = "URL"
     )]
     pub database: Option<String>,
+    /// On PostgreSQL, how index runs share their files with `lore worker`s on any
+    /// machine: none (this process indexes alone), share (batches that this process and
+    /// workers claim), only (batches for workers; this process plans and waits).
+    #[arg(long, global = true, env = "LORE_WORKERS", value_name = "HOW", default_value = "none", value_parser = workers())]
+    pub workers: Workers,
     /// Print JSON (for scripts) instead of text.
     #[arg(long, global = true)]
     pub json: bool,
@@ -145,6 +150,18 @@ pub enum Command {
         #[command(subcommand)]
         command: DbCommand,
     },
+    /// Index for a PostgreSQL catalog from any machine: claim the batches of index runs
+    /// started with `--workers share|only`, read, chunk and embed their files (a folder
+    /// store's files at its root path, shared with this machine) and commit them.
+    Worker {
+        /// Seconds a claimed batch stays this worker's without a renewal: a killed
+        /// worker's batch goes to another after it.
+        #[arg(long, default_value_t = lore_engine::BATCH_LEASE_SECS, value_name = "SECS")]
+        lease: i64,
+        /// Stop when no batch is waiting (default: wait for more until Ctrl-C).
+        #[arg(long)]
+        until_idle: bool,
+    },
     /// Background jobs (add, index, sync) started through MCP or REST.
     Jobs {
         #[command(subcommand)]
@@ -239,6 +256,13 @@ pub fn intents() -> EngineNames<Intent> {
     EngineNames {
         values: &Intent::ALL,
         name: Intent::as_str,
+    }
+}
+
+pub fn workers() -> EngineNames<Workers> {
+    EngineNames {
+        values: &Workers::ALL,
+        name: Workers::as_str,
     }
 }
 

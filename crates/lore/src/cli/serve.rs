@@ -44,6 +44,7 @@ impl ServeArgs {
             allow_private_fetch: self.allow_private_fetch,
             max_query_bytes: self.max_query_bytes,
             max_file_bytes: self.max_file_size,
+            workers: lore_engine::Workers::None,
         }
     }
 }

@@ -628,3 +628,92 @@ fn a_shared_brain_keeps_both_sides_of_a_conflict_and_doctor_says_so() {
     }
     assert!(!common::files_under(&dir_a).iter().any(|f| f.contains(".conflict-")));
 }
+
+#[test]
+fn workers_index_a_store_and_a_killed_workers_batch_is_finished_by_another() {
+    if !ON_POSTGRES {
+        return;
+    }
+    let coordinator = Lore::without_model();
+    let Some(url) = coordinator.database().map(String::from) else {
+        return;
+    };
+    // 130 files, one function each, unique words per file: three batches of at most 50.
+    let proj = coordinator.path("proj");
+    for i in 0..130 {
+        write(
+            &proj,
+            &format!("src/m{i}.rs"),
+            format!("/// Handles widget{i} frobnication.\npub fn widget{i}() -> u32 {{ {i} }}\n"),
+        );
+    }
+    // A slow model: a batch's embedding takes seconds, long enough to kill its worker.
+    let server = common::embeddings::FakeEmbeddings::start_slow(std::time::Duration::from_millis(1500));
+    let with_model = |lore: &Lore, args: &[&str]| {
+        let mut c = lore.command(args);
+        c.env("LORE_EMBED_URL", server.url())
+            .env("LORE_EMBED_MODEL", common::embeddings::MODEL)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        common::Spawned(c.spawn().expect("spawn lore"))
+    };
+    let (first, second) = (coordinator.replica(), coordinator.replica());
+    coordinator.ok(&["db", "migrate"]);
+    let mut doomed = with_model(&first, &["worker", "--lease", "2"]);
+    let add = with_model(
+        &coordinator,
+        &["--workers", "only", "--json", "store", "add", "code", proj.to_str().unwrap()],
+    );
+    // Once the doomed worker holds a batch, kill -9 it mid-batch.
+    let db = lore_index::Sql::postgres(&url, &lore_index::PgOptions::default()).unwrap();
+    let pid = doomed.0.id().to_string();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let held = db
+            .query(
+                "SELECT holder FROM index_batches WHERE state = 'claimed'",
+                &[],
+                |r| r.text(0),
+            )
+            .unwrap();
+        if held.iter().any(|h| h.contains(&format!(":{pid}:"))) {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no batch claimed: {held:?}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    doomed.0.kill().unwrap();
+    doomed.0.wait().unwrap();
+    let _helper = with_model(&second, &["worker", "--lease", "2"]);
+    // The killed worker's batch is claimed again once its lease ran out.
+    loop {
+        let again = db
+            .query_int("SELECT COUNT(*) FROM index_batches WHERE attempts > 1", &[])
+            .unwrap();
+        if again > 0 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the killed worker's batch stayed its");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+
+    let mut add = add;
+    let status = common::wait_timeout(&mut add.0, std::time::Duration::from_secs(120)).expect("add finished");
+    let mut out = String::new();
+    std::io::Read::read_to_string(add.0.stdout.as_mut().unwrap(), &mut out).unwrap();
+    assert!(status.success(), "{out}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["report"]["added"], 130, "{report}");
+    assert_eq!(report["report"]["chunks_written"], 130, "{report}");
+    // The counts of a clean run: every file once, every chunk embedded, no batch left.
+    let store = &coordinator.json(&["store", "list"])[0];
+    assert_eq!((store["files"].as_u64(), store["chunks"].as_u64()), (Some(130), Some(130)), "{store}");
+    let left = db
+        .query_int("SELECT COUNT(*) FROM chunks WHERE embedding IS NULL", &[])
+        .unwrap();
+    assert_eq!(left, 0);
+    assert_eq!(db.query_int("SELECT COUNT(*) FROM index_batches", &[]).unwrap(), 0);
+    // Found by keyword on any replica.
+    let hit = first.search("widget77 frobnication", "fts", &["--limit", "1"]);
+    common::assert_first(&hit, "src/m77.rs");
+}

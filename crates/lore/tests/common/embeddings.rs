@@ -18,6 +18,11 @@ pub struct FakeEmbeddings {
 
 impl FakeEmbeddings {
     pub fn start() -> FakeEmbeddings {
+        FakeEmbeddings::start_slow(std::time::Duration::ZERO)
+    }
+
+    /// A server that takes `delay` over every embedding request (a slow model).
+    pub fn start_slow(delay: std::time::Duration) -> FakeEmbeddings {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let url = format!("http://{}/v1", listener.local_addr().expect("addr"));
         let requests = Arc::new(AtomicUsize::new(0));
@@ -25,7 +30,7 @@ impl FakeEmbeddings {
         std::thread::spawn(move || {
             for conn in listener.incoming().map_while(Result::ok) {
                 let count = count.clone();
-                std::thread::spawn(move || answer(conn, &count));
+                std::thread::spawn(move || answer(conn, &count, delay));
             }
         });
         FakeEmbeddings { url, requests }
@@ -61,7 +66,7 @@ pub fn vector(text: &str) -> Vec<f32> {
     v
 }
 
-fn answer(conn: TcpStream, count: &AtomicUsize) {
+fn answer(conn: TcpStream, count: &AtomicUsize, delay: std::time::Duration) {
     let mut reader = BufReader::new(conn.try_clone().expect("clone"));
     let mut line = String::new();
     if reader.read_line(&mut line).is_err() {
@@ -91,6 +96,7 @@ fn answer(conn: TcpStream, count: &AtomicUsize) {
         )
     } else {
         count.fetch_add(1, Ordering::Relaxed);
+        std::thread::sleep(delay);
         let texts: Vec<&str> = req["input"]
             .as_array()
             .map(|a| a.iter().filter_map(Value::as_str).collect())

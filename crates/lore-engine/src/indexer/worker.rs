@@ -1,0 +1,340 @@
+//! Indexing through batches that `lore worker`s on any machine share (PostgreSQL). The
+//! run's coordinator plans it and lands its deletions, then enqueues its files in batches;
+//! a worker (and the coordinator too, with `Workers::Share`) claims a batch, reads,
+//! chunks and embeds its files and commits them as a local run commits a batch; the
+//! coordinator waits for every batch, then resolves the code graph once from what they
+//! report. A worker reads a folder store's files at the store's root on its own machine:
+//! a path shared by every machine (a network mount), since shipping contents through the
+//! database would send every byte twice and still need the same paths for the graph.
+
+use super::commit::Commits;
+use super::plan::Plan;
+use super::prepare::{EMBED_STEP, Prepared, prepare_all};
+use super::{IndexReport, SkippedFile};
+use crate::{Engine, EngineError, NoProgress, Phase, Progress};
+use lore_embed::Embedder;
+use lore_index::{Batch, BatchDone, IndexError, StoreRecord};
+use lore_source::{SourceFile, Walk};
+use std::time::Duration;
+
+/// How an index run on PostgreSQL shares its work with `lore worker`s.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Workers {
+    /// This process indexes alone (the default).
+    #[default]
+    None,
+    /// The run's files go to batches that this process and any worker claim.
+    Share,
+    /// The run's files go to batches for workers only; this process plans, waits and
+    /// resolves the graph.
+    Only,
+}
+
+impl Workers {
+    pub const ALL: [Workers; 3] = [Workers::None, Workers::Share, Workers::Only];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Workers::None => "none",
+            Workers::Share => "share",
+            Workers::Only => "only",
+        }
+    }
+}
+
+/// How long a claimed batch stays its holder's without a renewal (renewed between
+/// steps; a killed worker's batch is claimed again after it).
+pub const BATCH_LEASE_SECS: i64 = 60;
+
+/// Files per batch at most: small enough that several workers share a store of a few
+/// hundred files, large enough that a claim's round trips stay a small part of it.
+const BATCH_FILES: usize = 50;
+
+/// How often a waiting coordinator or an idle worker looks for batches.
+const POLL: Duration = Duration::from_millis(250);
+
+/// What a run's commits did that the code graph needs, merged.
+pub(super) struct Committed {
+    pub changed_paths: Vec<String>,
+    pub dirty_names: Vec<String>,
+    /// A file indexed before is no longer indexable.
+    pub unindexed: bool,
+}
+
+/// What `lore worker` did until it stopped.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct WorkerReport {
+    pub batches: usize,
+    pub files: usize,
+    pub chunks_written: usize,
+    pub embedded: usize,
+    /// Batches claimed after another holder's lease ran out.
+    pub reclaimed: usize,
+}
+
+impl Engine {
+    /// Runs `plan` through batches (see the module): lands the deletions here, enqueues
+    /// the files to read, works batches here too with `Workers::Share`, and waits for the
+    /// rest. Fills `report` from the batches' reports.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn index_by_batches(
+        &mut self,
+        store: &StoreRecord,
+        plan: &Plan,
+        full: bool,
+        generation: i64,
+        embedder: Option<&Embedder>,
+        progress: &dyn Progress,
+        report: &mut IndexReport,
+    ) -> Result<Committed, EngineError> {
+        let mut run = Commits::new(None, generation, full, plan);
+        self.commit_batch(store, plan, &mut run, &[], &[], report)?;
+        let paths: Vec<String> = plan.todo().map(|f| f.rel.clone()).collect();
+        let batches: Vec<Vec<String>> = paths
+            .chunks(self.config.commit_every_files.clamp(1, BATCH_FILES))
+            .map(<[String]>::to_vec)
+            .collect();
+        let run_id = lore_index::new_job_id();
+        self.catalog.drop_store_runs(store.id)?;
+        self.catalog
+            .enqueue_batches(store.id, &run_id, plan.reanalyze, &batches)?;
+        let holder = worker_name("index");
+        progress.start(Phase::Files, paths.len() as u64);
+        let mut shown = 0;
+        let outcome = loop {
+            if progress.cancelled() {
+                break Err(EngineError::Cancelled);
+            }
+            let claimed = match self.config.workers {
+                Workers::Share => {
+                    self.catalog
+                        .claim_batch(&holder, BATCH_LEASE_SECS, Some(&run_id))?
+                }
+                _ => None,
+            };
+            if let Some(batch) = claimed {
+                if let Some(done) = self.work_batch(&batch, &holder, BATCH_LEASE_SECS, embedder)? {
+                    self.catalog.finish_batch(batch.id, &holder, &done)?;
+                }
+            } else {
+                let now = self.catalog.run_progress(&run_id)?;
+                if now.done == now.batches {
+                    break Ok(());
+                }
+                std::thread::sleep(POLL);
+            }
+            let done = self.catalog.run_progress(&run_id)?.done as usize;
+            let files = batches[..done.min(batches.len())]
+                .iter()
+                .map(Vec::len)
+                .sum::<usize>();
+            progress.advance(Phase::Files, (files - shown.min(files)) as u64);
+            shown = shown.max(files);
+            self.renew_store_lease(store)?;
+        };
+        progress.finish(Phase::Files);
+        let reports = self.catalog.run_reports(&run_id);
+        // A dropped run's batches are gone: a worker still on one commits its files
+        // (the same they would be) and is told the batch is no longer its.
+        self.catalog.drop_run(&run_id)?;
+        outcome?;
+        let mut out = Committed {
+            changed_paths: run.changed_paths,
+            dirty_names: run.dirty_names,
+            unindexed: false,
+        };
+        for done in reports? {
+            report.added += done.added;
+            report.changed += done.changed;
+            report.reanalyzed += done.reanalyzed;
+            report.unchanged += done.unchanged;
+            report.chunks_written += done.chunks_written;
+            report.embedded += done.embedded;
+            out.unindexed |= !done.skipped.is_empty();
+            report.skipped.extend(
+                done.skipped
+                    .into_iter()
+                    .map(|(path, reason)| SkippedFile { path, reason }),
+            );
+            out.changed_paths.extend(done.changed_paths);
+            out.dirty_names.extend(done.dirty_names);
+        }
+        Ok(out)
+    }
+
+    /// Indexes one claimed batch: reads its files at the store's root, chunks them, embeds
+    /// the chunks that have no vector yet and commits, as a local run commits a batch.
+    /// `None` when the batch stopped being `holder`'s meanwhile (nothing written then).
+    pub(crate) fn work_batch(
+        &mut self,
+        batch: &Batch,
+        holder: &str,
+        lease_secs: i64,
+        embedder: Option<&Embedder>,
+    ) -> Result<Option<BatchDone>, EngineError> {
+        let store = self
+            .catalog
+            .store_by_id(batch.store_id)?
+            .ok_or_else(|| IndexError::StoreNotFound(format!("#{}", batch.store_id)))?;
+        self.check_source(&store)?;
+        let embedder = embedder.filter(|_| !crate::stores::lexical_only(&store));
+        if let Some(e) = embedder {
+            self.check_embedder(&store, e, true)?;
+        }
+        let wanted: Vec<&str> = batch.paths.iter().map(String::as_str).collect();
+        let manifest = self.catalog.file_records(store.id, &wanted)?;
+        let mut files = Vec::new();
+        for rel in &batch.paths {
+            let abs = store.root.join(rel);
+            // Gone since the run was planned: the next run deletes it.
+            let Ok(m) = std::fs::metadata(&abs) else {
+                continue;
+            };
+            files.push(SourceFile {
+                rel: rel.clone(),
+                abs,
+                size: m.len(),
+                mtime_ns: lore_source::mtime_ns(&m),
+            });
+        }
+        let plan = Plan {
+            todo: (0..files.len()).collect(),
+            walk: Walk {
+                files,
+                skipped: Vec::new(),
+                left_out: Vec::new(),
+            },
+            manifest,
+            reanalyze: batch.reanalyze,
+            rebuild: false,
+            deleted: Vec::new(),
+        };
+        let prepared = prepare_all(&plan, store.max_file_bytes, &self.config.chunk, &NoProgress);
+        // The vectors each changed file's chunks have already, then the rest embedded
+        // across the batch in steps, the lease renewed after each.
+        let mut vectors: Vec<Vec<Option<Vec<f32>>>> = Vec::with_capacity(prepared.len());
+        let mut missing: Vec<(usize, usize, String)> = Vec::new();
+        for (i, p) in prepared.iter().enumerate() {
+            vectors.push(match p {
+                Prepared::Changed { file, chunks, .. } if embedder.is_some() => {
+                    let known = self.known_vectors(store.id, &file.path, chunks)?;
+                    for (j, v) in known.iter().enumerate() {
+                        if v.is_none() {
+                            missing.push((i, j, chunks[j].index_text()));
+                        }
+                    }
+                    known
+                }
+                _ => Vec::new(),
+            });
+        }
+        if !self.catalog.renew_batch(batch.id, holder, lease_secs)? {
+            return Ok(None);
+        }
+        if let Some(e) = embedder {
+            for step in missing.chunks(EMBED_STEP) {
+                let texts: Vec<&str> = step.iter().map(|m| m.2.as_str()).collect();
+                for ((i, j, _), v) in step.iter().zip(e.embed(&texts)?) {
+                    vectors[*i][*j] = Some(v);
+                }
+                if !self.catalog.renew_batch(batch.id, holder, lease_secs)? {
+                    return Ok(None);
+                }
+            }
+        }
+        let generation = self
+            .catalog
+            .store_by_id(store.id)?
+            .map_or(store.generation, |s| s.generation);
+        let mut run = Commits::new(None, generation, false, &plan);
+        let mut report = IndexReport::default();
+        self.commit_batch(&store, &plan, &mut run, &prepared, &vectors, &mut report)?;
+        Ok(Some(BatchDone {
+            changed_paths: run.changed_paths,
+            dirty_names: run.dirty_names,
+            added: report.added,
+            changed: report.changed,
+            reanalyzed: report.reanalyzed,
+            unchanged: report.unchanged,
+            skipped: report
+                .skipped
+                .into_iter()
+                .map(|s| (s.path, s.reason))
+                .collect(),
+            chunks_written: report.chunks_written,
+            embedded: if embedder.is_some() { missing.len() } else { 0 },
+        }))
+    }
+
+    /// `lore worker`: claims batches of any store's index runs on this database and
+    /// indexes them, until `stop` says so (or, with `until_idle`, until none is left).
+    pub fn run_worker(
+        &mut self,
+        lease_secs: i64,
+        until_idle: bool,
+        stop: &dyn Fn() -> bool,
+        progress: &dyn Progress,
+    ) -> Result<WorkerReport, EngineError> {
+        if !self.catalog.holds_indexes() {
+            return Err(IndexError::Setup(
+                "lore worker indexes for a PostgreSQL catalog: run it with --database".into(),
+            )
+            .into());
+        }
+        // Without the model the batches are committed unembedded; the run's coordinator
+        // embeds what is left at its end.
+        let embedder = if self.config.embed {
+            match self.embedder(true, progress) {
+                Ok(e) => Some(e),
+                Err(e) => {
+                    progress.message(&format!(
+                        "no embedding model ({e}): committing chunks without vectors"
+                    ));
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let holder = worker_name("worker");
+        let mut report = WorkerReport::default();
+        while !stop() {
+            let Some(batch) = self.catalog.claim_batch(&holder, lease_secs, None)? else {
+                if until_idle {
+                    break;
+                }
+                std::thread::sleep(POLL);
+                continue;
+            };
+            let Some(done) = self.work_batch(&batch, &holder, lease_secs, embedder.as_deref())?
+            else {
+                continue;
+            };
+            if self.catalog.finish_batch(batch.id, &holder, &done)? {
+                report.batches += 1;
+                report.reclaimed += usize::from(batch.attempts > 1);
+                report.files += batch.paths.len();
+                report.chunks_written += done.chunks_written;
+                report.embedded += done.embedded;
+                progress.message(&format!(
+                    "batch {} of store #{}: {} files, {} chunks, {} embedded",
+                    batch.id,
+                    batch.store_id,
+                    batch.paths.len(),
+                    done.chunks_written,
+                    done.embedded
+                ));
+            }
+        }
+        Ok(report)
+    }
+}
+
+/// A claimer's name in the batches table: machine, process and role.
+fn worker_name(role: &str) -> String {
+    format!(
+        "{}:{}:{role}",
+        crate::writer::host_name(),
+        std::process::id()
+    )
+}
