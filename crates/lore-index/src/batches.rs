@@ -43,13 +43,18 @@ pub struct BatchDone {
 }
 
 /// Where a run stands.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RunProgress {
     pub batches: u64,
     pub done: u64,
     /// Claimed now by a holder whose lease lives.
     pub claimed: u64,
+    /// The first batch given up after [`BATCH_ATTEMPTS`] claims: its last holder and why.
+    pub failed: Option<String>,
 }
+
+/// Claims of one batch before it is given up (each ended by an error or a dead holder).
+pub const BATCH_ATTEMPTS: i64 = 3;
 
 impl Catalog {
     fn batches_table(&self) -> Result<(), IndexError> {
@@ -84,25 +89,35 @@ impl Catalog {
     }
 
     /// Claims the oldest batch that is pending or whose holder's lease ran out, for
-    /// `holder` and `lease_secs`; `run_id` limits it to one run. Workers on any number of
-    /// machines never claim one batch at once (`FOR UPDATE SKIP LOCKED`).
+    /// `holder` and `lease_secs`; `run_id` limits it to one run, and the stores of
+    /// `skip_stores` are left to others. Workers on any number of machines never claim one
+    /// batch at once (`FOR UPDATE SKIP LOCKED`); one claimed [`BATCH_ATTEMPTS`] times is
+    /// not claimed again.
     pub fn claim_batch(
         &self,
         holder: &str,
         lease_secs: i64,
         run_id: Option<&str>,
+        skip_stores: &[i64],
     ) -> Result<Option<Batch>, IndexError> {
         self.batches_table()?;
         let now = now_secs();
+        let skip = skip_stores
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
         let row = self.db.query_opt(
             "UPDATE index_batches SET state = 'claimed', holder = ?1, lease_expires = ?2, \
              attempts = attempts + 1 \
              WHERE id = (SELECT id FROM index_batches \
-               WHERE (state = 'pending' OR (state = 'claimed' AND lease_expires < ?3)) \
+               WHERE (state = 'pending' OR (state = 'claimed' AND lease_expires < ?3 \
+               AND attempts < ?6)) \
                AND (?4::text IS NULL OR run_id = ?4) \
+               AND NOT (store_id::text = ANY(string_to_array(?5, ','))) \
                ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) \
              RETURNING id, store_id, run_id, paths, attempts, reanalyze",
-            args![holder, now + lease_secs, now, run_id],
+            args![holder, now + lease_secs, now, run_id, skip, BATCH_ATTEMPTS],
             |r| {
                 Ok((
                     (r.int(0)?, r.int(1)?, r.text(2)?),
@@ -151,8 +166,48 @@ impl Catalog {
         )? == 1)
     }
 
+    /// Hands batch `id` back because `holder` could not index it (`why`): pending again for
+    /// another claim, or failed once it was claimed [`BATCH_ATTEMPTS`] times. `counted`
+    /// false gives this claim back too (the holder cannot see the store's files, and says
+    /// nothing of the batch). False when it was not `holder`'s any more.
+    pub fn give_back_batch(
+        &self,
+        id: i64,
+        holder: &str,
+        why: &str,
+        counted: bool,
+    ) -> Result<bool, IndexError> {
+        Ok(self.db.execute(
+            "UPDATE index_batches SET attempts = attempts - ?4, \
+             state = CASE WHEN attempts - ?4 >= ?5 THEN 'failed' ELSE 'pending' END, \
+             report = ?3, lease_expires = NULL, finished_at = ?6 \
+             WHERE id = ?1 AND holder = ?2 AND state = 'claimed'",
+            args![
+                id,
+                holder,
+                why,
+                i64::from(!counted),
+                BATCH_ATTEMPTS,
+                now_secs()
+            ],
+        )? == 1)
+    }
+
     pub fn run_progress(&self, run_id: &str) -> Result<RunProgress, IndexError> {
         self.batches_table()?;
+        let failed = self.db.query_opt(
+            "SELECT id, holder, report FROM index_batches \
+             WHERE run_id = ?1 AND state = 'failed' ORDER BY id LIMIT 1",
+            args![run_id],
+            |r| Ok((r.int(0)?, r.opt_text(1)?, r.opt_text(2)?)),
+        )?;
+        let failed = failed.map(|(id, holder, why)| {
+            format!(
+                "batch {id} failed {BATCH_ATTEMPTS} times, last on {}: {}",
+                holder.as_deref().unwrap_or("?"),
+                why.as_deref().unwrap_or("no reason given")
+            )
+        });
         Ok(self
             .db
             .query_opt(
@@ -165,6 +220,7 @@ impl Catalog {
                         batches: r.int(0)? as u64,
                         done: r.int(1)? as u64,
                         claimed: r.int(2)? as u64,
+                        failed: failed.clone(),
                     })
                 },
             )?

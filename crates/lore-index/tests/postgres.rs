@@ -306,7 +306,7 @@ fn a_newer_schema_is_refused_and_migration_is_idempotent() {
     assert_eq!(lore_index::postgres_status(&db).unwrap().version, 0);
     assert_eq!(
         lore_index::migrate_postgres(&db).unwrap(),
-        [1, 2, 3, 4, 5, 6, 7, 8]
+        [1, 2, 3, 4, 5, 6, 7, 8, 9]
     );
     assert!(lore_index::migrate_postgres(&db).unwrap().is_empty());
     // v7: BM25 reads a term's postings from the key's leaves alone (an index-only scan).
@@ -675,7 +675,7 @@ fn index_batches_are_claimed_once_and_again_when_their_holder_dies() {
                 s.spawn(move || {
                     let c = Catalog::connect(&url, &PgOptions::default()).unwrap();
                     let mut mine = Vec::new();
-                    while let Some(b) = c.claim_batch(&format!("w{w}"), 60, None).unwrap() {
+                    while let Some(b) = c.claim_batch(&format!("w{w}"), 60, None, &[]).unwrap() {
                         mine.push(b);
                     }
                     mine
@@ -706,7 +706,7 @@ fn index_batches_are_claimed_once_and_again_when_their_holder_dies() {
         .unwrap();
     assert!(catalog.renew_batch(batch.id, &holder, -1).unwrap());
     let again = catalog
-        .claim_batch("w9", 60, Some("run1"))
+        .claim_batch("w9", 60, Some("run1"), &[])
         .unwrap()
         .unwrap();
     assert_eq!((again.id, again.attempts), (batch.id, 2));
@@ -725,7 +725,56 @@ fn index_batches_are_claimed_once_and_again_when_their_holder_dies() {
     assert_eq!(catalog.run_reports("run1").unwrap(), [report]);
     assert!(
         catalog
-            .claim_batch("w9", 60, Some("run2"))
+            .claim_batch("w9", 60, Some("run2"), &[])
+            .unwrap()
+            .is_none()
+    );
+
+    // A batch its holder cannot do goes back: uncounted (the store's files are not on its
+    // machine) it keeps its attempts, and a claimer skipping the store does not get it;
+    // counted, it fails at the third attempt and the run says why.
+    let other = claimed
+        .iter()
+        .enumerate()
+        .find_map(|(w, bs)| {
+            bs.iter()
+                .find(|b| b.id != batch.id)
+                .map(|b| (format!("w{w}"), b.clone()))
+        })
+        .unwrap();
+    assert!(
+        catalog
+            .give_back_batch(other.1.id, &other.0, "not here", false)
+            .unwrap()
+    );
+    assert!(
+        catalog
+            .claim_batch("w9", 60, Some("run1"), &[store.id])
+            .unwrap()
+            .is_none()
+    );
+    let mut last = None;
+    for attempt in 1..=3 {
+        let b = catalog
+            .claim_batch("w9", 60, Some("run1"), &[])
+            .unwrap()
+            .unwrap();
+        assert_eq!((b.id, b.attempts), (other.1.id, attempt));
+        assert!(
+            catalog
+                .give_back_batch(b.id, "w9", "embedder down", true)
+                .unwrap()
+        );
+        last = Some(catalog.run_progress("run1").unwrap());
+    }
+    let failed = last.unwrap().failed.unwrap_or_default();
+    assert!(
+        failed.contains("w9") && failed.contains("embedder down"),
+        "{failed}"
+    );
+    assert!(
+        catalog
+            .claim_batch("w9", 60, Some("run1"), &[])
             .unwrap()
             .is_none()
     );
@@ -735,6 +784,9 @@ fn index_batches_are_claimed_once_and_again_when_their_holder_dies() {
     // The embedded catalog has no workers.
     let dir = tempfile::tempdir().unwrap();
     let lite = Catalog::open(&dir.path().join("lore.db")).unwrap();
-    let err = lite.claim_batch("w", 60, None).unwrap_err().to_string();
+    let err = lite
+        .claim_batch("w", 60, None, &[])
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("--database"), "{err}");
 }

@@ -262,12 +262,13 @@ pub fn worker_report(json: bool, r: &lore_engine::WorkerReport) -> anyhow::Resul
     }
     out!(
         "worker: {} batches ({} files, {} chunks written, {} embedded; {} taken over from a \
-         stopped worker)",
+         stopped worker, {} given back after an error)",
         r.batches,
         r.files,
         r.chunks_written,
         r.embedded,
-        r.reclaimed
+        r.reclaimed,
+        r.failed
     );
     Ok(())
 }

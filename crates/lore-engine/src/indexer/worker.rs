@@ -53,6 +53,9 @@ const BATCH_FILES: usize = 50;
 /// How often a waiting coordinator or an idle worker looks for batches.
 const POLL: Duration = Duration::from_millis(250);
 
+/// How long a worker waits after a failed batch or an unreachable database.
+const UNREACHABLE_WAIT: Duration = Duration::from_secs(2);
+
 /// What a run's commits did that the code graph needs, merged.
 pub(super) struct Committed {
     pub changed_paths: Vec<String>,
@@ -70,6 +73,8 @@ pub struct WorkerReport {
     pub embedded: usize,
     /// Batches claimed after another holder's lease ran out.
     pub reclaimed: usize,
+    /// Batches this worker could not index (given back for another claim).
+    pub failed: usize,
 }
 
 impl Engine {
@@ -100,38 +105,7 @@ impl Engine {
             .enqueue_batches(store.id, &run_id, plan.reanalyze, &batches)?;
         let holder = worker_name("index");
         progress.start(Phase::Files, paths.len() as u64);
-        let mut shown = 0;
-        let outcome = loop {
-            if progress.cancelled() {
-                break Err(EngineError::Cancelled);
-            }
-            let claimed = match self.config.workers {
-                Workers::Share => {
-                    self.catalog
-                        .claim_batch(&holder, BATCH_LEASE_SECS, Some(&run_id))?
-                }
-                _ => None,
-            };
-            if let Some(batch) = claimed {
-                if let Some(done) = self.work_batch(&batch, &holder, BATCH_LEASE_SECS, embedder)? {
-                    self.catalog.finish_batch(batch.id, &holder, &done)?;
-                }
-            } else {
-                let now = self.catalog.run_progress(&run_id)?;
-                if now.done == now.batches {
-                    break Ok(());
-                }
-                std::thread::sleep(POLL);
-            }
-            let done = self.catalog.run_progress(&run_id)?.done as usize;
-            let files = batches[..done.min(batches.len())]
-                .iter()
-                .map(Vec::len)
-                .sum::<usize>();
-            progress.advance(Phase::Files, (files - shown.min(files)) as u64);
-            shown = shown.max(files);
-            self.renew_store_lease(store)?;
-        };
+        let outcome = self.await_batches(store, &run_id, &batches, &holder, embedder, progress);
         progress.finish(Phase::Files);
         let reports = self.catalog.run_reports(&run_id);
         // A dropped run's batches are gone: a worker still on one commits its files
@@ -160,6 +134,66 @@ impl Engine {
             out.dirty_names.extend(done.dirty_names);
         }
         Ok(out)
+    }
+
+    /// Works the run's batches here (with `Workers::Share`) and waits until every one is
+    /// done, showing their files as done; a batch given up by the workers ends the run.
+    fn await_batches(
+        &mut self,
+        store: &StoreRecord,
+        run_id: &str,
+        batches: &[Vec<String>],
+        holder: &str,
+        embedder: Option<&Embedder>,
+        progress: &dyn Progress,
+    ) -> Result<(), EngineError> {
+        let mut shown = 0;
+        let mut waiting_said = false;
+        loop {
+            if progress.cancelled() {
+                return Err(EngineError::Cancelled);
+            }
+            let claimed = match self.config.workers {
+                Workers::Share => {
+                    self.catalog
+                        .claim_batch(holder, BATCH_LEASE_SECS, Some(run_id), &[])?
+                }
+                _ => None,
+            };
+            let worked = claimed.is_some();
+            if let Some(batch) = claimed
+                && let Some(done) = self.work_batch(&batch, holder, BATCH_LEASE_SECS, embedder)?
+            {
+                self.catalog.finish_batch(batch.id, holder, &done)?;
+            }
+            let now = self.catalog.run_progress(run_id)?;
+            if let Some(why) = now.failed {
+                return Err(EngineError::Input(format!(
+                    "store {}: {why}; fix that and run `lore index {}` again",
+                    store.name, store.name
+                )));
+            }
+            if now.done == now.batches {
+                return Ok(());
+            }
+            if now.claimed == 0 && !waiting_said && self.config.workers == Workers::Only {
+                progress.message(&format!(
+                    "{} batches wait for a `lore worker` on this database",
+                    now.batches - now.done
+                ));
+                waiting_said = true;
+            }
+            let files: usize = batches[..(now.done as usize).min(batches.len())]
+                .iter()
+                .map(Vec::len)
+                .sum();
+            progress.advance(Phase::Files, files.saturating_sub(shown) as u64);
+            shown = shown.max(files);
+            self.renew_store_lease(store)?;
+            if !worked {
+                std::thread::sleep(POLL);
+            }
+        }
     }
 
     /// Indexes one claimed batch: reads its files at the store's root, chunks them, embeds
@@ -298,17 +332,56 @@ impl Engine {
         };
         let holder = worker_name("worker");
         let mut report = WorkerReport::default();
+        // Stores whose files are not at their root on this machine: left to other workers.
+        let mut elsewhere: Vec<i64> = Vec::new();
         while !stop() {
-            let Some(batch) = self.catalog.claim_batch(&holder, lease_secs, None)? else {
-                if until_idle {
-                    break;
+            let batch = match self
+                .catalog
+                .claim_batch(&holder, lease_secs, None, &elsewhere)
+            {
+                Ok(Some(batch)) => batch,
+                Ok(None) if until_idle => break,
+                Ok(None) => {
+                    std::thread::sleep(POLL);
+                    continue;
                 }
-                std::thread::sleep(POLL);
-                continue;
+                // The database restarts or the network drops: wait for it, as a server does.
+                Err(e) if e.is_unreachable() => {
+                    progress.message(&format!("{e}; trying again"));
+                    std::thread::sleep(UNREACHABLE_WAIT);
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
             };
-            let Some(done) = self.work_batch(&batch, &holder, lease_secs, embedder.as_deref())?
-            else {
+            let store = self.catalog.store_by_id(batch.store_id)?;
+            if let Some(store) = store.filter(|s| !s.root.is_dir()) {
+                let why = format!(
+                    "store {}'s files are not at {} on {}",
+                    store.name,
+                    store.root.display(),
+                    crate::writer::host_name()
+                );
+                progress.message(&format!("{why}: leaving its batches to other workers"));
+                self.catalog
+                    .give_back_batch(batch.id, &holder, &why, false)?;
+                elsewhere.push(store.id);
                 continue;
+            }
+            let done = match self.work_batch(&batch, &holder, lease_secs, embedder.as_deref()) {
+                Ok(Some(done)) => done,
+                Ok(None) => continue,
+                Err(e) => {
+                    // Another claim may succeed (another machine, the embedder back); the
+                    // third failure ends the run with this message.
+                    let why = e.to_string();
+                    progress.message(&format!("batch {}: {why}", batch.id));
+                    if let Err(e) = self.catalog.give_back_batch(batch.id, &holder, &why, true) {
+                        progress.message(&format!("batch {}: {e} (its lease runs out)", batch.id));
+                    }
+                    report.failed += 1;
+                    std::thread::sleep(UNREACHABLE_WAIT);
+                    continue;
+                }
             };
             if self.catalog.finish_batch(batch.id, &holder, &done)? {
                 report.batches += 1;

@@ -308,6 +308,10 @@ fn newer(db: &Sql, version: i64, by: Option<&str>) -> IndexError {
     ))
 }
 
+/// Whether pgvector is enabled in this database; no row: not on the server.
+const AVAILABLE: &str =
+    "SELECT installed_version IS NOT NULL FROM pg_available_extensions WHERE name = 'vector'";
+
 /// Brings the schema up to date; the versions applied. Refuses a newer schema, and a
 /// server without pgvector, before writing anything.
 pub fn migrate(db: &Sql) -> Result<Vec<i64>, IndexError> {
@@ -319,11 +323,7 @@ pub fn migrate(db: &Sql) -> Result<Vec<i64>, IndexError> {
         return Ok(Vec::new());
     }
     // `None`: not on the server; `Some(false)`: on it, not enabled in this database.
-    let installed = db.query_opt(
-        "SELECT installed_version IS NOT NULL FROM pg_available_extensions WHERE name = 'vector'",
-        &[],
-        |r| r.bool(0),
-    )?;
+    let installed = db.query_opt(AVAILABLE, &[], |r| r.bool(0))?;
     let Some(installed) = installed else {
         return Err(IndexError::Setup(format!(
             "{} has no pgvector extension: install pgvector on the server (the package \
@@ -332,7 +332,16 @@ pub fn migrate(db: &Sql) -> Result<Vec<i64>, IndexError> {
             db.label()
         )));
     };
-    if !installed && let Err(e) = db.batch("CREATE EXTENSION IF NOT EXISTS vector") {
+    // Another process starting at once may enable it first: its unique key then refuses
+    // this one's, and the extension is there all the same.
+    let enabled = || {
+        db.query_opt(AVAILABLE, &[], |r| r.bool(0))
+            .map(|v| v == Some(true))
+    };
+    if !installed
+        && let Err(e) = db.batch("CREATE EXTENSION IF NOT EXISTS vector")
+        && !enabled()?
+    {
         let why = match &e {
             IndexError::Catalog(_, cause) => cause.to_string(),
             other => other.to_string(),

@@ -717,3 +717,35 @@ fn workers_index_a_store_and_a_killed_workers_batch_is_finished_by_another() {
     let hit = first.search("widget77 frobnication", "fts", &["--limit", "1"]);
     common::assert_first(&hit, "src/m77.rs");
 }
+
+#[test]
+fn a_batch_no_worker_can_index_ends_the_run_with_the_reason() {
+    if !ON_POSTGRES {
+        return;
+    }
+    let coordinator = Lore::without_model();
+    if coordinator.database().is_none() {
+        return;
+    }
+    let proj = coordinator.path("proj");
+    write(&proj, "src/a.rs", "pub fn alpha() -> u32 { 1 }\n");
+    let server = common::embeddings::FakeEmbeddings::start();
+    // The worker embeds with another model than the store is recorded with: each claim
+    // fails, and the third ends the run.
+    let worker = coordinator.replica();
+    let mut c = worker.command(&["worker"]);
+    c.env("LORE_EMBED_URL", server.url())
+        .env("LORE_EMBED_MODEL", "another-model")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let _worker = common::Spawned(c.spawn().expect("spawn lore"));
+    let out = coordinator
+        .command(&["--workers", "only", "store", "add", "code", proj.to_str().unwrap()])
+        .env("LORE_EMBED_URL", server.url())
+        .env("LORE_EMBED_MODEL", common::embeddings::MODEL)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("failed 3 times") && err.contains("another-model"), "{err}");
+}
