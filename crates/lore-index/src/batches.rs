@@ -19,6 +19,9 @@ pub struct Batch {
     /// Read and chunk every file again, even one whose content did not change (a full
     /// run, or a new analyzer).
     pub reanalyze: bool,
+    /// A repository store's commit the run indexes: a worker on another machine fetches
+    /// it into a clone of its own.
+    pub revision: Option<String>,
     /// How many times it was claimed, this claim included (above 1: a holder died).
     pub attempts: i64,
 }
@@ -73,6 +76,7 @@ impl Catalog {
         store_id: i64,
         run_id: &str,
         reanalyze: bool,
+        revision: Option<&str>,
         batches: &[Vec<String>],
     ) -> Result<(), IndexError> {
         self.batches_table()?;
@@ -80,9 +84,10 @@ impl Catalog {
         for paths in batches {
             let paths = serde_json::Value::from(paths.clone()).to_string();
             self.db.execute(
-                "INSERT INTO index_batches (store_id, run_id, paths, reanalyze, state, created_at) \
-                 VALUES (?1, ?2, ?3, ?4, 'pending', ?5)",
-                args![store_id, run_id, paths, reanalyze, now],
+                "INSERT INTO index_batches \
+                 (store_id, run_id, paths, reanalyze, revision, state, created_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6)",
+                args![store_id, run_id, paths, reanalyze, revision, now],
             )?;
         }
         Ok(())
@@ -116,16 +121,16 @@ impl Catalog {
                AND (?4::text IS NULL OR run_id = ?4) \
                AND NOT (store_id::text = ANY(string_to_array(?5, ','))) \
                ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) \
-             RETURNING id, store_id, run_id, paths, attempts, reanalyze",
+             RETURNING id, store_id, run_id, paths, attempts, reanalyze, revision",
             args![holder, now + lease_secs, now, run_id, skip, BATCH_ATTEMPTS],
             |r| {
                 Ok((
                     (r.int(0)?, r.int(1)?, r.text(2)?),
-                    (r.text(3)?, r.int(4)?, r.bool(5)?),
+                    (r.text(3)?, r.int(4)?, r.bool(5)?, r.opt_text(6)?),
                 ))
             },
         )?;
-        let Some(((id, store_id, run_id), (paths, attempts, reanalyze))) = row else {
+        let Some(((id, store_id, run_id), (paths, attempts, reanalyze, revision))) = row else {
             return Ok(None);
         };
         let paths = serde_json::from_str(&paths)
@@ -136,6 +141,7 @@ impl Catalog {
             run_id,
             paths,
             reanalyze,
+            revision,
             attempts,
         }))
     }

@@ -664,7 +664,7 @@ fn index_batches_are_claimed_once_and_again_when_their_holder_dies() {
         .unwrap();
     let batches: Vec<Vec<String>> = (0..6).map(|i| vec![format!("f{i}.rs")]).collect();
     catalog
-        .enqueue_batches(store.id, "run1", false, &batches)
+        .enqueue_batches(store.id, "run1", false, None, &batches)
         .unwrap();
 
     // Four claimers on their own connections at once: every batch goes to exactly one.

@@ -186,7 +186,12 @@ impl Engine {
             Some(Fts::open_or_create(&fts_dir)?.writer()?)
         };
         let plan = self.plan(store, full, &mut report)?;
-        let committed = if self.config.workers != Workers::None && self.catalog.holds_indexes() {
+        // A site's pages were crawled into this data dir, and the brain is its own dir:
+        // folders and repositories go to workers.
+        let to_workers = self.config.workers != Workers::None
+            && self.catalog.holds_indexes()
+            && matches!(store.kind, StoreKind::Folder | StoreKind::Repo);
+        let committed = if to_workers {
             self.index_by_batches(
                 store,
                 &plan,

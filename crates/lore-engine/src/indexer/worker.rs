@@ -12,9 +12,11 @@ use super::plan::Plan;
 use super::prepare::{EMBED_STEP, Prepared, prepare_all};
 use super::{IndexReport, SkippedFile};
 use crate::{Engine, EngineError, NoProgress, Phase, Progress};
+use lore_core::StoreKind;
 use lore_embed::Embedder;
 use lore_index::{Batch, BatchDone, IndexError, StoreRecord};
-use lore_source::{SourceFile, Walk};
+use lore_source::{SourceFile, Walk, git};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// How an index run on PostgreSQL shares its work with `lore worker`s.
@@ -101,8 +103,17 @@ impl Engine {
             .collect();
         let run_id = lore_index::new_job_id();
         self.catalog.drop_store_runs(store.id)?;
-        self.catalog
-            .enqueue_batches(store.id, &run_id, plan.reanalyze, &batches)?;
+        // A repository's commit, for workers that fetch it into a clone of their own.
+        let revision = (store.kind == StoreKind::Repo)
+            .then(|| git::head(&store.root).ok())
+            .flatten();
+        self.catalog.enqueue_batches(
+            store.id,
+            &run_id,
+            plan.reanalyze,
+            revision.as_deref(),
+            &batches,
+        )?;
         let holder = worker_name("index");
         progress.start(Phase::Files, paths.len() as u64);
         let outcome = self.await_batches(store, &run_id, &batches, &holder, embedder, progress);
@@ -162,7 +173,8 @@ impl Engine {
             };
             let worked = claimed.is_some();
             if let Some(batch) = claimed
-                && let Some(done) = self.work_batch(&batch, holder, BATCH_LEASE_SECS, embedder)?
+                && let Some(done) =
+                    self.work_batch(&batch, &store.root, holder, BATCH_LEASE_SECS, embedder)?
             {
                 self.catalog.finish_batch(batch.id, holder, &done)?;
             }
@@ -196,12 +208,14 @@ impl Engine {
         }
     }
 
-    /// Indexes one claimed batch: reads its files at the store's root, chunks them, embeds
-    /// the chunks that have no vector yet and commits, as a local run commits a batch.
-    /// `None` when the batch stopped being `holder`'s meanwhile (nothing written then).
-    pub(crate) fn work_batch(
+    /// Indexes one claimed batch: reads its files under `root` (the store's, or a worker's
+    /// own clone of its repository), chunks them, embeds the chunks that have no vector yet
+    /// and commits, as a local run commits a batch. `None` when the batch stopped being
+    /// `holder`'s meanwhile (nothing written then).
+    fn work_batch(
         &mut self,
         batch: &Batch,
+        root: &Path,
         holder: &str,
         lease_secs: i64,
         embedder: Option<&Embedder>,
@@ -210,7 +224,6 @@ impl Engine {
             .catalog
             .store_by_id(batch.store_id)?
             .ok_or_else(|| IndexError::StoreNotFound(format!("#{}", batch.store_id)))?;
-        self.check_source(&store)?;
         let embedder = embedder.filter(|_| !crate::stores::lexical_only(&store));
         if let Some(e) = embedder {
             self.check_embedder(&store, e, true)?;
@@ -219,7 +232,7 @@ impl Engine {
         let manifest = self.catalog.file_records(store.id, &wanted)?;
         let mut files = Vec::new();
         for rel in &batch.paths {
-            let abs = store.root.join(rel);
+            let abs = root.join(rel);
             // Gone since the run was planned: the next run deletes it.
             let Ok(m) = std::fs::metadata(&abs) else {
                 continue;
@@ -353,21 +366,20 @@ impl Engine {
                 }
                 Err(e) => return Err(e.into()),
             };
-            let store = self.catalog.store_by_id(batch.store_id)?;
-            if let Some(store) = store.filter(|s| !s.root.is_dir()) {
-                let why = format!(
-                    "store {}'s files are not at {} on {}",
-                    store.name,
-                    store.root.display(),
-                    crate::writer::host_name()
-                );
-                progress.message(&format!("{why}: leaving its batches to other workers"));
-                self.catalog
-                    .give_back_batch(batch.id, &holder, &why, false)?;
-                elsewhere.push(store.id);
-                continue;
-            }
-            let done = match self.work_batch(&batch, &holder, lease_secs, embedder.as_deref()) {
+            let root = match self.batch_root(&batch, progress) {
+                Ok(Ok(root)) => Ok(root),
+                Ok(Err(why)) => {
+                    progress.message(&format!("{why}: leaving its batches to other workers"));
+                    self.catalog
+                        .give_back_batch(batch.id, &holder, &why, false)?;
+                    elsewhere.push(batch.store_id);
+                    continue;
+                }
+                Err(e) => Err(e),
+            };
+            let done = match root.and_then(|root: PathBuf| {
+                self.work_batch(&batch, &root, &holder, lease_secs, embedder.as_deref())
+            }) {
                 Ok(Some(done)) => done,
                 Ok(None) => continue,
                 Err(e) => {
@@ -400,6 +412,67 @@ impl Engine {
             }
         }
         Ok(report)
+    }
+}
+
+impl Engine {
+    /// Where a worker reads a batch's files: the store's root when this machine sees it
+    /// (a folder on a shared path; a repository cloned here), else, for a repository, a
+    /// clone of its own in this data dir, brought to the run's commit. `Ok(Err(why))`:
+    /// not on this machine (other workers may see it).
+    fn batch_root(
+        &self,
+        batch: &Batch,
+        progress: &dyn Progress,
+    ) -> Result<Result<PathBuf, String>, EngineError> {
+        let store = self
+            .catalog
+            .store_by_id(batch.store_id)?
+            .ok_or_else(|| IndexError::StoreNotFound(format!("#{}", batch.store_id)))?;
+        let here = store
+            .host
+            .as_deref()
+            .is_none_or(|h| h == crate::writer::host_name());
+        let (Some(revision), StoreKind::Repo, false) = (&batch.revision, store.kind, here) else {
+            if !store.root.is_dir() {
+                return Ok(Err(format!(
+                    "store {}'s files are not at {} on {}",
+                    store.name,
+                    store.root.display(),
+                    crate::writer::host_name()
+                )));
+            }
+            self.check_source(&store)?;
+            return Ok(Ok(store.root));
+        };
+        if git::is_local(&store.source) && !Path::new(&store.source).exists() {
+            return Ok(Err(format!(
+                "store {}'s repository {} is on {}, not here",
+                store.name,
+                store.source,
+                store.host.as_deref().unwrap_or("another machine")
+            )));
+        }
+        let clone = self.data.repo_dir(store.id);
+        let branch = store.branch.as_deref();
+        let head = if clone.join(".git").is_dir() {
+            git::head(&clone).ok()
+        } else {
+            None
+        };
+        if head.as_deref() != Some(revision.as_str()) {
+            progress.message(&format!("fetching {} at {revision}", store.source));
+            let _ = std::fs::remove_dir_all(&clone);
+            git::clone(&store.source, &clone, branch, self.config.fetch)?;
+            let head = git::head(&clone)?;
+            if head != *revision {
+                return Err(EngineError::Input(format!(
+                    "store {}: {} is at {head} now, the run indexes {revision}; run `lore                      index {}` again to index the new commit",
+                    store.name, store.source, store.name
+                )));
+            }
+        }
+        Ok(Ok(clone))
     }
 }
 

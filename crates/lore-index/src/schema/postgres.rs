@@ -226,9 +226,10 @@ const V8: &str = "CREATE TABLE IF NOT EXISTS index_batches (id BIGSERIAL PRIMARY
      CREATE INDEX IF NOT EXISTS index_batches_by_run ON index_batches(run_id);";
 
 /// v9: a batch says whether its files are read again even when their content is the same
-/// (a full run, or a new analyzer).
-const V9: &str =
-    "ALTER TABLE index_batches ADD COLUMN IF NOT EXISTS reanalyze BOOLEAN NOT NULL DEFAULT false;";
+/// (a full run, or a new analyzer), and which commit of a repository store it indexes.
+const V9: &str = "ALTER TABLE index_batches \
+     ADD COLUMN IF NOT EXISTS reanalyze BOOLEAN NOT NULL DEFAULT false, \
+     ADD COLUMN IF NOT EXISTS revision TEXT;";
 
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, V1),

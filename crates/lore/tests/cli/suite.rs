@@ -749,3 +749,44 @@ fn a_batch_no_worker_can_index_ends_the_run_with_the_reason() {
     assert!(!out.status.success(), "{err}");
     assert!(err.contains("failed 3 times") && err.contains("another-model"), "{err}");
 }
+
+#[test]
+fn a_worker_on_another_machine_indexes_a_repository_from_its_own_clone() {
+    if !ON_POSTGRES {
+        return;
+    }
+    let coordinator = Lore::without_model();
+    let Some(url) = coordinator.database().map(String::from) else {
+        return;
+    };
+    let origin = coordinator.path("origin");
+    write(&origin, "src/edit.rs", EDIT_RS);
+    git(&origin, &["init", "-q", "-b", "main"]);
+    git(&origin, &["add", "."]);
+    git(&origin, &["commit", "-q", "-m", "first"]);
+    coordinator.ok(&[
+        "store", "add", "r", origin.to_str().unwrap(), "--type", "repo", "--embed", "none",
+    ]);
+    // The store's clone is on machine-a: a worker on another machine fetches the
+    // repository into a clone of its own, at the commit the run indexes.
+    let db = lore_index::Sql::postgres(&url, &lore_index::PgOptions::default()).unwrap();
+    db.execute("UPDATE stores SET host = 'machine-a' WHERE name = 'r'", &[])
+        .unwrap();
+    write(
+        &origin,
+        "queue/drain.go",
+        "package queue\n\n// DrainPriorityQueue pops every job in priority order.\n\
+         func DrainPriorityQueue(q *Queue) {\n\tfor q.Len() > 0 {\n\t\tq.Pop().Run()\n\t}\n}\n",
+    );
+    git(&origin, &["add", "."]);
+    git(&origin, &["commit", "-q", "-m", "second"]);
+    let worker = coordinator.replica();
+    let _worker = worker.spawn(&["worker"]);
+    let reports = coordinator.json(&["--workers", "only", "sync", "r"]);
+    assert_counts(&reports[0], [1, 0, 0]);
+    let clones: Vec<_> = std::fs::read_dir(worker.data().join("repos"))
+        .expect("the worker's clone")
+        .collect();
+    assert_eq!(clones.len(), 1);
+    assert_first(&worker.search("DrainPriorityQueue", "fts", &[]), "queue/drain.go");
+}
