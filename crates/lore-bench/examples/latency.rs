@@ -7,6 +7,8 @@ use lore_core::DataDir;
 use lore_engine::Engine;
 
 fn main() -> anyhow::Result<()> {
+    // SAFETY: the first statement of main: the process has no other thread yet.
+    unsafe { lore_engine::settle_threads() };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [data, store, rest @ ..] = &args[..] else {
         anyhow::bail!("usage: latency DATA_DIR STORE [REPEATS] [DATABASE_URL]");

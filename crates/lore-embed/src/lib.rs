@@ -13,7 +13,7 @@ mod endpoint;
 mod error;
 mod fetch;
 
-pub use embedder::{DEFAULT_BATCH_SIZE, DEFAULT_BATCH_TOKENS, Embedder};
+pub use embedder::{DEFAULT_BATCH_SIZE, DEFAULT_BATCH_TOKENS, Embedder, settle_threads};
 pub use endpoint::{ENV_API_KEY, ENV_MODEL, ENV_URL, EndpointConfig};
 pub use error::EmbedError;
 pub use fetch::{

@@ -36,6 +36,7 @@ pub use intent::{Detail, Intent};
 pub use jobs::JobSpec;
 pub use locate::{LocateEvidence, LocateRequest, LocateResponse, LocatedFile, LocatedUnit};
 pub use lore_core::AddStore;
+pub use lore_embed::settle_threads;
 pub use present::{ContextLayer, FullLayer, estimate_tokens};
 pub use progress::{NoProgress, Phase, Progress};
 pub use related::{Related, RelatedUnit, Usage};

@@ -33,6 +33,8 @@ use std::path::PathBuf;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
+    // SAFETY: the first statement of main: the process has no other thread yet.
+    unsafe { lore_engine::settle_threads() };
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
