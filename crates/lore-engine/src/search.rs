@@ -8,7 +8,7 @@ use crate::present::{ContextLayer, FullLayer, json_tokens, query_words, reason, 
 use crate::unit::{Lines, unit_lines};
 use crate::{Detail, Engine, EngineError, Intent, NoProgress, Param};
 use lore_index::{
-    FtsHits, LexicalIndex, StoreRecord, StoredChunk, SymbolRow, TermPolicy, VectorIndex,
+    FtsHits, Lease, LexicalIndex, StoreRecord, StoredChunk, SymbolRow, TermPolicy, VectorIndex,
 };
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -258,6 +258,9 @@ pub struct Freshness {
     /// The share of its chunks that have a vector (below 1 while it is being embedded:
     /// hybrid search then ranks the rest by BM25 with a typical cosine).
     pub embedded: f32,
+    /// Who is indexing the store right now (a writer's id), if a run is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub indexing: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -713,11 +716,18 @@ impl Engine {
             Vec::new()
         };
         for f in stores.iter().filter(|f| f.changed_files > 0) {
-            warnings.push(format!(
-                "store {}: {} files changed since it was indexed; run `lore index {}` (a \
-                 running `lore serve` or `lore watch` re-indexes it by itself)",
-                f.store, f.changed_files, f.store
-            ));
+            warnings.push(match &f.indexing {
+                Some(holder) => format!(
+                    "store {}: {} files changed since it was indexed; a run is indexing it now \
+                     ({holder}): search again when it ends",
+                    f.store, f.changed_files
+                ),
+                None => format!(
+                    "store {}: {} files changed since it was indexed; run `lore index {}` (a \
+                     running `lore serve` or `lore watch` re-indexes it by itself)",
+                    f.store, f.changed_files, f.store
+                ),
+            });
         }
         let mut resp = SearchResponse {
             query: req.query.clone(),
@@ -808,7 +818,21 @@ impl Engine {
         paths: impl IntoIterator<Item = &'a str>,
     ) -> Result<Option<String>, EngineError> {
         let changed = self.changed_since_indexed(store, paths)?;
-        Ok((!changed.is_empty()).then(|| stale_files(&store.name, &changed)))
+        if changed.is_empty() {
+            return Ok(None);
+        }
+        let indexing = self.indexing_now(store)?;
+        Ok(Some(stale_files(
+            &store.name,
+            &changed,
+            indexing.as_deref(),
+        )))
+    }
+
+    /// Who holds `store`'s index lease now (a run is indexing it), if anyone.
+    fn indexing_now(&self, store: &StoreRecord) -> Result<Option<String>, EngineError> {
+        let lease = self.catalog.store_lease(store.id, Lease::Index)?;
+        Ok(lease.map(|(holder, _)| holder))
     }
 
     /// Counts files added, changed (size or mtime) or deleted since the last index run.
@@ -828,6 +852,7 @@ impl Engine {
             store: store.name.clone(),
             indexed_at: store.indexed_at,
             changed_files,
+            indexing: self.indexing_now(store)?,
             embedded: if chunks == 0 {
                 1.0
             } else {
@@ -903,14 +928,22 @@ impl Engine {
 }
 
 /// "These files of this store changed since indexing": the words of every freshness warning.
-fn stale_files(store: &str, paths: &[String]) -> String {
+/// While a run indexes the store (`indexing`: who runs it), waiting is the remedy, not
+/// another run.
+fn stale_files(store: &str, paths: &[String], indexing: Option<&str>) -> String {
     const SHOWN: usize = 5;
     let mut list = paths[..paths.len().min(SHOWN)].join(", ");
     if paths.len() > SHOWN {
         list.push_str(&format!(" and {} more", paths.len() - SHOWN));
     }
-    format!(
-        "{store}: {list} changed since indexing, so the lines shown may be out of date; run \
-         `lore index {store}`"
-    )
+    match indexing {
+        Some(holder) => format!(
+            "{store}: {list} changed since indexing, so the lines shown may be out of date \
+             until the run indexing the store now ({holder}) ends"
+        ),
+        None => format!(
+            "{store}: {list} changed since indexing, so the lines shown may be out of date; \
+             run `lore index {store}`"
+        ),
+    }
 }

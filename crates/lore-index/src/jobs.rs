@@ -345,6 +345,20 @@ impl Catalog {
         )
     }
 
+    /// The live lease on `store_id` for `purpose`, if any: its holder and since when.
+    pub fn store_lease(
+        &self,
+        store_id: i64,
+        purpose: Lease,
+    ) -> Result<Option<(String, i64)>, IndexError> {
+        self.db.query_opt(
+            "SELECT holder, since FROM store_leases \
+             WHERE store_id = ?1 AND purpose = ?2 AND expires_at >= ?3",
+            args![store_id, purpose.as_str(), now_secs()],
+            |r| Ok((r.text(0)?, r.int(1)?)),
+        )
+    }
+
     /// Gives up `holder`'s lease on `store_id` for `purpose` (nothing when another holds it).
     pub fn release_store_lease(
         &self,

@@ -568,6 +568,31 @@ fn context_returns_the_whole_unit_across_processes_until_it_changes() {
     assert!(said(&def), "{def:#}");
     let out = lore.run(&["context", &id]);
     assert!(out.stderr.contains(changed), "{}", out.stderr);
+    assert!(out.stderr.contains("run `lore index ctx`"), "{}", out.stderr);
+    // While a run indexes the store, the warning says so instead of asking for another run.
+    let catalog = match lore.database() {
+        Some(url) => lore_index::Catalog::connect(url, &lore_index::PgOptions::default()),
+        None => lore_index::Catalog::open(&lore.data().join("lore.db")),
+    }
+    .unwrap();
+    let store = catalog.store("ctx").unwrap().unwrap();
+    let other = "another-machine:4242";
+    assert!(
+        catalog
+            .take_store_lease(store.id, lore_index::Lease::Index, other, 60)
+            .unwrap()
+            .is_none()
+    );
+    let found = lore.search("sum_pelican_weights", "fts", &[]);
+    let warning = found["warnings"].to_string();
+    assert!(warning.contains(changed), "{found:#}");
+    assert!(warning.contains(&format!("indexing the store now ({other})")), "{found:#}");
+    assert!(warning.contains("a run is indexing it now"), "{found:#}");
+    assert!(!warning.contains("run `lore index"), "{found:#}");
+    assert_eq!(found["stores"][0]["indexing"], other, "{found:#}");
+    catalog
+        .release_store_lease(store.id, lore_index::Lease::Index, other)
+        .unwrap();
     lore.json(&["index"]);
     let fresh = lore.search("sum_pelican_weights", "fts", &[]);
     let unit = lore.json(&["context", fresh["results"][0]["id"].as_str().unwrap()]);
