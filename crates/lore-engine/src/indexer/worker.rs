@@ -17,7 +17,7 @@ use lore_embed::Embedder;
 use lore_index::{Batch, BatchDone, IndexError, StoreRecord};
 use lore_source::{SourceFile, Walk, git};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How an index run on PostgreSQL shares its work with `lore worker`s.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -57,6 +57,9 @@ const POLL: Duration = Duration::from_millis(250);
 
 /// How long a worker waits after a failed batch or an unreachable database.
 const UNREACHABLE_WAIT: Duration = Duration::from_secs(2);
+/// How long a worker leaves the batches of a store it could not see to other workers
+/// before it looks again (a shared path mounted, a clone made reachable).
+const ELSEWHERE_RECHECK: Duration = Duration::from_secs(60);
 
 /// What a run's commits did that the code graph needs, merged.
 pub(super) struct Committed {
@@ -347,7 +350,11 @@ impl Engine {
         let mut report = WorkerReport::default();
         // Stores whose files are not at their root on this machine: left to other workers.
         let mut elsewhere: Vec<i64> = Vec::new();
+        let mut elsewhere_since = Instant::now();
         while !stop() {
+            if !elsewhere.is_empty() && elsewhere_since.elapsed() >= ELSEWHERE_RECHECK {
+                elsewhere.clear();
+            }
             let batch = match self
                 .catalog
                 .claim_batch(&holder, lease_secs, None, &elsewhere)
@@ -372,6 +379,9 @@ impl Engine {
                     progress.message(&format!("{why}: leaving its batches to other workers"));
                     self.catalog
                         .give_back_batch(batch.id, &holder, &why, false)?;
+                    if elsewhere.is_empty() {
+                        elsewhere_since = Instant::now();
+                    }
                     elsewhere.push(batch.store_id);
                     continue;
                 }
