@@ -575,6 +575,7 @@ impl Engine {
             }
         }
         let wants = crate::intent::Wants::of(&words);
+        let mut names = crate::intent::NameWords::of(&req.query);
 
         // Every candidate's chunk, re-scored by the intent's priors.
         let mut ranked = ranked;
@@ -623,11 +624,16 @@ impl Engine {
                         path: &sc.path,
                         content: &c.content,
                         has_doc: c.doc.is_some(),
+                        name_cover: c
+                            .symbol
+                            .as_deref()
+                            .map_or(0.0, |s| names.cover(c.parent.as_deref(), s)),
                     },
                     &idents,
                     wants,
                 );
-                Some(((score * p).min(1.0), signals, sc))
+                // Capped only when shown: two candidates lifted past 1 keep their order.
+                Some((score * p, signals, sc))
             })
             .collect();
         rescored.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -644,6 +650,7 @@ impl Engine {
         let mut per_file: HashMap<(i64, &str), usize> = HashMap::new();
         let mut units = HashSet::new();
         for (score, signals, sc) in rescored {
+            let score = score.min(1.0);
             if results.len() >= req.limit {
                 break;
             }

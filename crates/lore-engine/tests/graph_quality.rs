@@ -140,3 +140,84 @@ fn find_usage_answers_with_call_sites() {
         assert!(at < def, "{site} after the definition: {top:?}");
     }
 }
+
+/// A question in plain words answers with the unit its words name: "set a cookie on the
+/// response" with `res.cookie`, not the shorter `res.clearCookie` beside it (which BM25
+/// alone prefers), and "read a request header" with `req.header`, not `res.header`. Asked
+/// for a bare name, the definition in the code comes before a test's helper of that name.
+#[test]
+fn plain_questions_answer_with_the_unit_they_name() {
+    let src = tempfile::tempdir().unwrap();
+    let lib = src.path().join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    std::fs::create_dir_all(src.path().join("test")).unwrap();
+    std::fs::write(
+        lib.join("response.js"),
+        "var res = module.exports = {};\n\n\
+         /**\n * Clear the cookie `name` on the response.\n */\n\
+         res.clearCookie = function clearCookie(name, options) {\n  \
+           return this.cookie(name, '', { expires: new Date(1), path: '/' });\n};\n\n\
+         /**\n * Set the cookie `name` to `value`, with the given `options`.\n *\n \
+         * Options: `maxAge` in milliseconds, `signed` to sign the cookie, `path`.\n */\n\
+         res.cookie = function (name, value, options) {\n  \
+           var opts = Object.assign({}, options);\n  \
+           var val = typeof value === 'object' ? 'j:' + JSON.stringify(value) : String(value);\n  \
+           if (opts.maxAge != null) {\n    opts.expires = new Date(Date.now() + opts.maxAge);\n  }\n  \
+           if (opts.path == null) {\n    opts.path = '/';\n  }\n  \
+           this.append('Set-Cookie', serialize(name, val, opts));\n  \
+           return this;\n};\n\n\
+         /**\n * Read a response header.\n */\n\
+         res.header = function header(field) {\n  return this.getHeader(field);\n};\n",
+    )
+    .unwrap();
+    std::fs::write(
+        lib.join("request.js"),
+        "var req = module.exports = {};\n\n\
+         /**\n * Read a request header, case-insensitively.\n */\n\
+         req.header = function header(name) {\n  \
+           var lc = name.toLowerCase();\n  \
+           return this.headers[lc];\n};\n",
+    )
+    .unwrap();
+    std::fs::write(
+        lib.join("scheduler.js"),
+        "export function nextTick(fn) { return fn ? p.then(fn) : p; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        src.path().join("test/scheduler.spec.js"),
+        "const nextTick = (fn) => Promise.resolve().then(fn);\n\n\
+         test('jobs run in order', async () => {\n  await nextTick();\n});\n",
+    )
+    .unwrap();
+    let (_data, mut engine) = bm25_engine();
+    engine
+        .add_store(
+            &AddStore {
+                name: "web".into(),
+                source: src.path().display().to_string(),
+                ..AddStore::default()
+            },
+            &NoProgress,
+        )
+        .unwrap();
+    for (query, path, symbol) in [
+        ("set a cookie on the response", "lib/response.js", "cookie"),
+        ("read a request header", "lib/request.js", "header"),
+        ("nextTick", "lib/scheduler.js", "nextTick"),
+    ] {
+        let resp = engine
+            .search(&lore_engine::SearchRequest {
+                mode: lore_engine::Mode::Fts,
+                limit: 5,
+                ..lore_engine::SearchRequest::new(query)
+            })
+            .unwrap();
+        let top: Vec<(&str, Option<&str>)> = resp
+            .results
+            .iter()
+            .map(|h| (h.unit.path.as_str(), h.unit.symbol.as_deref()))
+            .collect();
+        assert_eq!(top.first(), Some(&(path, Some(symbol))), "{query}: {top:?}");
+    }
+}

@@ -1,9 +1,9 @@
 //! A code-aware tokenizer: identifiers are also split into their camelCase and snake_case
 //! parts, so `parseJsonBody`, `parse_json_body` and "parse json body" meet in the index.
 
+pub use tantivy::tokenizer::TextAnalyzer;
 use tantivy::tokenizer::{
-    Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter, TextAnalyzer, Token,
-    TokenStream, Tokenizer,
+    Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter, Token, TokenStream, Tokenizer,
 };
 
 /// Splits text into words and words into identifier parts.
