@@ -396,6 +396,119 @@ fn invalid_json_then_valid_is_retried_with_the_error() {
     );
 }
 
+/// The score comes from the answer's final object, not a draft or a repeated schema before
+/// it, and the line says which one was taken; a cut-off answer is called truncated.
+#[test]
+fn the_last_valid_json_of_an_answer_is_the_judgement() {
+    let world = World::new();
+    let server = FakeLlm::start(|req, _| {
+        let retry = req.contents().len() > 2;
+        Reply::Content(if asks_about(req, "retry backoff") {
+            format!(
+                "<think>A first draft: {}</think>\n{}",
+                answer([0.1, 0.1, 0.1, 0.1, 0.1], &[], 2),
+                answer([0.9, 0.9, 0.9, 0.9, 0.9], &[], 2)
+            )
+        } else if asks_about(req, "retry policy") {
+            format!(
+                "The schema: {{\"type\": \"object\", \"required\": [\"scores\"]}}\nMy answer: {}",
+                answer([0.7, 0.7, 0.7, 0.7, 0.7], &[], 2)
+            )
+        } else if !retry {
+            let whole = answer([0.5, 0.5, 0.5, 0.5, 0.5], &[], 2);
+            whole[..whole.len() - 40].to_string()
+        } else {
+            answer([0.5, 0.5, 0.5, 0.5, 0.5], &[], 2)
+        })
+    })
+    .unwrap();
+    let qf = world.queries_file(&["retry backoff", "retry policy", "retry config"]);
+    let report = run(&world, &world.options(endpoint(&server), Some(qf))).unwrap();
+    let ls = lines(&report.out);
+    assert_eq!(ls[0]["status"], "ok");
+    assert_eq!(ls[0]["scores"]["relevance"], 0.9);
+    assert_eq!(ls[0]["answerJson"], json!({"used": 2, "found": 2}));
+    assert_eq!(
+        (
+            ls[1]["scores"]["relevance"].as_f64(),
+            ls[1]["attempts"].as_u64()
+        ),
+        (Some(0.7), Some(1))
+    );
+    assert_eq!(ls[1]["answerJson"], json!({"used": 2, "found": 2}));
+    // The truncated answer was retried with that said, then judged.
+    assert_eq!(
+        (ls[2]["status"].as_str(), ls[2]["attempts"].as_u64()),
+        (Some("ok"), Some(2))
+    );
+    assert_eq!(ls[2]["answerJson"], json!({"used": 1, "found": 1}));
+    let retried = server
+        .requests()
+        .into_iter()
+        .find(|r| asks_about(r, "retry config") && r.contents().len() > 2)
+        .unwrap();
+    let said = &retried.contents()[3];
+    assert!(
+        said.contains("truncated") && !said.contains("missing field"),
+        "{said}"
+    );
+}
+
+/// A judge nobody answers: each query's attempts are spaced out, and after the first two
+/// fail the run stops and says so in its summary instead of retrying every query.
+#[test]
+fn an_unreachable_judge_stops_the_run_after_two_queries() {
+    let world = World::new();
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let llm = LlmSettings {
+        url: Some(format!("http://127.0.0.1:{port}/v1")),
+        model: Some("nobody".into()),
+        ..Default::default()
+    };
+    let qf = world.queries_file(&[
+        "retry backoff",
+        "retry policy",
+        "retry config",
+        "retry docs",
+    ]);
+    let t = Instant::now();
+    let report = run(&world, &world.options(llm, Some(qf))).unwrap();
+    // Two retries per query: pauses of 1 and 2 × RETRY_PAUSE, for two queries.
+    assert!(
+        t.elapsed() >= lore_llm::RETRY_PAUSE * 6,
+        "{:?}",
+        t.elapsed()
+    );
+    let s = &report.summary;
+    assert_eq!(
+        (s.total_queries, s.judged_queries, s.failed_queries),
+        (4, 0, 2)
+    );
+    let stopped = s.stopped.as_deref().unwrap_or("");
+    assert!(
+        stopped.starts_with("stopped after 2 queries: the judge (model nobody at"),
+        "{stopped}"
+    );
+    let ls = lines(&report.out);
+    assert_eq!(ls.len(), 3, "two query lines and the summary");
+    assert_eq!(
+        (ls[0]["status"].as_str(), ls[0]["attempts"].as_u64()),
+        (Some("failed"), Some(3))
+    );
+    assert!(
+        ls[1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("cannot reach the LLM"),
+        "{}",
+        ls[1]
+    );
+    assert_eq!(ls[2]["stopped"], stopped);
+}
+
 #[test]
 fn answers_that_stay_invalid_fail_the_query_and_are_left_out_of_averages() {
     let world = World::new();

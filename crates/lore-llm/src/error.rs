@@ -65,6 +65,16 @@ impl LlmError {
         }
     }
 
+    /// The endpoint could not be reached at all (refused, no route, a name that does not
+    /// resolve), on the last attempt when retries ran out.
+    pub fn is_unreachable(&self) -> bool {
+        match self {
+            LlmError::Transport { .. } => true,
+            LlmError::Exhausted { last, .. } => last.is_unreachable(),
+            _ => false,
+        }
+    }
+
     /// An error worth another attempt with the same prompt (the network, a busy server).
     pub(crate) fn is_transient(&self) -> bool {
         match self {

@@ -19,7 +19,7 @@ mod http;
 mod json;
 
 pub use error::LlmError;
-pub use json::{JsonAnswer, ask_json, extract_json};
+pub use json::{JsonAnswer, JsonValues, RETRY_PAUSE, ask_json, extract_json, json_values};
 
 use std::time::Duration;
 

@@ -217,8 +217,21 @@ fn run_judge(
             .unwrap_or_else(|| engine.data_dir().root().join("eval").join("judge")),
     };
     let report = judge::run(engine, &llm, &opts, progress).map_err(judge_error)?;
+    // A run that judged nothing measured nothing: say why and exit non-zero.
+    let nothing = (report.summary.judged_queries == 0).then(|| {
+        let s = &report.summary;
+        let why = s
+            .stopped
+            .clone()
+            .unwrap_or_else(|| format!("all {} failed", s.failed_queries));
+        EngineError::Input(format!(
+            "no query was judged ({why}); the errors are in {}",
+            report.out.display()
+        ))
+    });
     if json {
-        return print_json(&report);
+        print_json(&report)?;
+        return nothing.map_or(Ok(()), |e| Err(e.into()));
     }
     let s = &report.summary;
     out!(
@@ -231,14 +244,11 @@ fn run_judge(
         s.stores.join(", "),
         s.judge
     );
-    match &s.average_scores {
-        Some(avg) => {
-            out!("{:<16} {:>7}", "dimension", "average");
-            for (name, v) in judge::DIMENSIONS.iter().zip(avg.values()) {
-                out!("{name:<16} {v:>7.3}");
-            }
+    if let Some(avg) = &s.average_scores {
+        out!("{:<16} {:>7}", "dimension", "average");
+        for (name, v) in judge::DIMENSIONS.iter().zip(avg.values()) {
+            out!("{name:<16} {v:>7.3}");
         }
-        None => out!("no query was judged; see the errors in the output file"),
     }
     if let Some(f) = &s.recommended_focus {
         out!("recommended focus: {f}");
@@ -253,7 +263,7 @@ fn run_judge(
     if let Some(q) = &report.queries_out {
         out!("queries saved: {} (reuse with --queries-file)", q.display());
     }
-    Ok(())
+    nothing.map_or(Ok(()), |e| Err(e.into()))
 }
 
 fn run_compare(a: CompareArgs, json: bool) -> anyhow::Result<()> {

@@ -51,6 +51,73 @@ fn judge_fails_clearly_without_an_llm_stores_or_a_valid_config() {
     assert_eq!(e, "error: query_count must be between 1 and 500");
 }
 
+/// A run that judged nothing exits non-zero and says why, after writing its file.
+#[test]
+fn judge_exits_non_zero_when_nothing_was_judged() {
+    let lore = Lore::without_model();
+    let src = lore.path("proj");
+    write(
+        &src,
+        "retry.rs",
+        "/// Retries with backoff.\npub fn retry() {}\n",
+    );
+    lore.ok(&[
+        "store",
+        "add",
+        "proj",
+        src.to_str().unwrap(),
+        "--embed",
+        "none",
+    ]);
+    write(
+        lore.root(),
+        "queries.json",
+        json!({"queries": [{"query": "retry backoff", "intent": "find-implementation"},
+                           {"query": "retry", "intent": "find-definition"}]})
+        .to_string(),
+    );
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let out_dir = lore.path("runs");
+    let qf = lore.path("queries.json");
+    let mut c = lore.command(&[
+        "eval",
+        "judge",
+        "--queries-file",
+        qf.to_str().unwrap(),
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+        "--max-retries",
+        "0",
+    ]);
+    c.env("LORE_LLM_URL", format!("http://127.0.0.1:{port}/v1"))
+        .env("LORE_LLM_MODEL", "nobody");
+    let out = run_command(&mut c, Duration::from_secs(300));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let e = one_error_line(&out.stderr, &[]);
+    assert!(
+        e.starts_with("error: no query was judged (stopped after 2 queries: the judge"),
+        "{e}"
+    );
+    let run_file = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .unwrap();
+    assert!(
+        e.ends_with(&format!("the errors are in {}", run_file.display())),
+        "{e}"
+    );
+    let text = std::fs::read_to_string(&run_file).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        (last["type"].as_str(), last["judgedQueries"].as_u64()),
+        (Some("summary"), Some(0))
+    );
+}
+
 #[test]
 fn compare_fails_clearly_on_missing_or_garbled_files() {
     let lore = Lore::without_model();

@@ -39,7 +39,19 @@ pub(super) struct Line {
     pub(super) answer: Option<JudgeAnswer>,
     pub(super) error: Option<String>,
     pub(super) attempts: u32,
+    /// Which of the accepted answer's JSON values was taken, of how many.
+    pub(super) answer_json: Option<AnswerJson>,
+    /// The judge could not be reached at all (not recorded: `error` says so).
+    pub(super) unreachable: bool,
     pub(super) judge_ms: u64,
+}
+
+/// The JSON value of the answer that was taken (1-based; the last that matched the
+/// schema) and how many the answer held: a model's drafts and repeated schemas are others.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(super) struct AnswerJson {
+    pub(super) used: usize,
+    pub(super) found: usize,
 }
 
 /// A query line as written, fields in this order.
@@ -71,6 +83,8 @@ pub(super) struct LineRecord<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
     attempts: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answer_json: Option<AnswerJson>,
     judge_ms: u64,
     results: &'a [ResultView],
 }
@@ -95,6 +109,7 @@ impl Line {
             result_assessments: a.map(|a| a.result_assessments.as_slice()),
             error: self.error.as_deref(),
             attempts: self.attempts,
+            answer_json: self.answer_json,
             judge_ms: self.judge_ms,
             results: &self.results,
         }

@@ -4,7 +4,7 @@
 use super::answer::{GeneratedQueries, GeneratedQuery, JudgeAnswer, validate_answer};
 use super::prompt::{JUDGE_SYSTEM, bounded_code, judge_prompt};
 use super::queries::{generate_queries, read_queries_file};
-use super::record::{Line, ResultView, append_line, create_run_file, write_atomic};
+use super::record::{AnswerJson, Line, ResultView, append_line, create_run_file, write_atomic};
 use super::summary::{Summary, summarize};
 use super::{JudgeError, JudgeSettings, io_err};
 use lore_core::UtcTime;
@@ -13,6 +13,9 @@ use lore_llm::{LlmClient, ask_json};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
+
+/// Queries that fail to reach the judge, with none judged yet, before a run stops.
+const UNREACHABLE_STOP: usize = 2;
 
 /// A run's inputs besides the settings.
 #[derive(Debug, Clone)]
@@ -91,6 +94,7 @@ pub fn run(
     let mut judged: Vec<JudgeAnswer> = Vec::new();
     let mut failed = 0usize;
     progress.start(Phase::Queries, queries.len() as u64);
+    let mut stopped = None;
     let outcome = (|| {
         for (i, q) in queries.iter().enumerate() {
             let line = judge_one(engine, &judge_llm, s, &stores, i + 1, q)?;
@@ -100,6 +104,16 @@ pub fn run(
             }
             append_line(&mut file, &out, &line.record())?;
             progress.advance(Phase::Queries, 1);
+            // A judge that nobody answers for the first queries will not answer the rest:
+            // stop instead of retrying every query against it.
+            if judged.is_empty() && line.unreachable && i + 1 >= UNREACHABLE_STOP {
+                stopped = Some(format!(
+                    "stopped after {} queries: the judge ({}) could not be reached for any",
+                    i + 1,
+                    llm.backend().describe()
+                ));
+                break;
+            }
         }
         Ok::<(), JudgeError>(())
     })();
@@ -125,6 +139,7 @@ pub fn run(
             stores,
             judge: llm.backend().describe(),
             queries_from,
+            stopped,
         },
     );
     append_line(&mut file, &out, &summary)?;
@@ -202,10 +217,17 @@ fn judge_one(
         validate_answer(a, n)
     });
     let judge_ms = t.elapsed().as_millis() as u64;
-    let (answer, error, attempts) = match asked {
-        Ok(a) => (Some(a.value), None, a.attempts),
+    let unreachable = asked.as_ref().is_err_and(|e| e.is_unreachable());
+    let (answer, error, attempts, answer_json) = match asked {
+        Ok(a) => {
+            let json = AnswerJson {
+                used: a.used,
+                found: a.found,
+            };
+            (Some(a.value), None, a.attempts, Some(json))
+        }
         Err(e) if e.is_fatal() => return Err(JudgeError::Stopped { index, source: e }),
-        Err(e) => (None, Some(e.to_string()), e.attempts()),
+        Err(e) => (None, Some(e.to_string()), e.attempts(), None),
     };
     Ok(Line {
         index,
@@ -216,6 +238,8 @@ fn judge_one(
         answer,
         error,
         attempts,
+        answer_json,
+        unreachable,
         judge_ms,
     })
 }

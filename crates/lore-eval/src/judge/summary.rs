@@ -46,6 +46,9 @@ pub struct Summary {
     pub judge: String,
     /// `generated`, or the queries file.
     pub queries_from: String,
+    /// Why the run ended before its last query (the judge could not be reached).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
 }
 
 /// Fills the counts, averages, top issues and focus of `base` from the judged answers.
@@ -151,6 +154,7 @@ mod tests {
             stores: vec![],
             judge: String::new(),
             queries_from: "generated".into(),
+            stopped: None,
         };
         let s = summarize(&judged, 1, base.clone());
         assert_eq!((s.judged_queries, s.failed_queries), (3, 1));
