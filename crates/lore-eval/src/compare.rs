@@ -1,7 +1,10 @@
-//! `lore eval compare A.jsonl B.jsonl`: two judge runs side by side — average scores with
-//! deltas, and per-query deltas for the queries both runs share (matched by their text,
-//! case and spacing ignored). Averages are recomputed from the query lines, so a run that
-//! stopped before its summary line can still be compared.
+//! `lore eval compare A.jsonl B.jsonl`: two judge runs side by side. The headline deltas are
+//! paired: means over the queries judged in both runs (matched by their text, case and
+//! spacing ignored), so a query that failed in one run moves nothing; those are listed
+//! apart, with each run's own averages beside. Scores are read from the query lines, so a
+//! run that stopped before its summary line can still be compared; what shaped each run
+//! (mode, detail, limit, stores, judge, intent) comes from its summary, and a difference is
+//! warned about.
 
 use crate::judge::{DIMENSIONS, Scores, average};
 use crate::metrics::round4;
@@ -57,8 +60,54 @@ pub struct Run {
     pub queries: Vec<RunQuery>,
     /// The summary line's timestamp, when the run finished.
     pub finished: Option<String>,
-    /// The search mode (from the summary, else the first query line).
+    pub settings: RunSettings,
+}
+
+/// What shaped a run, as far as its file says: the search mode (from the summary, else the
+/// first query line), the rest from the summary.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunSettings {
     pub mode: Option<String>,
+    pub detail: Option<String>,
+    pub search_limit: Option<u64>,
+    pub stores: Option<Vec<String>>,
+    pub judge: Option<String>,
+    /// `inferred` or `given`.
+    pub search_intent: Option<String>,
+}
+
+impl RunSettings {
+    /// `name: A … , B …` for each setting both runs record and that differs.
+    fn differences(&self, b: &RunSettings) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut check = |name: &str, x: Option<String>, y: Option<String>| {
+            if let (Some(x), Some(y)) = (x, y)
+                && x != y
+            {
+                out.push(format!("{name} differs: A {x}, B {y}"));
+            }
+        };
+        check("mode", self.mode.clone(), b.mode.clone());
+        check("detail", self.detail.clone(), b.detail.clone());
+        check(
+            "limit",
+            self.search_limit.map(|n| n.to_string()),
+            b.search_limit.map(|n| n.to_string()),
+        );
+        check(
+            "stores",
+            self.stores.as_ref().map(|s| s.join(",")),
+            b.stores.as_ref().map(|s| s.join(",")),
+        );
+        check("judge", self.judge.clone(), b.judge.clone());
+        check(
+            "intent",
+            self.search_intent.clone(),
+            b.search_intent.clone(),
+        );
+        out
+    }
 }
 
 #[derive(Deserialize)]
@@ -75,6 +124,16 @@ struct LineRecord {
     timestamp: Option<String>,
     #[serde(default)]
     mode: Option<String>,
+    #[serde(default)]
+    detail: Option<String>,
+    #[serde(default, rename = "searchLimit")]
+    search_limit: Option<u64>,
+    #[serde(default)]
+    stores: Option<Vec<String>>,
+    #[serde(default)]
+    judge: Option<String>,
+    #[serde(default, rename = "searchIntent")]
+    search_intent: Option<String>,
 }
 
 /// Reads a judge run's JSONL; every line must be a query or summary record.
@@ -98,7 +157,7 @@ pub fn read_run(path: &Path) -> Result<Run, CompareError> {
     };
     let mut queries = Vec::new();
     let mut finished = None;
-    let mut mode = None;
+    let mut settings = RunSettings::default();
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
         if line.trim().is_empty() {
@@ -109,7 +168,14 @@ pub fn read_run(path: &Path) -> Result<Run, CompareError> {
         match rec.kind.as_deref() {
             Some("summary") => {
                 finished = rec.timestamp;
-                mode = rec.mode.or(mode);
+                settings = RunSettings {
+                    mode: rec.mode.or(settings.mode),
+                    detail: rec.detail,
+                    search_limit: rec.search_limit,
+                    stores: rec.stores,
+                    judge: rec.judge,
+                    search_intent: rec.search_intent,
+                };
                 continue;
             }
             Some("query") | None => {}
@@ -117,8 +183,8 @@ pub fn read_run(path: &Path) -> Result<Run, CompareError> {
                 return Err(bad(n, format!("unknown record type {other:?}")));
             }
         }
-        if mode.is_none() {
-            mode = rec.mode;
+        if settings.mode.is_none() {
+            settings.mode = rec.mode;
         }
         let query = rec
             .query
@@ -151,7 +217,7 @@ pub fn read_run(path: &Path) -> Result<Run, CompareError> {
         path: path.to_path_buf(),
         queries,
         finished,
-        mode,
+        settings,
     })
 }
 
@@ -160,10 +226,12 @@ pub fn read_run(path: &Path) -> Result<Run, CompareError> {
 #[serde(rename_all = "camelCase")]
 pub struct RunStats {
     pub file: PathBuf,
-    pub mode: Option<String>,
+    #[serde(flatten)]
+    pub settings: RunSettings,
     pub total_queries: usize,
     pub judged_queries: usize,
     pub failed_queries: usize,
+    /// Over every query this run judged (not paired: see `Comparison::averages`).
     pub average_scores: Option<Scores>,
     /// `false` when the run has no summary line (it stopped early).
     pub complete: bool,
@@ -195,18 +263,25 @@ pub struct QueryDelta {
 pub struct Comparison {
     pub a: RunStats,
     pub b: RunStats,
+    /// How many queries both runs judged: the `averages` are over these.
+    pub paired: usize,
+    /// Paired means per dimension and their deltas.
     pub averages: Vec<DimensionDelta>,
     /// Shared queries, in A's order.
     pub queries: Vec<QueryDelta>,
+    /// Shared queries judged in one run only (failed in the other): out of the deltas.
+    pub judged_in_one: Vec<String>,
     pub only_in_a: Vec<String>,
     pub only_in_b: Vec<String>,
+    /// Settings the two runs differ in (their scores may not be comparable).
+    pub warnings: Vec<String>,
 }
 
 fn stats(run: &Run) -> RunStats {
     let judged: Vec<Scores> = run.queries.iter().filter_map(|q| q.scores).collect();
     RunStats {
         file: run.path.clone(),
-        mode: run.mode.clone(),
+        settings: run.settings.clone(),
         total_queries: run.queries.len(),
         judged_queries: judged.len(),
         failed_queries: run.queries.len() - judged.len(),
@@ -230,20 +305,6 @@ fn diff(a: &Scores, b: &Scores) -> Scores {
 /// Compares two runs (B against A).
 pub fn compare(a: &Run, b: &Run) -> Comparison {
     let (sa, sb) = (stats(a), stats(b));
-    let averages = DIMENSIONS
-        .iter()
-        .enumerate()
-        .map(|(i, &dimension)| {
-            let va = sa.average_scores.map(|s| s.values()[i]);
-            let vb = sb.average_scores.map(|s| s.values()[i]);
-            DimensionDelta {
-                dimension,
-                a: va,
-                b: vb,
-                delta: va.zip(vb).map(|(x, y)| round4(y - x)),
-            }
-        })
-        .collect();
     // B's queries by key; a query asked twice pairs up in order.
     let mut in_b: HashMap<String, Vec<&RunQuery>> = HashMap::new();
     for q in b.queries.iter().rev() {
@@ -274,13 +335,41 @@ pub fn compare(a: &Run, b: &Run) -> Comparison {
         }
     }
     only_in_b.reverse();
+    let both: Vec<(Scores, Scores)> = queries.iter().filter_map(|q| q.a.zip(q.b)).collect();
+    let (pa, pb) = (
+        average(both.iter().map(|p| p.0)),
+        average(both.iter().map(|p| p.1)),
+    );
+    let averages = DIMENSIONS
+        .iter()
+        .enumerate()
+        .map(|(i, &dimension)| {
+            let va = pa.map(|s| s.values()[i]);
+            let vb = pb.map(|s| s.values()[i]);
+            DimensionDelta {
+                dimension,
+                a: va,
+                b: vb,
+                delta: va.zip(vb).map(|(x, y)| round4(y - x)),
+            }
+        })
+        .collect();
+    let judged_in_one = queries
+        .iter()
+        .filter(|q| q.a.is_some() != q.b.is_some())
+        .map(|q| q.query.clone())
+        .collect();
+    let warnings = sa.settings.differences(&sb.settings);
     Comparison {
         a: sa,
         b: sb,
+        paired: both.len(),
         averages,
         queries,
+        judged_in_one,
         only_in_a,
         only_in_b,
+        warnings,
     }
 }
 
@@ -339,14 +428,26 @@ mod tests {
             (4, 0, false)
         );
         assert_eq!(
-            (c.a.mode.as_deref(), c.b.mode.as_deref()),
+            (c.a.settings.mode.as_deref(), c.b.settings.mode.as_deref()),
             (Some("fts"), Some("hybrid"))
         );
+        assert_eq!(c.warnings, ["mode differs: A fts, B hybrid"]);
+        // Each run's own averages differ by -0.2917 in relevance, but over the two queries
+        // both judged the delta is +0.15.
+        assert_eq!(
+            (
+                c.a.average_scores.unwrap().relevance,
+                c.b.average_scores.unwrap().relevance
+            ),
+            (0.7667, 0.475)
+        );
+        assert_eq!(c.paired, 2);
         let rel = &c.averages[0];
         assert_eq!(rel.dimension, "relevance");
-        assert_eq!(rel.a, Some(0.7667));
-        assert_eq!(rel.b, Some(0.475));
-        assert_eq!(rel.delta, Some(-0.2917));
+        assert_eq!(rel.a, Some(0.65));
+        assert_eq!(rel.b, Some(0.8));
+        assert_eq!(rel.delta, Some(0.15));
+        assert_eq!(c.judged_in_one, vec!["broken"]);
         assert_eq!(c.queries.len(), 3);
         assert_eq!(c.queries[0].query, "retry backoff");
         assert_eq!(

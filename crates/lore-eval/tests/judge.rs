@@ -509,6 +509,33 @@ fn an_unreachable_judge_stops_the_run_after_two_queries() {
     assert_eq!(ls[2]["stopped"], stopped);
 }
 
+/// The judged search is the agent's: lore infers the intent from the wording unless the
+/// run asks for the generated one, and each line says which it ranked with.
+#[test]
+fn searches_infer_their_intent_unless_the_generated_one_is_asked_for() {
+    let world = World::new();
+    let server = FakeLlm::start(|_, _| Reply::Content(answer([0.5; 5], &[], 2))).unwrap();
+    let qf = world.queries_file(&["retry backoff", "where is parse_config defined"]);
+    let mut opts = world.options(endpoint(&server), Some(qf));
+    let inferred = run(&world, &opts).unwrap();
+    opts.settings.given_intent = true;
+    let given = run(&world, &opts).unwrap();
+    let (a, b) = (lines(&inferred.out), lines(&given.out));
+    assert_eq!(a[0]["intentUsed"], Value::Null);
+    assert_eq!(
+        a[1]["intentUsed"],
+        json!({"intent": "find-definition", "source": "inferred"})
+    );
+    for l in &b[..2] {
+        assert_eq!(
+            l["intentUsed"],
+            json!({"intent": "find-implementation", "source": "given"})
+        );
+    }
+    assert_eq!(a[2]["searchIntent"], "inferred");
+    assert_eq!(b[2]["searchIntent"], "given");
+}
+
 #[test]
 fn answers_that_stay_invalid_fail_the_query_and_are_left_out_of_averages() {
     let world = World::new();

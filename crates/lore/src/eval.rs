@@ -274,13 +274,24 @@ fn run_compare(a: CompareArgs, json: bool) -> anyhow::Result<()> {
         return print_json(&c);
     }
     for (label, r) in [("A", &c.a), ("B", &c.b)] {
+        let st = &r.settings;
+        let shaped: Vec<String> = [
+            st.mode.clone(),
+            st.detail.clone(),
+            st.search_limit.map(|n| format!("limit {n}")),
+            st.stores
+                .as_ref()
+                .map(|s| format!("stores {}", s.join(","))),
+            st.search_intent.as_ref().map(|i| format!("intent {i}")),
+            st.judge.as_ref().map(|j| format!("judge {j}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         out!(
             "{label}: {} ({}{} queries, {} failed{})",
             r.file.display(),
-            r.mode
-                .as_deref()
-                .map(|m| format!("{m}, "))
-                .unwrap_or_default(),
+            shaped.iter().map(|s| format!("{s}, ")).collect::<String>(),
             r.total_queries,
             r.failed_queries,
             if r.complete {
@@ -290,6 +301,21 @@ fn run_compare(a: CompareArgs, json: bool) -> anyhow::Result<()> {
             }
         );
     }
+    for w in &c.warnings {
+        out!("warning: {w}");
+    }
+    out!(
+        "paired over the {} queries judged in both runs{}",
+        c.paired,
+        if c.judged_in_one.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({} judged in one run only, listed below)",
+                c.judged_in_one.len()
+            )
+        }
+    );
     let num = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
     let signed = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:+.3}"));
     out!("{:<16} {:>7} {:>7} {:>7}", "dimension", "A", "B", "delta");
@@ -317,7 +343,11 @@ fn run_compare(a: CompareArgs, json: bool) -> anyhow::Result<()> {
             );
         }
     }
-    for (label, list) in [("only in A", &c.only_in_a), ("only in B", &c.only_in_b)] {
+    for (label, list) in [
+        ("judged in one run only", &c.judged_in_one),
+        ("only in A", &c.only_in_a),
+        ("only in B", &c.only_in_b),
+    ] {
         if !list.is_empty() {
             out!("{label}: {}", list.join(" | "));
         }

@@ -118,6 +118,60 @@ fn judge_exits_non_zero_when_nothing_was_judged() {
     );
 }
 
+/// A query that failed in one run moves no headline delta: the deltas are over the queries
+/// both runs judged, the other is listed apart, and differing settings are warned about.
+#[test]
+fn compare_pairs_queries_and_warns_about_differing_settings() {
+    let lore = Lore::without_model();
+    let scores = |v: f64| json!({"relevance": v, "ranking": v, "coverage": v, "snippetQuality": v, "overall": v});
+    let summary = |mode: &str| {
+        json!({"type": "summary", "timestamp": "2026-12-01T00:00:00Z", "mode": mode,
+               "detail": "minimal", "searchLimit": 10, "stores": ["proj"],
+               "judge": "model m at http://127.0.0.1:1/v1", "searchIntent": "inferred"})
+    };
+    write(
+        lore.root(),
+        "a.jsonl",
+        [
+            json!({"type": "query", "status": "ok", "query": "retry backoff", "scores": scores(0.5)}),
+            json!({"type": "query", "status": "ok", "query": "parse config", "scores": scores(0.25)}),
+            summary("hybrid"),
+        ]
+        .map(|l| format!("{l}\n"))
+        .concat(),
+    );
+    write(
+        lore.root(),
+        "b.jsonl",
+        [
+            json!({"type": "query", "status": "ok", "query": "retry backoff", "scores": scores(0.5)}),
+            json!({"type": "query", "status": "failed", "query": "parse config", "error": "timeout"}),
+            summary("fts"),
+        ]
+        .map(|l| format!("{l}\n"))
+        .concat(),
+    );
+    let (a, b) = (lore.path("a.jsonl"), lore.path("b.jsonl"));
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let cmp = lore.json(&["eval", "compare", a, b]);
+    assert_eq!(cmp["paired"], 1);
+    assert_eq!(cmp["averages"][0]["delta"], 0.0);
+    assert_eq!(cmp["a"]["averageScores"]["relevance"], 0.375);
+    assert_eq!(cmp["judgedInOne"], json!(["parse config"]));
+    assert_eq!(cmp["warnings"], json!(["mode differs: A hybrid, B fts"]));
+    assert_eq!(cmp["b"]["searchLimit"], 10);
+    let text = lore.ok(&["eval", "compare", a, b]);
+    for want in [
+        "(hybrid, minimal, limit 10, stores proj, intent inferred, judge model m at",
+        "warning: mode differs: A hybrid, B fts",
+        "paired over the 1 queries judged in both runs (1 judged in one run only, listed below)",
+        "relevance          0.500   0.500  +0.000",
+        "judged in one run only: parse config",
+    ] {
+        assert!(text.contains(want), "{want:?} missing from\n{text}");
+    }
+}
+
 #[test]
 fn compare_fails_clearly_on_missing_or_garbled_files() {
     let lore = Lore::without_model();

@@ -43,7 +43,17 @@ pub(super) struct Line {
     pub(super) answer_json: Option<AnswerJson>,
     /// The judge could not be reached at all (not recorded: `error` says so).
     pub(super) unreachable: bool,
+    /// The intent the search ranked with, if any, and whether it was given or inferred.
+    pub(super) intent_used: Option<IntentRecord>,
     pub(super) judge_ms: u64,
+}
+
+/// The intent a search ranked with: `source` is `given` (the query's generated intent,
+/// `--given-intent`) or `inferred` (from the wording, as in an agent's plain search).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(super) struct IntentRecord {
+    pub(super) intent: &'static str,
+    pub(super) source: &'static str,
 }
 
 /// The JSON value of the answer that was taken (1-based; the last that matched the
@@ -65,6 +75,8 @@ pub(super) struct LineRecord<'a> {
     status: &'static str,
     query: &'a str,
     intent: &'a str,
+    /// `null` when the search ranked without an intent.
+    intent_used: Option<IntentRecord>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     expected_content_types: &'a [String],
     mode: &'static str,
@@ -99,6 +111,7 @@ impl Line {
             status: if a.is_some() { "ok" } else { "failed" },
             query: &self.query.query,
             intent: &self.query.intent,
+            intent_used: self.intent_used,
             expected_content_types: &self.query.expected_content_types,
             mode: self.mode.as_str(),
             result_count: self.results.len(),

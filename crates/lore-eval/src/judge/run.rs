@@ -4,7 +4,9 @@
 use super::answer::{GeneratedQueries, GeneratedQuery, JudgeAnswer, validate_answer};
 use super::prompt::{JUDGE_SYSTEM, bounded_code, judge_prompt};
 use super::queries::{generate_queries, read_queries_file};
-use super::record::{AnswerJson, Line, ResultView, append_line, create_run_file, write_atomic};
+use super::record::{
+    AnswerJson, IntentRecord, Line, ResultView, append_line, create_run_file, write_atomic,
+};
 use super::summary::{Summary, summarize};
 use super::{JudgeError, JudgeSettings, io_err};
 use lore_core::UtcTime;
@@ -139,6 +141,7 @@ pub fn run(
             stores,
             judge: llm.backend().describe(),
             queries_from,
+            search_intent: if s.given_intent { "given" } else { "inferred" }.into(),
             stopped,
         },
     );
@@ -183,11 +186,19 @@ fn judge_one(
         mode: s.mode,
         limit: s.search_limit,
         freshness: false,
-        intent: Intent::parse(q.intent.trim().to_ascii_lowercase().as_str()),
+        intent: if s.given_intent {
+            Intent::parse(q.intent.trim().to_ascii_lowercase().as_str())
+        } else {
+            None
+        },
         detail: s.detail,
         ..SearchRequest::new(q.query.clone())
     };
     let resp = engine.search(&req)?;
+    let intent_used = resp.intent.map(|i| IntentRecord {
+        intent: i.intent.as_str(),
+        source: if i.inferred { "inferred" } else { "given" },
+    });
     let results: Vec<ResultView> = resp
         .results
         .iter()
@@ -240,6 +251,7 @@ fn judge_one(
         attempts,
         answer_json,
         unreachable,
+        intent_used,
         judge_ms,
     })
 }

@@ -9,7 +9,8 @@ use std::path::Path;
 use std::time::Duration;
 
 /// Everything that shapes a run. Defaults: 15 queries, limit 10, hybrid, all stores,
-/// 3 retries, 60 s per LLM call, minimal detail, the LLM from the environment.
+/// 3 retries, 60 s per LLM call, minimal detail, intents inferred, the LLM from the
+/// environment.
 #[derive(Debug, Clone)]
 pub struct JudgeSettings {
     pub query_count: usize,
@@ -21,6 +22,9 @@ pub struct JudgeSettings {
     /// Per LLM call (one request, or one run of the command).
     pub timeout: Duration,
     pub detail: Detail,
+    /// Search with each query's generated intent, as `--intent` would; off, lore infers
+    /// it from the wording, as in an agent's plain search.
+    pub given_intent: bool,
     pub llm: LlmSettings,
 }
 
@@ -34,6 +38,7 @@ impl Default for JudgeSettings {
             max_retries: 3,
             timeout: Duration::from_secs(60),
             detail: Detail::Minimal,
+            given_intent: false,
             llm: LlmSettings::default(),
         }
     }
@@ -50,6 +55,7 @@ struct ConfigFile {
     max_retries: Option<u32>,
     timeout_secs: Option<u64>,
     detail: Option<String>,
+    given_intent: Option<bool>,
     judge: Option<JudgeSection>,
 }
 
@@ -134,6 +140,9 @@ impl JudgeSettings {
                     format!("{v:?} is not minimal, contextual or full"),
                 )
             })?;
+        }
+        if let Some(v) = file.given_intent {
+            self.given_intent = v;
         }
         if let Some(j) = file.judge {
             if j.command.is_some() {

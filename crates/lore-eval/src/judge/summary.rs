@@ -46,6 +46,10 @@ pub struct Summary {
     pub judge: String,
     /// `generated`, or the queries file.
     pub queries_from: String,
+    /// `inferred` (lore inferred each search's intent from its wording) or `given` (the
+    /// generated intent was passed, `--given-intent`); older runs have neither.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub search_intent: String,
     /// Why the run ended before its last query (the judge could not be reached).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
@@ -154,6 +158,7 @@ mod tests {
             stores: vec![],
             judge: String::new(),
             queries_from: "generated".into(),
+            search_intent: "inferred".into(),
             stopped: None,
         };
         let s = summarize(&judged, 1, base.clone());

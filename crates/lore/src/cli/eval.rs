@@ -140,7 +140,8 @@ pub struct JudgeArgs {
     #[arg(long = "store", value_name = "S")]
     pub stores: Vec<String>,
     /// TOML config: query_count, search_limit, search_mode, stores, max_retries,
-    /// timeout_secs, detail, and [judge] command / url / model. Flags override it.
+    /// timeout_secs, detail, given_intent, and [judge] command / url / model. Flags
+    /// override it.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Queries to generate (default 15); with --queries-file, use only the first N.
@@ -172,6 +173,10 @@ pub struct JudgeArgs {
     /// Seconds per LLM call (default 60).
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<u64>,
+    /// Search with each query's generated intent (as `lore search --intent` does) instead
+    /// of letting lore infer it from the wording, as an agent's plain search does.
+    #[arg(long)]
+    pub given_intent: bool,
 }
 
 impl JudgeArgs {
@@ -205,6 +210,9 @@ impl JudgeArgs {
         }
         if let Some(c) = &self.judge_cmd {
             s.llm.command = Some(c.clone());
+        }
+        if self.given_intent {
+            s.given_intent = true;
         }
         s.validate()?;
         Ok(s)
