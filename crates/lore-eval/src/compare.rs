@@ -51,6 +51,8 @@ pub struct RunQuery {
     pub status: String,
     /// Present when judged.
     pub scores: Option<Scores>,
+    /// The judge left `overall` out (the line's is computed).
+    pub overall_computed: bool,
 }
 
 /// A judge run read back.
@@ -120,6 +122,9 @@ struct LineRecord {
     status: Option<String>,
     #[serde(default)]
     scores: Option<serde_json::Value>,
+    /// A query line's flag (the summary line holds a count here).
+    #[serde(default, rename = "overallComputed")]
+    overall_computed: Option<serde_json::Value>,
     #[serde(default)]
     timestamp: Option<String>,
     #[serde(default)]
@@ -208,6 +213,11 @@ pub fn read_run(path: &Path) -> Result<Run, CompareError> {
             query,
             status,
             scores: if judged { scores } else { None },
+            overall_computed: rec
+                .overall_computed
+                .as_ref()
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false),
         });
     }
     if queries.is_empty() {
@@ -278,7 +288,11 @@ pub struct Comparison {
 }
 
 fn stats(run: &Run) -> RunStats {
-    let judged: Vec<Scores> = run.queries.iter().filter_map(|q| q.scores).collect();
+    let judged: Vec<(Scores, bool)> = run
+        .queries
+        .iter()
+        .filter_map(|q| q.scores.map(|s| (s, q.overall_computed)))
+        .collect();
     RunStats {
         file: run.path.clone(),
         settings: run.settings.clone(),
@@ -312,14 +326,21 @@ pub fn compare(a: &Run, b: &Run) -> Comparison {
     }
     let mut queries = Vec::new();
     let mut only_in_a = Vec::new();
+    // Scores of the queries judged in both, each with whether its overall was computed.
+    let mut both = Vec::new();
     for qa in &a.queries {
         match in_b.get_mut(&key(&qa.query)).and_then(|v| v.pop()) {
-            Some(qb) => queries.push(QueryDelta {
-                query: qa.query.clone(),
-                a: qa.scores,
-                b: qb.scores,
-                delta: qa.scores.zip(qb.scores).map(|(x, y)| diff(&x, &y)),
-            }),
+            Some(qb) => {
+                if let Some((x, y)) = qa.scores.zip(qb.scores) {
+                    both.push(((x, qa.overall_computed), (y, qb.overall_computed)));
+                }
+                queries.push(QueryDelta {
+                    query: qa.query.clone(),
+                    a: qa.scores,
+                    b: qb.scores,
+                    delta: qa.scores.zip(qb.scores).map(|(x, y)| diff(&x, &y)),
+                });
+            }
             None => only_in_a.push(qa.query.clone()),
         }
     }
@@ -335,7 +356,6 @@ pub fn compare(a: &Run, b: &Run) -> Comparison {
         }
     }
     only_in_b.reverse();
-    let both: Vec<(Scores, Scores)> = queries.iter().filter_map(|q| q.a.zip(q.b)).collect();
     let (pa, pb) = (
         average(both.iter().map(|p| p.0)),
         average(both.iter().map(|p| p.1)),

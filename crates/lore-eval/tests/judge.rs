@@ -536,6 +536,41 @@ fn searches_infer_their_intent_unless_the_generated_one_is_asked_for() {
     assert_eq!(b[2]["searchIntent"], "given");
 }
 
+/// An answer that assesses some results only is accepted and the line names the others;
+/// a runaway suggestion is cut in the line and the summary, and the line says so.
+#[test]
+fn partial_assessments_are_kept_and_runaway_text_is_cut() {
+    let world = World::new();
+    let huge = "z".repeat(3_000_000);
+    let server = FakeLlm::start(move |req, _| {
+        Reply::Content(if asks_about(req, "retry backoff") {
+            answer([0.6; 5], &["rank docs lower"], 1)
+        } else {
+            answer([0.4; 5], &[huge.as_str()], 2)
+        })
+    })
+    .unwrap();
+    let qf = world.queries_file(&["retry backoff", "retry policy"]);
+    let report = run(&world, &world.options(endpoint(&server), Some(qf))).unwrap();
+    let ls = lines(&report.out);
+    assert_eq!(
+        (ls[0]["status"].as_str(), ls[0]["attempts"].as_u64()),
+        (Some("ok"), Some(1))
+    );
+    assert_eq!(ls[0]["unassessedRanks"], json!([2]));
+    assert!(ls[1].get("unassessedRanks").is_none());
+    assert_eq!(ls[1]["cutFields"], json!(["suggestions[0]"]));
+    let kept = ls[1]["suggestions"][0].as_str().unwrap();
+    assert!(
+        kept.ends_with("… [cut 2998000 characters]"),
+        "{}",
+        &kept[kept.len() - 40..]
+    );
+    let issue = ls[2]["topIssues"][1]["suggestion"].as_str().unwrap();
+    assert!(issue.len() < 2100, "{}", issue.len());
+    assert!(std::fs::metadata(&report.out).unwrap().len() < 20_000);
+}
+
 #[test]
 fn answers_that_stay_invalid_fail_the_query_and_are_left_out_of_averages() {
     let world = World::new();
@@ -831,9 +866,10 @@ fn answers_in_the_seed_schema_are_accepted_and_a_missing_overall_is_computed() {
     assert_eq!(s["judgedQueries"], 2);
     assert_eq!(s["failedQueries"], 0);
     assert_eq!(s["overallComputed"], 1);
+    // The computed overall stays out of the overall average: that is the judge's own 0.8.
     assert_eq!(
         s["averageScores"],
-        json!({"relevance": 0.7, "ranking": 0.6, "coverage": 0.4, "snippetQuality": 0.5, "overall": 0.575})
+        json!({"relevance": 0.7, "ranking": 0.6, "coverage": 0.4, "snippetQuality": 0.5, "overall": 0.8})
     );
     assert_eq!(s["recommendedFocus"], "coverage");
     // `lore eval compare` reads the same averages back from the query lines.

@@ -45,6 +45,8 @@ pub(super) struct Line {
     pub(super) unreachable: bool,
     /// The intent the search ranked with, if any, and whether it was given or inferred.
     pub(super) intent_used: Option<IntentRecord>,
+    /// The answer's fields cut to size (`answer::cap_answer`).
+    pub(super) cut: Vec<String>,
     pub(super) judge_ms: u64,
 }
 
@@ -92,6 +94,12 @@ pub(super) struct LineRecord<'a> {
     suggestions: Option<&'a [String]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     result_assessments: Option<&'a [ResultAssessment]>,
+    /// Ranks shown to the judge that its answer did not assess.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unassessed_ranks: Vec<u32>,
+    /// Fields of the answer cut to size, each ending `… [cut N characters]`.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    cut_fields: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
     attempts: u32,
@@ -120,6 +128,12 @@ impl Line {
             analysis: a.map(|a| &a.analysis),
             suggestions: a.map(|a| a.suggestions.as_slice()),
             result_assessments: a.map(|a| a.result_assessments.as_slice()),
+            unassessed_ranks: a.map_or_else(Vec::new, |a| {
+                (1..=self.results.len() as u32)
+                    .filter(|r| !a.result_assessments.iter().any(|ra| ra.rank == *r))
+                    .collect()
+            }),
+            cut_fields: &self.cut,
             error: self.error.as_deref(),
             attempts: self.attempts,
             answer_json: self.answer_json,

@@ -1,7 +1,9 @@
 //! A run: settle the stores and the queries, then per query one search, one judgement and
 //! one line in the run file; last the summary.
 
-use super::answer::{GeneratedQueries, GeneratedQuery, JudgeAnswer, validate_answer};
+use super::answer::{
+    GeneratedQueries, GeneratedQuery, JudgeAnswer, MAX_FIELD_CHARS, cap_answer, validate_answer,
+};
 use super::prompt::{JUDGE_SYSTEM, bounded_code, judge_prompt};
 use super::queries::{generate_queries, read_queries_file};
 use super::record::{
@@ -229,8 +231,10 @@ fn judge_one(
     });
     let judge_ms = t.elapsed().as_millis() as u64;
     let unreachable = asked.as_ref().is_err_and(|e| e.is_unreachable());
+    let mut cut = Vec::new();
     let (answer, error, attempts, answer_json) = match asked {
-        Ok(a) => {
+        Ok(mut a) => {
+            cut = cap_answer(&mut a.value);
             let json = AnswerJson {
                 used: a.used,
                 found: a.found,
@@ -238,7 +242,7 @@ fn judge_one(
             (Some(a.value), None, a.attempts, Some(json))
         }
         Err(e) if e.is_fatal() => return Err(JudgeError::Stopped { index, source: e }),
-        Err(e) => (None, Some(e.to_string()), e.attempts(), None),
+        Err(e) => (None, Some(cap_text(e.to_string())), e.attempts(), None),
     };
     Ok(Line {
         index,
@@ -252,8 +256,19 @@ fn judge_one(
         answer_json,
         unreachable,
         intent_used,
+        cut,
         judge_ms,
     })
+}
+
+/// An error's text cut to `MAX_FIELD_CHARS` (it can quote the answer).
+fn cap_text(text: String) -> String {
+    let n = text.chars().count();
+    if n <= MAX_FIELD_CHARS {
+        return text;
+    }
+    let keep: String = text.chars().take(MAX_FIELD_CHARS).collect();
+    format!("{keep}… [cut {} characters]", n - MAX_FIELD_CHARS)
 }
 
 /// The start of a result's unit for the judge, read through the engine whatever detail the

@@ -30,8 +30,9 @@ pub struct Summary {
     /// Means over judged queries (failed ones excluded), rounded to 4 decimals; `null`
     /// when none was judged.
     pub average_scores: Option<Scores>,
-    /// Judged queries whose `overall` the judge left out: theirs is the mean of the other
-    /// four scores, and it counts in the `overall` average like a given one.
+    /// Judged queries whose `overall` the judge left out (the design requires it): their
+    /// lines show the mean of the other four, marked `overallComputed`, and stay out of
+    /// the `overall` average (unless no judge gave one).
     #[serde(default)]
     pub overall_computed: usize,
     /// The most frequent suggestions (case and spacing ignored), most frequent first.
@@ -57,7 +58,11 @@ pub struct Summary {
 
 /// Fills the counts, averages, top issues and focus of `base` from the judged answers.
 pub(super) fn summarize(judged: &[JudgeAnswer], failed: usize, base: Summary) -> Summary {
-    let average_scores = average(judged.iter().map(|a| a.scores.resolved()));
+    let average_scores = average(
+        judged
+            .iter()
+            .map(|a| (a.scores.resolved(), a.scores.overall_computed())),
+    );
     let recommended_focus = average_scores.map(|avg| {
         let v = avg.values();
         // The weakest of the four specific dimensions (overall is their consequence).
@@ -83,17 +88,29 @@ pub(super) fn summarize(judged: &[JudgeAnswer], failed: usize, base: Summary) ->
     }
 }
 
-/// Means per dimension, rounded to 4 decimals; `None` for no scores.
-pub fn average(scores: impl Iterator<Item = Scores>) -> Option<Scores> {
+/// Means per dimension, rounded to 4 decimals; `None` for no scores. Each item says whether
+/// its `overall` was computed (the judge left it out): those stay out of the `overall`
+/// mean, which is the judges' own, unless no judge gave one.
+pub fn average(scores: impl Iterator<Item = (Scores, bool)>) -> Option<Scores> {
     let mut sum = [0f64; 5];
-    let mut n = 0usize;
-    for s in scores {
+    let (mut n, mut given, mut given_overall) = (0usize, 0usize, 0f64);
+    for (s, overall_computed) in scores {
         for (acc, v) in sum.iter_mut().zip(s.values()) {
             *acc += v;
         }
         n += 1;
+        if !overall_computed {
+            given += 1;
+            given_overall += s.overall;
+        }
     }
-    (n > 0).then(|| Scores::from_values(sum.map(|x| round4(x / n as f64))))
+    (n > 0).then(|| {
+        let mut mean = sum.map(|x| round4(x / n as f64));
+        if given > 0 {
+            mean[4] = round4(given_overall / given as f64);
+        }
+        Scores::from_values(mean)
+    })
 }
 
 /// The `k` most frequent suggestions (case, spacing and a final full stop ignored), most
@@ -168,13 +185,15 @@ mod tests {
             Some(Scores::from_values([0.7, 0.6, 0.3, 0.8, 0.6]))
         );
         assert_eq!(s.overall_computed, 0);
-        // A judge that leaves overall out: the mean of its four (0.525) stands in, counted.
+        // A judge that leaves overall out: its line shows the mean of its four (0.525), but
+        // the overall average is the other judges' own (0.6), and the line is counted.
         judged[2].scores.overall = None;
+        assert_eq!(judged[2].scores.resolved().overall, 0.525);
         let computed = summarize(&judged, 1, base.clone());
         assert_eq!(computed.overall_computed, 1);
         assert_eq!(
             computed.average_scores,
-            Some(Scores::from_values([0.7, 0.6, 0.3, 0.8, 0.575]))
+            Some(Scores::from_values([0.7, 0.6, 0.3, 0.8, 0.6]))
         );
         assert_eq!(s.recommended_focus.as_deref(), Some("coverage"));
         assert_eq!(
