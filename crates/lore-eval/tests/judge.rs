@@ -208,7 +208,7 @@ fn generated_queries_are_judged_and_recorded_field_by_field() {
     assert!(judge_prompt.contains("Expected content: function"));
     assert!(judge_prompt.contains("Search: mode fts, detail minimal, limit 2, 2 results"));
     assert!(
-        judge_prompt.contains("\n{\"rank\":1,\"score\":"),
+        judge_prompt.contains("\n{\"rank\":1,\"source\":\"code:"),
         "results as JSON lines: {judge_prompt}"
     );
     assert!(judge_prompt.contains("\"title\": \"JudgeAnswer\""));
@@ -890,8 +890,10 @@ fn prompt_result(prompt: &str, path: &str) -> Value {
         .unwrap_or_else(|| panic!("no result from {path} in:\n{prompt}"))
 }
 
+/// The judge sees each result as the agent received it at the run's detail, and the start
+/// of its unit where that view does not hold it.
 #[test]
-fn the_judge_sees_each_results_code_at_minimal_detail() {
+fn the_judge_sees_what_the_agent_received_and_the_units_code() {
     let mut world = World::new();
     // No doc comments: at minimal detail these results carry no preview of their own.
     let bare = world.tmp.path().join("bare");
@@ -935,7 +937,18 @@ fn the_judge_sees_each_results_code_at_minimal_detail() {
     assert!(prompt.contains("Search: mode fts, detail minimal, limit 2, 2 results"));
     // The short unit whole, though lore showed no preview for it.
     let short = prompt_result(prompt, "bare:jitter.rs:");
-    assert_eq!(short["preview"], "", "minimal detail, no doc comment");
+    assert!(prompt.contains("exactly as the agent received it at detail minimal"));
+    // The agent's minimal view: name and signature, no code (no doc comment, no summary).
+    let agent = &short["agent"];
+    assert_eq!(agent["symbol"], "jitter_delay");
+    assert_eq!(
+        agent["signature"],
+        "pub fn jitter_delay(base: u64, seed: u64) -> u64"
+    );
+    assert!(
+        agent.get("snippet").is_none() && agent.get("full").is_none(),
+        "{agent}"
+    );
     assert_eq!(
         short["code"],
         "pub fn jitter_delay(base: u64, seed: u64) -> u64 {\n    \
@@ -954,8 +967,26 @@ fn the_judge_sees_each_results_code_at_minimal_detail() {
     // The run file keeps the preview as lore showed it, not the code (the id leads to it).
     let ls = lines(&report.out);
     for r in ls[0]["results"].as_array().unwrap() {
-        assert!(r.get("code").is_none(), "{r}");
+        assert!(
+            r.get("code").is_none() && r.get("agentView").is_none(),
+            "{r}"
+        );
     }
+
+    // At full detail the agent gets the whole unit: that is what the judge sees, no
+    // separate code.
+    opts.settings.detail = lore_engine::Detail::Full;
+    run(&world, &opts).unwrap();
+    let reqs = server.requests();
+    let prompt = &reqs.last().unwrap().contents()[1];
+    assert!(prompt.contains("exactly as the agent received it at detail full"));
+    let short = prompt_result(prompt, "bare:jitter.rs:");
+    assert!(short.get("code").is_none(), "{short}");
+    let full = short["agent"]["full"]["content"].as_str().unwrap_or("");
+    assert!(
+        full.contains("wrapping_mul(6364136223846793005)"),
+        "{short}"
+    );
 }
 
 #[test]

@@ -70,18 +70,32 @@ pub(super) const JUDGE_SYSTEM: &str = "You are a strict and consistent evaluator
 lore, a search engine over code and documents used by AI coding agents and developers. You \
 judge only from what is shown. You answer with one JSON object and nothing else.";
 
-/// One result as the judge sees it.
+/// One result as the judge sees it: what the agent received, and the start of the unit
+/// when that does not hold it.
 #[derive(Serialize)]
 struct PromptResult<'a> {
     rank: u32,
-    score: f64,
     source: &'a str,
-    kind: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    symbol: Option<&'a str>,
-    preview: &'a str,
+    /// The agent's JSON of this result, or its start as a string when cut.
+    agent: serde_json::Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     code: Option<&'a str>,
+}
+
+/// Most characters of one result's agent view shown to the judge (a full-detail result
+/// with its callers and tests can be long; ten of these keep the prompt bounded).
+pub const AGENT_VIEW_CHARS: usize = 4_000;
+
+/// A search result as the agent receives it: its JSON in the search response (as MCP,
+/// REST and `--json` return it), cut to [`AGENT_VIEW_CHARS`] with a marker.
+pub fn agent_view(hit: &lore_engine::SearchHit) -> String {
+    let json = serde_json::to_string(hit).unwrap_or_default();
+    let n = json.chars().count();
+    if n <= AGENT_VIEW_CHARS {
+        return json;
+    }
+    let keep: String = json.chars().take(AGENT_VIEW_CHARS).collect();
+    format!("{keep}… (cut: {} more characters)", n - AGENT_VIEW_CHARS)
 }
 
 /// How much of a result's unit the judge sees: enough to tell what it is and does, while
@@ -165,19 +179,21 @@ Query: {}\nIntent: {}\n",
     if results.is_empty() {
         p.push_str("Results: none.\n\n");
     } else {
-        p.push_str(
-            "Results, best first, one JSON object per line (score: lore's fused score 0-1; \
-source: store:path:lines; preview: what lore showed, maybe empty at minimal detail; \
-code: the start of the result's unit, for you to judge it by):\n",
-        );
+        p.push_str(&format!(
+            "Results, best first, one JSON object per line. \"agent\" is the result exactly as \
+the agent received it at detail {} (its JSON in the search response; cut after \
+{AGENT_VIEW_CHARS} characters, marked, when longer): judge snippetQuality by it alone. \
+\"code\", when present, is the start of the result's unit, which the agent sees only by \
+opening the result: use it to judge relevance.\n",
+            detail.as_str()
+        ));
         for r in results {
+            let agent = serde_json::from_str(&r.agent_view)
+                .unwrap_or_else(|_| serde_json::Value::from(r.agent_view.as_str()));
             let line = PromptResult {
                 rank: r.rank,
-                score: (r.score * 1000.0).round() / 1000.0,
                 source: &r.source,
-                kind: &r.kind,
-                symbol: r.symbol.as_deref(),
-                preview: &r.preview,
+                agent,
                 code: r.code.as_deref(),
             };
             p.push_str(&serde_json::to_string(&line).unwrap_or_default());
@@ -190,7 +206,7 @@ code: the start of the result's unit, for you to judge it by):\n",
 - relevance: how many results, and how strongly, match the query and its intent, judged by their code;\n\
 - ranking: whether the most useful results come first;\n\
 - coverage: whether the results together hold what the searcher needs, nothing important missing;\n\
-- snippetQuality: whether each preview (not the code) shows why its result matches, without opening the file;\n\
+- snippetQuality: whether what the agent received (\"agent\", not \"code\") shows what each result is and why it matches, without opening the file;\n\
 - overall: your overall judgement of this result list for this query.\n\
 Explain each score in one or two sentences in \"analysis\". In \"suggestions\", give concrete, \
 short changes to the search engine that would improve these results (ranking, chunking, \

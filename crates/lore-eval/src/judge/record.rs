@@ -23,10 +23,15 @@ pub struct ResultView {
     pub preview: String,
     /// The result id (see `lore context`).
     pub id: String,
-    /// The start of the result's unit, as the judge was shown it whatever the search's
-    /// detail (see `prompt::bounded_code`); not recorded: `id` leads to it.
+    /// The start of the result's unit, shown to the judge to grade relevance by when the
+    /// agent's view does not hold the unit (minimal and contextual detail; see
+    /// `prompt::bounded_code`); not recorded: `id` leads to it.
     #[serde(skip)]
     pub code: Option<String>,
+    /// The result as the agent receives it (its JSON in a search response at the run's
+    /// detail), cut to `prompt::AGENT_VIEW_CHARS`; not recorded.
+    #[serde(skip)]
+    pub agent_view: String,
 }
 
 /// One query's line: the judged answer, or why it failed.

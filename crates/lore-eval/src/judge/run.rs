@@ -4,7 +4,7 @@
 use super::answer::{
     GeneratedQueries, GeneratedQuery, JudgeAnswer, MAX_FIELD_CHARS, cap_answer, validate_answer,
 };
-use super::prompt::{JUDGE_SYSTEM, bounded_code, judge_prompt};
+use super::prompt::{JUDGE_SYSTEM, agent_view, bounded_code, judge_prompt};
 use super::queries::{generate_queries, read_queries_file};
 use super::record::{
     AnswerJson, IntentRecord, Line, ResultView, append_line, create_run_file, write_atomic,
@@ -12,7 +12,7 @@ use super::record::{
 use super::summary::{Summary, summarize};
 use super::{JudgeError, JudgeSettings, io_err};
 use lore_core::UtcTime;
-use lore_engine::{Engine, Intent, Phase, Progress, SearchRequest};
+use lore_engine::{Detail, Engine, Intent, Phase, Progress, SearchRequest};
 use lore_llm::{LlmClient, ask_json};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -220,7 +220,11 @@ fn judge_one(
                 .or_else(|| h.summary.clone())
                 .unwrap_or_default(),
             id: h.unit.id.clone(),
-            code: unit_code(engine, &h.unit.id),
+            // At full detail the agent's view holds the unit already.
+            code: (s.detail != Detail::Full)
+                .then(|| unit_code(engine, &h.unit.id))
+                .flatten(),
+            agent_view: agent_view(h),
         })
         .collect();
     let prompt = judge_prompt(q, s.mode, s.detail, s.search_limit, &results);
