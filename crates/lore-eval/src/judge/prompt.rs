@@ -20,6 +20,8 @@ Make them diverse:\n\
 conceptual (how something works, where a behaviour lives, why);\n\
 - from short keyword queries (two or three words) to full natural-language questions;\n\
 - a few deliberately ambiguous or underspecified;\n\
+- over the different types of content the sample holds: most about source code (functions, \
+classes, methods), some about documentation sections, a few about configuration or tests;\n\
 - spread over the files and topics of the sample, and answerable from this content: do not \
 invent features it does not have.\n\n\
 For each query give \"query\" (the text as typed), \"intent\" (what the searcher is after: \
