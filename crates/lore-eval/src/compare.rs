@@ -127,7 +127,8 @@ struct LineRecord {
     overall_computed: Option<serde_json::Value>,
     #[serde(default)]
     timestamp: Option<String>,
-    #[serde(default)]
+    /// `searchMode` (the design's name), `mode` in older runs.
+    #[serde(default, alias = "mode", rename = "searchMode")]
     mode: Option<String>,
     #[serde(default)]
     detail: Option<String>,

@@ -235,9 +235,9 @@ fn generated_queries_are_judged_and_recorded_field_by_field() {
     assert!(is_utc(&q1["timestamp"]), "{}", q1["timestamp"]);
     assert_eq!(q1["status"], "ok");
     assert_eq!(q1["query"], "retry backoff");
-    assert_eq!(q1["intent"], "find-implementation");
+    assert_eq!(q1["queryIntent"], "find-implementation");
     assert_eq!(q1["expectedContentTypes"], json!(["function"]));
-    assert_eq!(q1["mode"], "fts");
+    assert_eq!(q1["searchMode"], "fts");
     assert_eq!(q1["resultCount"], 2);
     assert_eq!(
         q1["scores"],
@@ -249,17 +249,33 @@ fn generated_queries_are_judged_and_recorded_field_by_field() {
         q1["suggestions"],
         json!(["Boost symbol matches", "Show the signature"])
     );
-    assert_eq!(
-        q1["resultAssessments"],
-        json!([
-            {"rank": 1, "source": "code:1", "relevant": true, "note": "checked"},
-            {"rank": 2, "source": "code:2", "relevant": false, "note": "checked"}
-        ])
-    );
+    // The design's `results`: the judge's verdict beside each result's source and score
+    // as searched (not the source the judge wrote back).
+    let verdicts = q1["results"].as_array().unwrap();
+    assert_eq!(verdicts.len(), 2);
+    for (i, v) in verdicts.iter().enumerate() {
+        let hit = &q1["hits"][i];
+        assert_eq!(
+            (
+                &v["rank"],
+                &v["source"],
+                &v["score"],
+                &v["relevant"],
+                &v["note"]
+            ),
+            (
+                &hit["rank"],
+                &hit["source"],
+                &hit["score"],
+                &json!(i == 0),
+                &json!("checked")
+            )
+        );
+    }
     assert_eq!(q1["attempts"], 1);
     assert!(q1["judgeMs"].is_u64());
     assert!(q1.get("error").is_none());
-    let results = q1["results"].as_array().unwrap();
+    let results = q1["hits"].as_array().unwrap();
     assert_eq!(results.len(), 2);
     for (i, r) in results.iter().enumerate() {
         assert_eq!(r["rank"], i as u64 + 1);
@@ -303,13 +319,21 @@ fn generated_queries_are_judged_and_recorded_field_by_field() {
     );
     assert_eq!(
         s["topIssues"],
+        json!(["Boost symbol matches", "Show the signature"])
+    );
+    assert_eq!(
+        s["topIssueCounts"],
         json!([
             {"suggestion": "Boost symbol matches", "count": 2},
             {"suggestion": "Show the signature", "count": 1}
         ])
     );
-    assert_eq!(s["recommendedFocus"], "coverage");
-    assert_eq!(s["mode"], "fts");
+    assert_eq!(
+        s["recommendedFocus"],
+        "coverage: the weakest dimension, average 0.400"
+    );
+    assert_eq!(s["focusDimension"], "coverage");
+    assert_eq!(s["searchMode"], "fts");
     assert_eq!(s["searchLimit"], 2);
     assert_eq!(s["detail"], "minimal");
     assert_eq!(s["stores"], json!(["code"]));
@@ -566,7 +590,7 @@ fn partial_assessments_are_kept_and_runaway_text_is_cut() {
         "{}",
         &kept[kept.len() - 40..]
     );
-    let issue = ls[2]["topIssues"][1]["suggestion"].as_str().unwrap();
+    let issue = ls[2]["topIssues"][1].as_str().unwrap();
     assert!(issue.len() < 2100, "{}", issue.len());
     assert!(std::fs::metadata(&report.out).unwrap().len() < 20_000);
 }
@@ -619,7 +643,7 @@ fn answers_that_stay_invalid_fail_the_query_and_are_left_out_of_averages() {
     for absent in ["scores", "analysis", "suggestions", "resultAssessments"] {
         assert!(f.get(absent).is_none(), "{absent} in a failed line");
     }
-    assert_eq!(f["results"].as_array().unwrap().len(), 2);
+    assert_eq!(f["hits"].as_array().unwrap().len(), 2);
 
     let s = &ls[3];
     assert_eq!(s["totalQueries"], 3);
@@ -631,7 +655,7 @@ fn answers_that_stay_invalid_fail_the_query_and_are_left_out_of_averages() {
         json!({"relevance": 0.75, "ranking": 0.5, "coverage": 0.4, "snippetQuality": 0.5, "overall": 0.75})
     );
     assert_eq!(s["topIssues"], json!([]));
-    assert_eq!(s["recommendedFocus"], "coverage");
+    assert_eq!(s["focusDimension"], "coverage");
 }
 
 #[test]
@@ -727,11 +751,12 @@ fn a_judge_command_gets_the_prompt_on_stdin() {
     }
     let s = &ls[2];
     assert_eq!(s["judge"], format!("command `{command}`"));
+    assert_eq!(s["topIssues"], json!(["Index README sections"]));
     assert_eq!(
-        s["topIssues"],
+        s["topIssueCounts"],
         json!([{"suggestion": "Index README sections", "count": 2}])
     );
-    assert_eq!(s["recommendedFocus"], "relevance");
+    assert_eq!(s["focusDimension"], "relevance");
     assert_eq!(s["judgedQueries"], 2);
 }
 
@@ -871,7 +896,7 @@ fn answers_in_the_seed_schema_are_accepted_and_a_missing_overall_is_computed() {
         s["averageScores"],
         json!({"relevance": 0.7, "ranking": 0.6, "coverage": 0.4, "snippetQuality": 0.5, "overall": 0.8})
     );
-    assert_eq!(s["recommendedFocus"], "coverage");
+    assert_eq!(s["focusDimension"], "coverage");
     // `lore eval compare` reads the same averages back from the query lines.
     let cmp = lore_eval::compare::compare(
         &lore_eval::compare::read_run(&report.out).unwrap(),
@@ -966,7 +991,7 @@ fn the_judge_sees_what_the_agent_received_and_the_units_code() {
     assert_eq!(code.lines().count(), judge::CODE_MAX_LINES + 1);
     // The run file keeps the preview as lore showed it, not the code (the id leads to it).
     let ls = lines(&report.out);
-    for r in ls[0]["results"].as_array().unwrap() {
+    for r in ls[0]["hits"].as_array().unwrap() {
         assert!(
             r.get("code").is_none() && r.get("agentView").is_none(),
             "{r}"

@@ -239,7 +239,7 @@ fn run_judge(
         s.judged_queries,
         s.total_queries,
         s.failed_queries,
-        s.mode,
+        s.search_mode,
         s.search_limit,
         s.stores.join(", "),
         s.judge
@@ -253,9 +253,9 @@ fn run_judge(
     if let Some(f) = &s.recommended_focus {
         out!("recommended focus: {f}");
     }
-    if !s.top_issues.is_empty() {
+    if !s.top_issue_counts.is_empty() {
         out!("top issues:");
-        for i in &s.top_issues {
+        for i in &s.top_issue_counts {
             out!("  {:>3}×  {}", i.count, i.suggestion);
         }
     }

@@ -269,12 +269,13 @@ fn judge_with_a_command_then_compare_two_runs() {
     assert_eq!(first["totalQueries"], 2);
     assert_eq!(first["judgedQueries"], 2);
     assert_eq!(first["failedQueries"], 0);
-    assert_eq!(first["mode"], "hybrid");
+    assert_eq!(first["searchMode"], "hybrid");
     assert_eq!(first["stores"], json!(["proj"]));
     assert_eq!(first["averageScores"]["coverage"], 0.25);
-    assert_eq!(first["recommendedFocus"], "coverage");
+    assert_eq!(first["focusDimension"], "coverage");
+    assert_eq!(first["topIssues"], json!(["Rank definitions first"]));
     assert_eq!(
-        first["topIssues"],
+        first["topIssueCounts"],
         json!([{"suggestion": "Rank definitions first", "count": 2}])
     );
     let out_a = first["out"].as_str().unwrap().to_string();

@@ -170,7 +170,7 @@ pub struct GeneratedQuery {
     #[schemars(length(min = 1))]
     pub query: String,
     /// What the searcher is after: a lore intent (find-definition, …) or a short phrase.
-    #[serde(default)]
+    #[serde(default, alias = "queryIntent")]
     pub intent: String,
     /// Kinds of content a good answer holds: function, class, markdown section, test, …
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

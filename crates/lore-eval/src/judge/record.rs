@@ -2,7 +2,7 @@
 //! the summary line.
 
 use super::JudgeError;
-use super::answer::{Analysis, GeneratedQuery, JudgeAnswer, ResultAssessment, Scores};
+use super::answer::{Analysis, GeneratedQuery, JudgeAnswer, Scores};
 use super::io_err;
 use lore_engine::Mode;
 use serde::{Deserialize, Serialize};
@@ -71,7 +71,10 @@ pub(super) struct AnswerJson {
     pub(super) found: usize,
 }
 
-/// A query line as written, fields in this order.
+/// A query line as written: the design's fields under the design's names (`timestamp`,
+/// `query`, `queryIntent`, `searchMode`, `resultCount`, `scores`, `analysis`,
+/// `suggestions`, `results` — the judge's verdict per result), lore's additions under
+/// names of their own (the search hits are `hits`).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct LineRecord<'a> {
@@ -81,24 +84,25 @@ pub(super) struct LineRecord<'a> {
     timestamp: &'a str,
     status: &'static str,
     query: &'a str,
-    intent: &'a str,
-    /// `null` when the search ranked without an intent.
-    intent_used: Option<IntentRecord>,
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    expected_content_types: &'a [String],
-    mode: &'static str,
+    query_intent: &'a str,
+    search_mode: &'static str,
     result_count: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     scores: Option<Scores>,
-    /// The judge left `overall` out; `scores.overall` is the mean of the other four.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    overall_computed: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     analysis: Option<&'a Analysis>,
     #[serde(skip_serializing_if = "Option::is_none")]
     suggestions: Option<&'a [String]>,
+    /// The judge's verdict per result, by rank, with the result's source and score.
     #[serde(skip_serializing_if = "Option::is_none")]
-    result_assessments: Option<&'a [ResultAssessment]>,
+    results: Option<Vec<AssessedResult<'a>>>,
+    /// `null` when the search ranked without an intent.
+    intent_used: Option<IntentRecord>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    expected_content_types: &'a [String],
+    /// The judge left `overall` out; `scores.overall` is the mean of the other four.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    overall_computed: bool,
     /// Ranks shown to the judge that its answer did not assess.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     unassessed_ranks: Vec<u32>,
@@ -111,28 +115,58 @@ pub(super) struct LineRecord<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     answer_json: Option<AnswerJson>,
     judge_ms: u64,
-    results: &'a [ResultView],
+    /// The search results the judge was shown.
+    hits: &'a [ResultView],
+}
+
+/// One entry of a line's `results`: the result as searched, the judge's verdict on it.
+#[derive(Serialize)]
+pub(super) struct AssessedResult<'a> {
+    rank: u32,
+    source: &'a str,
+    score: f64,
+    relevant: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'a str>,
 }
 
 impl Line {
     pub(super) fn record(&self) -> LineRecord<'_> {
         let a = self.answer.as_ref();
+        let assessed = a.map(|a| {
+            let mut list: Vec<AssessedResult> = a
+                .result_assessments
+                .iter()
+                .filter_map(|ra| {
+                    let hit = self.results.iter().find(|r| r.rank == ra.rank)?;
+                    Some(AssessedResult {
+                        rank: ra.rank,
+                        source: &hit.source,
+                        score: hit.score,
+                        relevant: ra.relevant,
+                        note: ra.note.as_deref(),
+                    })
+                })
+                .collect();
+            list.sort_by_key(|r| r.rank);
+            list
+        });
         LineRecord {
             kind: "query",
             index: self.index,
             timestamp: &self.timestamp,
             status: if a.is_some() { "ok" } else { "failed" },
             query: &self.query.query,
-            intent: &self.query.intent,
-            intent_used: self.intent_used,
-            expected_content_types: &self.query.expected_content_types,
-            mode: self.mode.as_str(),
+            query_intent: &self.query.intent,
+            search_mode: self.mode.as_str(),
             result_count: self.results.len(),
             scores: a.map(|a| a.scores.resolved()),
-            overall_computed: a.is_some_and(|a| a.scores.overall_computed()),
             analysis: a.map(|a| &a.analysis),
             suggestions: a.map(|a| a.suggestions.as_slice()),
-            result_assessments: a.map(|a| a.result_assessments.as_slice()),
+            results: assessed,
+            intent_used: self.intent_used,
+            expected_content_types: &self.query.expected_content_types,
+            overall_computed: a.is_some_and(|a| a.scores.overall_computed()),
             unassessed_ranks: a.map_or_else(Vec::new, |a| {
                 (1..=self.results.len() as u32)
                     .filter(|r| !a.result_assessments.iter().any(|ra| ra.rank == *r))
@@ -143,7 +177,7 @@ impl Line {
             attempts: self.attempts,
             answer_json: self.answer_json,
             judge_ms: self.judge_ms,
-            results: &self.results,
+            hits: &self.results,
         }
     }
 }

@@ -35,11 +35,16 @@ pub struct Summary {
     /// the `overall` average (unless no judge gave one).
     #[serde(default)]
     pub overall_computed: usize,
-    /// The most frequent suggestions (case and spacing ignored), most frequent first.
-    pub top_issues: Vec<Issue>,
-    /// The weakest of relevance, ranking, coverage and snippetQuality.
+    /// The most frequent suggestions (case and spacing ignored), most frequent first, as
+    /// the design writes them (strings; `topIssueCounts` has their counts).
+    pub top_issues: Vec<String>,
+    /// lore's addition: `topIssues` with how often each was suggested.
+    pub top_issue_counts: Vec<Issue>,
+    /// The design's sentence: the weakest of relevance, ranking, coverage and
+    /// snippetQuality, with its average (`focusDimension` is the bare name).
     pub recommended_focus: Option<String>,
-    pub mode: String,
+    pub focus_dimension: Option<String>,
+    pub search_mode: String,
     pub search_limit: usize,
     pub detail: String,
     pub stores: Vec<String>,
@@ -63,7 +68,7 @@ pub(super) fn summarize(judged: &[JudgeAnswer], failed: usize, base: Summary) ->
             .iter()
             .map(|a| (a.scores.resolved(), a.scores.overall_computed())),
     );
-    let recommended_focus = average_scores.map(|avg| {
+    let focus = average_scores.map(|avg| {
         let v = avg.values();
         // The weakest of the four specific dimensions (overall is their consequence).
         let mut best = 0;
@@ -72,8 +77,9 @@ pub(super) fn summarize(judged: &[JudgeAnswer], failed: usize, base: Summary) ->
                 best = i;
             }
         }
-        DIMENSIONS[best].to_string()
+        (DIMENSIONS[best], v[best])
     });
+    let counts = top_issues(judged.iter().flat_map(|a| a.suggestions.iter()), TOP_ISSUES);
     Summary {
         judged_queries: judged.len(),
         failed_queries: failed,
@@ -82,8 +88,11 @@ pub(super) fn summarize(judged: &[JudgeAnswer], failed: usize, base: Summary) ->
             .iter()
             .filter(|a| a.scores.overall_computed())
             .count(),
-        top_issues: top_issues(judged.iter().flat_map(|a| a.suggestions.iter()), TOP_ISSUES),
-        recommended_focus,
+        top_issues: counts.iter().map(|i| i.suggestion.clone()).collect(),
+        top_issue_counts: counts,
+        recommended_focus: focus
+            .map(|(d, avg)| format!("{d}: the weakest dimension, average {avg:.3}")),
+        focus_dimension: focus.map(|(d, _)| d.to_string()),
         ..base
     }
 }
@@ -168,8 +177,10 @@ mod tests {
             average_scores: None,
             overall_computed: 0,
             top_issues: vec![],
+            top_issue_counts: vec![],
             recommended_focus: None,
-            mode: "fts".into(),
+            focus_dimension: None,
+            search_mode: "fts".into(),
             search_limit: 10,
             detail: "minimal".into(),
             stores: vec![],
@@ -195,9 +206,17 @@ mod tests {
             computed.average_scores,
             Some(Scores::from_values([0.7, 0.6, 0.3, 0.8, 0.6]))
         );
-        assert_eq!(s.recommended_focus.as_deref(), Some("coverage"));
+        assert_eq!(s.focus_dimension.as_deref(), Some("coverage"));
+        assert_eq!(
+            s.recommended_focus.as_deref(),
+            Some("coverage: the weakest dimension, average 0.300")
+        );
         assert_eq!(
             s.top_issues,
+            ["Boost symbol matches", "Show more context", "Index tests"]
+        );
+        assert_eq!(
+            s.top_issue_counts,
             vec![
                 Issue {
                     suggestion: "Boost symbol matches".into(),
