@@ -39,6 +39,7 @@ struct Local {
     device: Device,
     batch_size: usize,
     batch_tokens: usize,
+    query_path: QueryPath,
 }
 
 /// Recent query vectors, by query text; the oldest go first when it is full.
@@ -251,6 +252,7 @@ impl Local {
             device,
             batch_size: DEFAULT_BATCH_SIZE,
             batch_tokens: DEFAULT_BATCH_TOKENS,
+            query_path: QueryPath::default(),
         })
     }
 
@@ -300,11 +302,21 @@ impl Local {
             mean_pool_normalized(&hidden, &attention_mask)
         };
         // A batch runs in candle's CPU thread pool (one worker per core). A query's few
-        // tokens run on one thread: splitting matrices that small across cores costs more
-        // than it saves (a 12-token query: 3.3 ms on one thread, 4.8 ms on two), and it
-        // leaves the other core to the search's BM25 half.
-        let pooled = match serial_pool().filter(|_| n * seq_len <= SERIAL_TOKENS) {
-            Some(pool) => pool.install(forward)?,
+        // tokens run where they run faster on this CPU (`QueryPath`).
+        let tokens = n * seq_len;
+        let serial = serial_pool().filter(|_| tokens <= SERIAL_TOKENS);
+        let pooled = match serial {
+            Some(pool) => {
+                let one_thread = self.query_path.one_thread();
+                let t = std::time::Instant::now();
+                let pooled = if one_thread {
+                    pool.install(forward)?
+                } else {
+                    dev.with_context(forward)?
+                };
+                self.query_path.record(one_thread, t.elapsed(), tokens);
+                pooled
+            }
             None => dev.with_context(forward)?,
         };
         Ok(pooled.to_vec2::<f32>()?)
@@ -330,8 +342,62 @@ pub unsafe fn settle_threads() {
     }
 }
 
-/// Padded tokens up to which a forward pass runs on one thread (a query, not a batch).
+/// Padded tokens up to which a forward pass is a query's, run where `QueryPath` says.
 const SERIAL_TOKENS: usize = 64;
+
+/// Where a query's forward pass runs: on one thread, or split over candle's pool. Which is
+/// faster depends on the CPU: matrices this small split badly where one core is fast (a
+/// 12-token query on a 2-core Xeon with AVX-512: 3.3 ms on one thread, 4.8 ms on two), and
+/// well where it is not (a 2-core AMD EPYC whose AVX-512 is 256 bits wide inside: 8.7 ms on
+/// one, 4.7 ms on two). So the first queries alternate, and from then on the path with the
+/// lower median time per token is kept.
+#[derive(Default)]
+struct QueryPath {
+    /// Nanoseconds per token of the trial passes: one thread, then the pool.
+    trials: std::sync::Mutex<[Vec<f64>; 2]>,
+    /// Decided: `true` for one thread.
+    chosen: std::sync::OnceLock<bool>,
+}
+
+/// Timed passes of each path before a query path is chosen (the first of each also pays
+/// for warming up, so a median of five).
+const QUERY_TRIALS: usize = 5;
+
+impl QueryPath {
+    fn one_thread(&self) -> bool {
+        if let Some(&c) = self.chosen.get() {
+            return c;
+        }
+        // The path with fewer trials so far, one thread first.
+        self.trials
+            .lock()
+            .map(|t| t[0].len() <= t[1].len())
+            .unwrap_or(true)
+    }
+
+    fn record(&self, one_thread: bool, took: std::time::Duration, tokens: usize) {
+        if self.chosen.get().is_some() {
+            return;
+        }
+        let Ok(mut t) = self.trials.lock() else {
+            return;
+        };
+        t[usize::from(!one_thread)].push(took.as_nanos() as f64 / tokens.max(1) as f64);
+        if t.iter().all(|v| v.len() >= QUERY_TRIALS) {
+            let median = |v: &mut Vec<f64>| {
+                v.sort_by(f64::total_cmp);
+                v[v.len() / 2]
+            };
+            let (one, pool) = (median(&mut t[0].clone()), median(&mut t[1].clone()));
+            let _ = self.chosen.set(one <= pool);
+            tracing::debug!(
+                one_thread_ns_per_token = one,
+                pool_ns_per_token = pool,
+                "query path chosen"
+            );
+        }
+    }
+}
 
 /// A one-thread pool for small forward passes; `None` if the OS refused a thread (the
 /// pass then runs in candle's pool).
@@ -363,6 +429,35 @@ fn batch_ends(lengths: &[usize], max_texts: usize, max_tokens: usize) -> Vec<usi
         ends.push(lengths.len());
     }
     ends
+}
+
+#[cfg(test)]
+mod query_path_tests {
+    use super::{QUERY_TRIALS, QueryPath};
+    use std::time::Duration;
+
+    /// Trials alternate (one thread first), then the faster path per token stays.
+    fn settle(one_ns: u64, pool_ns: u64) -> bool {
+        let p = QueryPath::default();
+        for i in 0..2 * QUERY_TRIALS {
+            let one = p.one_thread();
+            assert_eq!(one, i % 2 == 0, "trial {i}");
+            // A first pass pays for warming up.
+            let warm = if i < 2 { 10 } else { 1 };
+            let ns = if one { one_ns } else { pool_ns } * warm;
+            p.record(one, Duration::from_nanos(ns * 12), 12);
+        }
+        let chosen = p.one_thread();
+        p.record(!chosen, Duration::from_nanos(1), 12);
+        assert_eq!(p.one_thread(), chosen, "chosen once");
+        chosen
+    }
+
+    #[test]
+    fn the_faster_query_path_is_kept() {
+        assert!(settle(275_000, 400_000), "a fast core: one thread");
+        assert!(!settle(725_000, 390_000), "a slow core: the pool");
+    }
 }
 
 #[cfg(test)]
