@@ -63,6 +63,9 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         sse: service(false),
     };
     Router::new()
+        .route("/", get(crate::web::index))
+        .route("/app.js", get(crate::web::script))
+        .route("/app.css", get(crate::web::style))
         .route("/health", get(health))
         .route("/api/openapi.json", get(openapi))
         .route("/api/stores", get(list_stores).post(add_store))
@@ -537,6 +540,7 @@ async fn guard_request(State(guard): State<Arc<Guard>>, req: Request, next: Next
     }
     if let Some(token) = &guard.token
         && req.uri().path() != "/health"
+        && !crate::web::PATHS.contains(&req.uri().path())
     {
         let given = headers
             .get(header::AUTHORIZATION)

@@ -15,6 +15,7 @@ mod policy;
 mod pool;
 mod stdio;
 mod watch;
+mod web;
 mod writer;
 
 /// How often a server renews its jobs' heartbeat (they expire after

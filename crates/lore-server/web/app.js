@@ -1,0 +1,170 @@
+// lore's page: a thin client of the REST API (/api/search, /api/results/{id}); the URL holds
+// the search, so a search is a link. Text from the index is only ever set as textContent.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const FIELDS = ["q", "mode", "intent", "detail", "stores", "limit"];
+// The token lives in this tab's sessionStorage: it survives a reload, not the tab, and is
+// never written to the URL or sent anywhere but this server.
+const TOKEN_KEY = "lore-token";
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  return e;
+}
+
+async function api(method, path, body) {
+  const headers = { "Accept": "application/json" };
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (token) headers["Authorization"] = "Bearer " + token;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const resp = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const data = await resp.json().catch(() => ({ error: resp.statusText }));
+  if (resp.status === 401) {
+    $("token-box").hidden = false;
+    $("token").focus();
+  }
+  if (!resp.ok) throw new Error(data.error || resp.statusText);
+  return data;
+}
+
+function readUrl() {
+  const p = new URLSearchParams(location.search);
+  for (const f of FIELDS) {
+    const v = p.get(f);
+    if (v !== null) $(f).value = v;
+  }
+  return p.get("q");
+}
+
+function request() {
+  const body = { query: $("q").value.trim(), mode: $("mode").value, detail: $("detail").value };
+  if ($("intent").value) body.intent = $("intent").value;
+  const stores = $("stores").value.split(",").map((s) => s.trim()).filter(Boolean);
+  if (stores.length) body.stores = stores;
+  const limit = parseInt($("limit").value, 10);
+  if (limit > 0) body.limit = limit;
+  return body;
+}
+
+function status(text, warnings) {
+  const s = $("status");
+  s.replaceChildren(el("span", null, text));
+  for (const w of warnings || []) s.append(el("span", "warning", w));
+}
+
+async function search(push) {
+  const body = request();
+  if (!body.query) return;
+  if (push) {
+    const p = new URLSearchParams();
+    for (const f of FIELDS) if ($(f).value) p.set(f, $(f).value);
+    history.pushState(null, "", "?" + p.toString());
+  }
+  status("searching…");
+  try {
+    const r = await api("POST", "/api/search", body);
+    // Keyword searches do not use vectors: how much is embedded only matters to the others.
+    const fresh = r.mode === "fts" ? [] :
+      (r.stores || []).map((s) => `${s.store}: ${Math.round((s.embedded ?? 1) * 100)}% embedded`);
+    const intent = r.intent ? ` · ${r.intent.intent}${r.intent.inferred ? " (inferred)" : ""}` : "";
+    status(`${r.results.length} results in ${Math.round(r.elapsed_ms ?? 0)} ms · ${r.mode ?? body.mode}${intent}` +
+      (fresh.length ? " · " + fresh.join(", ") : ""), r.warnings);
+    render(r.results);
+    // A result named in the URL (`&id=`) opens as the page loads.
+    const id = new URLSearchParams(location.search).get("id");
+    const li = id && [...$("results").children].find((x) => x.dataset.id === id);
+    if (li) open(li, false);
+  } catch (e) {
+    status("error: " + e.message);
+    $("results").replaceChildren();
+  }
+}
+
+function render(results) {
+  const list = $("results");
+  list.replaceChildren();
+  results.forEach((h, i) => {
+    const li = el("li");
+    li.tabIndex = 0;
+    li.dataset.id = h.id;
+    const head = el("div");
+    head.append(el("span", "kind", h.kind), el("span", "symbol", h.qualified || h.symbol || h.path));
+    li.append(head);
+    if (h.signature) li.append(el("div", "sig", h.signature));
+    if (h.summary) li.append(el("div", "summary", h.summary));
+    if (h.snippet) li.append(el("pre", "snippet", h.snippet));
+    li.append(el("div", "where", `${h.store}:${h.path}:${h.start_line}-${h.end_line} · score ${h.score} · ≈${h.estimated_tokens} tokens`));
+    li.append(el("div", "why", h.reason));
+    li.addEventListener("click", () => open(li));
+    li.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter") open(li);
+      if (ev.key === "ArrowDown") li.nextElementSibling?.focus();
+      if (ev.key === "ArrowUp") (li.previousElementSibling || $("q")).focus();
+    });
+    list.append(li);
+    if (i === 0) li.classList.add("first");
+  });
+}
+
+async function open(li, remember = true) {
+  for (const s of document.querySelectorAll("#results li.selected")) s.classList.remove("selected");
+  li.classList.add("selected");
+  if (remember) {
+    const p = new URLSearchParams(location.search);
+    p.set("id", li.dataset.id);
+    history.replaceState(null, "", "?" + p.toString());
+  }
+  const box = $("context");
+  box.hidden = false;
+  box.replaceChildren(el("p", "why", "loading…"));
+  try {
+    const u = await api("GET", "/api/results/" + encodeURIComponent(li.dataset.id));
+    box.replaceChildren();
+    box.append(el("h2", null, u.qualified || u.symbol || u.path));
+    box.append(el("div", "where", `${u.store}:${u.path}:${u.start_line}-${u.end_line} · ${u.kind}`));
+    if (u.summary) box.append(el("p", "summary", u.summary));
+    const pre = el("pre", "code");
+    pre.style.setProperty("--start", String((u.start_line || 1) - 1));
+    for (const line of (u.content || "").split("\n")) pre.append(el("span", null, line));
+    box.append(pre);
+    for (const [key, title] of [["callers", "Callers"], ["callees", "Calls"], ["tests", "Tests"]]) {
+      const items = u[key] || [];
+      if (!items.length) continue;
+      box.append(el("h3", null, title));
+      const ul = el("ul");
+      for (const r of items) {
+        const a = el("a", null, r.name);
+        a.href = "?" + new URLSearchParams({ q: r.name, intent: "find-definition", mode: $("mode").value }).toString();
+        const item = el("li");
+        item.append(a, el("span", "where", " " + (r.at || "")));
+        ul.append(item);
+      }
+      box.append(ul);
+    }
+    if ((u.outline || []).length) {
+      box.append(el("h3", null, "Outline"));
+      const ul = el("ul");
+      for (const o of u.outline) ul.append(el("li", "where", `${"  ".repeat(o.depth || 0)}${o.start_line}-${o.end_line} ${o.kind} ${o.symbol || ""}`));
+      box.append(ul);
+    }
+  } catch (e) {
+    box.replaceChildren(el("p", "warning", "error: " + e.message));
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("search").addEventListener("submit", (ev) => { ev.preventDefault(); search(true); });
+  $("token-save").addEventListener("click", () => {
+    sessionStorage.setItem(TOKEN_KEY, $("token").value);
+    $("token-box").hidden = true;
+    search(false);
+  });
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === "/" && document.activeElement !== $("q")) { ev.preventDefault(); $("q").focus(); }
+  });
+  window.addEventListener("popstate", () => { if (readUrl()) search(false); });
+  if (readUrl()) search(false); else $("q").focus();
+});

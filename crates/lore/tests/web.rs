@@ -1,0 +1,265 @@
+//! The web page in a real browser: Debian's Chromium, headless, loads the page `lore serve`
+//! answers at `/`, runs its script against the REST API and hands back the DOM it built
+//! (`--dump-dom` after the page's network and timers settle) and a screenshot, written
+//! under `target/web-screenshots/`. Needs `chromium` (`LORE_CHROMIUM` names another);
+//! without it these skip locally and fail under CI (`.ci/run` installs it).
+
+/// Whether `lore` keeps its catalog in PostgreSQL here (the `*_postgres` suites).
+const ON_POSTGRES: bool = false;
+
+mod common;
+
+use common::serve::{Server, post};
+use common::{Lore, run_command, write};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+fn chromium_or_skip() -> Option<PathBuf> {
+    let bin = std::env::var_os("LORE_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("chromium"));
+    let found = Command::new(&bin)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        if std::env::var_os("CI").is_some() {
+            panic!(
+                "CI is set but {} does not run; install Debian's chromium",
+                bin.display()
+            );
+        }
+        eprintln!("skipping: no chromium to drive (set LORE_CHROMIUM)");
+        return None;
+    }
+    Some(bin)
+}
+
+/// Headless Chromium on `url` with a fresh profile, as the machine's closed network needs
+/// it (no background requests); `extra` picks what it prints or writes.
+fn browse(chromium: &Path, root: &Path, url: &str, extra: &[&str]) -> String {
+    let profile = tempfile::tempdir_in(root).expect("profile dir");
+    let mut cmd = Command::new(chromium);
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+        "--window-size=1280,800",
+        "--virtual-time-budget=15000",
+    ])
+    .arg(format!("--user-data-dir={}", profile.path().display()))
+    .args(extra)
+    .arg(url);
+    let out = run_command(&mut cmd, Duration::from_secs(120));
+    assert_eq!(out.code, 0, "chromium failed on {url}: {}", out.stderr);
+    out.stdout
+}
+
+fn dom(chromium: &Path, root: &Path, url: &str) -> String {
+    browse(chromium, root, url, &["--dump-dom"])
+}
+
+/// A screenshot of `url` as `target/web-screenshots/NAME.png`, for people to look at.
+fn screenshot(chromium: &Path, root: &Path, url: &str, name: &str) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/web-screenshots");
+    std::fs::create_dir_all(&dir).expect("screenshot dir");
+    let file = dir.join(format!("{name}.png"));
+    browse(
+        chromium,
+        root,
+        url,
+        &[&format!("--screenshot={}", file.display())],
+    );
+    assert!(
+        file.metadata().is_ok_and(|m| m.len() > 1000),
+        "{name}.png was not written"
+    );
+}
+
+/// The text between `<tag …>` and `</tag>` of the first element that has `marker` in its
+/// opening tag.
+fn element<'a>(dom: &'a str, marker: &str, tag: &str) -> Option<&'a str> {
+    let at = dom.find(marker)?;
+    let start = dom[at..].find('>')? + at + 1;
+    let end = dom[start..].find(&format!("</{tag}>"))? + start;
+    Some(&dom[start..end])
+}
+
+/// A lexical store of the Python shop fixture (no model needed) behind `lore serve`.
+fn shop(lore: &Lore, env: &[(&str, &str)]) -> Server {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../lore-engine/tests/fixtures/graph/python-shop");
+    let src = lore.path("shop");
+    copy_dir(&fixture, &src);
+    write(
+        &src,
+        "NOTES.md",
+        "# Checkout notes\n\nDiscount codes are applied at checkout. \
+         <script>document.title = 'pwned'</script><img src=x onerror=\"document.title='pwned'\">\n",
+    );
+    lore.ok(&[
+        "store",
+        "add",
+        "shop",
+        src.to_str().unwrap(),
+        "--embed",
+        "none",
+    ]);
+    Server::start_with(lore, &["--addr", "127.0.0.1:0", "--no-watch"], env)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Search → open a result's context → follow a caller, each by its URL, in the browser.
+#[test]
+fn search_open_a_result_and_follow_a_caller_in_the_browser() {
+    let Some(chromium) = chromium_or_skip() else {
+        return;
+    };
+    let lore = Lore::without_model();
+    let server = shop(&lore, &[]);
+    let page = |q: &str| format!("{}/?{q}", server.url);
+
+    // The page answers the URL's search with the results as agents get them.
+    let search = page("q=apply_code&mode=fts");
+    let d = dom(&chromium, lore.root(), &search);
+    let first = element(&d, "class=\"first\"", "li").unwrap_or_else(|| panic!("no results:\n{d}"));
+    assert!(first.contains("apply_code"), "{first}");
+    assert!(first.contains("shop:shop/cart.py:33-"), "{first}");
+    let status = element(&d, "id=\"status\"", "section").unwrap_or_default();
+    assert!(
+        status.contains("results in") && status.contains("fts"),
+        "{status}"
+    );
+    screenshot(&chromium, lore.root(), &search, "search");
+
+    // The same search through the API names the result; `&id=` opens its context.
+    let (code, r) = post(
+        &server.api("/api/search"),
+        &json!({"query": "apply_code", "mode": "fts"}),
+    );
+    assert_eq!(code, 200, "{r}");
+    let id = r["results"][0]["id"].as_str().unwrap().to_string();
+    let opened = page(&format!("q=apply_code&mode=fts&id={id}"));
+    let d = dom(&chromium, lore.root(), &opened);
+    let context = element(&d, "id=\"context\"", "article").unwrap_or_else(|| panic!("{d}"));
+    // The method sits in a class small enough to come back whole.
+    assert!(context.contains("<h2>Cart</h2>"), "{context}");
+    assert!(context.contains("class=\"code\""), "the code: {context}");
+    assert!(context.contains("def apply_code(self, code):"), "{context}");
+    assert!(context.contains("<h3>Callers</h3>"), "{context}");
+    assert!(context.contains("<h3>Outline</h3>"), "{context}");
+    screenshot(&chromium, lore.root(), &opened, "context");
+
+    // A caller is a link to its own definition.
+    let href = context
+        .split("href=\"")
+        .filter_map(|s| s.split('"').next())
+        .find(|h| h.contains("q=build_cart"))
+        .unwrap_or_else(|| panic!("no link to the caller build_cart: {context}"))
+        .replace("&amp;", "&");
+    assert!(
+        href.starts_with("?q=") && href.contains("intent=find-definition"),
+        "{href}"
+    );
+    let d = dom(&chromium, lore.root(), &format!("{}/{href}", server.url));
+    let first = element(&d, "class=\"first\"", "li").unwrap_or_else(|| panic!("{d}"));
+    assert!(
+        first.contains("build_cart") && first.contains("shop/cli.py"),
+        "{first}"
+    );
+}
+
+/// Text from the index is shown, never run: a note's `<script>` and `onerror` stay inert,
+/// and the page is served with a policy that allows its own files only.
+#[test]
+fn markup_in_results_renders_inert() {
+    let Some(chromium) = chromium_or_skip() else {
+        return;
+    };
+    let lore = Lore::without_model();
+    let server = shop(&lore, &[]);
+    let d = dom(
+        &chromium,
+        lore.root(),
+        &format!(
+            "{}/?q=discount+codes+checkout&mode=fts&detail=contextual",
+            server.url
+        ),
+    );
+    assert!(
+        d.contains("<title>lore</title>"),
+        "the title was changed: {d}"
+    );
+    assert!(d.contains("NOTES.md"), "{d}");
+    assert!(
+        d.contains("&lt;script&gt;"),
+        "the note's markup as text: {d}"
+    );
+    assert_eq!(
+        d.matches("<script").count(),
+        1,
+        "only the page's own script: {d}"
+    );
+    assert!(!d.contains("<img"), "{d}");
+    let resp = ureq::get(&format!("{}/", server.url))
+        .call()
+        .expect("the page");
+    let csp = resp
+        .headers()
+        .get("content-security-policy")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    assert!(
+        csp.contains("default-src 'none'") && csp.contains("script-src 'self'"),
+        "{csp}"
+    );
+}
+
+/// With a token, the page itself loads (it holds no data), the API refuses it, and the page
+/// asks for the token.
+#[test]
+fn a_token_protected_server_asks_for_the_token() {
+    let Some(chromium) = chromium_or_skip() else {
+        return;
+    };
+    let lore = Lore::without_model();
+    let server = shop(&lore, &[("LORE_TOKEN", "s3cret-token-for-the-test")]);
+    let d = dom(
+        &chromium,
+        lore.root(),
+        &format!("{}/?q=apply_code&mode=fts", server.url),
+    );
+    let tag = d
+        .find("id=\"token-box\"")
+        .map(|i| &d[i.saturating_sub(20)..i + 40]);
+    assert!(
+        tag.is_some_and(|t| !t.contains("hidden")),
+        "the token box shows: {d}"
+    );
+    let status = element(&d, "id=\"status\"", "section").unwrap_or_default();
+    assert!(status.contains("bearer token"), "{status}");
+    assert!(
+        !d.contains("class=\"first\""),
+        "no results without the token: {d}"
+    );
+}
