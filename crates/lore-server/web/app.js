@@ -124,7 +124,9 @@ async function open(li, remember = true) {
     const u = await api("GET", "/api/results/" + encodeURIComponent(li.dataset.id));
     box.replaceChildren();
     box.append(el("h2", null, u.qualified || u.symbol || u.path));
-    box.append(el("div", "where", `${u.store}:${u.path}:${u.start_line}-${u.end_line} · ${u.kind}`));
+    const where = el("div", "where", `${u.store}:${u.path}:${u.start_line}-${u.end_line} · ${u.kind} · `);
+    if (u.symbol) where.append(graphLink(u.qualified || u.symbol, "callers and calls"));
+    box.append(where);
     if (u.summary) box.append(el("p", "summary", u.summary));
     const pre = el("pre", "code");
     pre.style.setProperty("--start", String((u.start_line || 1) - 1));
@@ -155,6 +157,73 @@ async function open(li, remember = true) {
   }
 }
 
+// Callers and callees of a symbol, two levels deep, as nested lists: each node a link to its
+// own graph (`?graph=NAME`). A name called from several places is listed once.
+const GRAPH_FANOUT = 8;
+
+function names(answer) {
+  const seen = new Set();
+  const out = [];
+  for (const l of answer.links || []) {
+    const name = (l.symbol && (l.symbol.qualified || l.symbol.name)) || l.name;
+    if (!name || seen.has(name)) continue;
+    seen.add(name);
+    out.push({ name, at: l.symbol ? `${l.symbol.path}:${l.symbol.start_line}` : `${l.path}:${l.line}` });
+  }
+  return out;
+}
+
+function graphLink(name, label) {
+  const a = el("a", "graph-link", label || name);
+  a.href = "?" + new URLSearchParams({ graph: name }).toString();
+  return a;
+}
+
+async function graphLevel(symbol, direction) {
+  return api("GET", "/api/graph?" + new URLSearchParams({ symbol, direction }).toString());
+}
+
+async function showGraph(symbol) {
+  $("results").replaceChildren();
+  status(`graph of ${symbol}…`);
+  const box = $("context");
+  box.hidden = false;
+  box.replaceChildren();
+  try {
+    const [callers, callees] = await Promise.all([graphLevel(symbol, "callers"), graphLevel(symbol, "callees")]);
+    const def = (callers.definitions || [])[0];
+    box.append(el("h2", "graph-title", def ? def.qualified || def.name : symbol));
+    if (def) box.append(el("div", "where", `${def.store}:${def.path}:${def.start_line}-${def.end_line} · ${def.kind}`));
+    if (def && def.signature) box.append(el("div", "sig", def.signature));
+    for (const [answer, direction, title] of [[callers, "callers", "Callers"], [callees, "callees", "Calls"]]) {
+      box.append(el("h3", null, `${title} (${answer.summary})`));
+      const ul = el("ul", "graph " + direction);
+      const first = names(answer);
+      const second = await Promise.all(first.slice(0, GRAPH_FANOUT).map((n) =>
+        graphLevel(n.name, direction).then(names).catch(() => [])));
+      first.forEach((n, i) => {
+        const li = el("li");
+        li.append(graphLink(n.name), el("span", "where", " " + n.at));
+        const next = second[i] || [];
+        if (next.length) {
+          const sub = el("ul");
+          for (const m of next) {
+            const item = el("li");
+            item.append(graphLink(m.name), el("span", "where", " " + m.at));
+            sub.append(item);
+          }
+          li.append(sub);
+        }
+        ul.append(li);
+      });
+      box.append(ul);
+    }
+    status(`graph of ${symbol}: ${callers.summary}; calls: ${callees.summary}`);
+  } catch (e) {
+    status("error: " + e.message);
+  }
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   $("search").addEventListener("submit", (ev) => { ev.preventDefault(); search(true); });
   $("token-save").addEventListener("click", () => {
@@ -165,6 +234,12 @@ document.addEventListener("DOMContentLoaded", () => {
   document.addEventListener("keydown", (ev) => {
     if (ev.key === "/" && document.activeElement !== $("q")) { ev.preventDefault(); $("q").focus(); }
   });
-  window.addEventListener("popstate", () => { if (readUrl()) search(false); });
-  if (readUrl()) search(false); else $("q").focus();
+  const route = () => {
+    const graph = new URLSearchParams(location.search).get("graph");
+    if (graph) return showGraph(graph);
+    if (readUrl()) return search(false);
+    $("q").focus();
+  };
+  window.addEventListener("popstate", route);
+  route();
 });

@@ -189,6 +189,55 @@ fn search_open_a_result_and_follow_a_caller_in_the_browser() {
     );
 }
 
+/// A symbol's callers and callees two levels deep, each node a link to its own graph.
+#[test]
+fn the_graph_view_shows_callers_and_callees_two_levels_deep() {
+    let Some(chromium) = chromium_or_skip() else {
+        return;
+    };
+    let lore = Lore::without_model();
+    let server = shop(&lore, &[]);
+    let d = dom(
+        &chromium,
+        lore.root(),
+        &format!("{}/?graph=apply_discount", server.url),
+    );
+    let graph = element(&d, "id=\"context\"", "article").unwrap_or_else(|| panic!("{d}"));
+    assert!(
+        graph.contains("def apply_discount(amount, code=None, vip=False)"),
+        "{graph}"
+    );
+    assert!(
+        graph.contains("Callers (4 resolved, 0 by name only)"),
+        "{graph}"
+    );
+    // Cart.total calls it, and Cart.describe calls Cart.total: two levels.
+    let callers = graph
+        .split("class=\"graph callers\"")
+        .nth(1)
+        .and_then(|rest| rest.split("class=\"graph callees\"").next())
+        .unwrap_or_else(|| panic!("{graph}"));
+    assert!(callers.contains(">Cart.total</a>"), "{callers}");
+    assert!(
+        callers.contains("?graph=Cart.describe"),
+        "the second level: {callers}"
+    );
+    assert_eq!(
+        callers
+            .matches(">test_discount_codes_are_case_insensitive</a>")
+            .count(),
+        1,
+        "once: {callers}"
+    );
+    assert!(graph.contains("class=\"graph callees\""), "{graph}");
+    screenshot(
+        &chromium,
+        lore.root(),
+        &format!("{}/?graph=Cart.total", server.url),
+        "graph",
+    );
+}
+
 /// Text from the index is shown, never run: a note's `<script>` and `onerror` stay inert,
 /// and the page is served with a policy that allows its own files only.
 #[test]
