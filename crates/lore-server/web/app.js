@@ -63,6 +63,8 @@ async function search(push) {
     for (const f of FIELDS) if ($(f).value) p.set(f, $(f).value);
     history.pushState(null, "", "?" + p.toString());
   }
+  fullWidth(false);
+  clearTimeout(polling);
   status("searching…");
   try {
     const r = await api("POST", "/api/search", body);
@@ -183,7 +185,13 @@ async function graphLevel(symbol, direction) {
   return api("GET", "/api/graph?" + new URLSearchParams({ symbol, direction }).toString());
 }
 
+// A view of its own (graph, stores) takes the whole width; a search gives it back.
+function fullWidth(on) {
+  document.querySelector("main").classList.toggle("full", on);
+}
+
 async function showGraph(symbol) {
+  fullWidth(true);
   $("results").replaceChildren();
   status(`graph of ${symbol}…`);
   const box = $("context");
@@ -224,6 +232,99 @@ async function showGraph(symbol) {
   }
 }
 
+// Stores with their counts and freshness, and the jobs that add or index them (polled while
+// one runs): index or remove a store, add a folder, cancel a job.
+const POLL_MS = 1500;
+let polling = null;
+
+function ago(secs) {
+  if (!secs) return "never";
+  const s = Math.max(0, Math.round(Date.now() / 1000 - secs));
+  if (s < 90) return `${s} s ago`;
+  if (s < 5400) return `${Math.round(s / 60)} min ago`;
+  if (s < 129600) return `${Math.round(s / 3600)} h ago`;
+  return `${Math.round(s / 86400)} days ago`;
+}
+
+function button(label, action) {
+  const b = el("button", null, label);
+  b.type = "button";
+  b.addEventListener("click", async () => {
+    b.disabled = true;
+    try { await action(); } catch (e) { status("error: " + e.message); }
+    showStores();
+  });
+  return b;
+}
+
+async function showStores() {
+  clearTimeout(polling);
+  fullWidth(true);
+  $("results").replaceChildren();
+  const box = $("context");
+  box.hidden = false;
+  try {
+    const [stores, jobs] = await Promise.all([api("GET", "/api/stores"), api("GET", "/api/jobs")]);
+    box.replaceChildren(el("h2", null, "Stores"));
+    const table = el("table", "stores");
+    const head = el("tr");
+    for (const h of ["name", "kind", "files", "chunks", "embedded", "indexed", "source", ""]) head.append(el("th", null, h));
+    table.append(head);
+    for (const s of stores) {
+      const tr = el("tr");
+      tr.dataset.store = s.name;
+      const embedded = s.embedder === "none" ? "keyword only" :
+        s.chunks ? `${Math.round((100 * s.embedded) / s.chunks)}%` : "-";
+      for (const v of [s.name, s.kind, s.files, s.chunks, embedded, ago(s.indexed_at), s.source]) tr.append(el("td", null, v));
+      const actions = el("td");
+      actions.append(
+        button("index", () => api("POST", `/api/stores/${encodeURIComponent(s.name)}/index`, {})),
+        button("remove", async () => {
+          if (confirm(`Remove the store ${s.name} and its index?`)) await api("DELETE", `/api/stores/${encodeURIComponent(s.name)}`);
+        }));
+      tr.append(actions);
+      table.append(tr);
+    }
+    box.append(table);
+    const form = el("form", "add-store");
+    const name = el("input"); name.placeholder = "name"; name.required = true;
+    const source = el("input"); source.placeholder = "folder, git URL or site"; source.required = true;
+    const add = el("button", null, "add store");
+    form.append(name, source, add);
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      try { await api("POST", "/api/stores", { name: name.value.trim(), source: source.value.trim() }); }
+      catch (e) { status("error: " + e.message); }
+      showStores();
+    });
+    box.append(form);
+    box.append(el("h2", null, "Jobs"));
+    const list = el("ul", "jobs");
+    let running = false;
+    for (const j of jobs.slice(0, 20)) {
+      const li = el("li");
+      li.dataset.status = j.status;
+      const p = j.progress || {};
+      const done = p.files_total ? ` · files ${p.files_done}/${p.files_total}` : "";
+      const chunks = p.chunks_total ? ` · chunks ${p.chunks_done}/${p.chunks_total}` : "";
+      li.append(el("span", "kind", j.status), el("span", null, `${j.kind} ${j.spec && (j.spec.name || j.spec.store) || ""}${done}${chunks}`));
+      if (j.message) li.append(el("span", "where", " " + j.message));
+      if (j.error) li.append(el("span", "warning", " " + j.error));
+      if (j.status === "pending" || j.status === "running") {
+        running = true;
+        li.append(button("cancel", () => api("POST", `/api/jobs/${encodeURIComponent(j.id)}/cancel`, {})));
+      }
+      list.append(li);
+    }
+    if (!jobs.length) list.append(el("li", "where", "no jobs yet"));
+    box.append(list);
+    status(`${stores.length} stores · ${jobs.length} jobs`);
+    if (running) polling = setTimeout(showStores, POLL_MS);
+  } catch (e) {
+    status("error: " + e.message);
+  }
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   $("search").addEventListener("submit", (ev) => { ev.preventDefault(); search(true); });
   $("token-save").addEventListener("click", () => {
@@ -235,7 +336,9 @@ document.addEventListener("DOMContentLoaded", () => {
     if (ev.key === "/" && document.activeElement !== $("q")) { ev.preventDefault(); $("q").focus(); }
   });
   const route = () => {
-    const graph = new URLSearchParams(location.search).get("graph");
+    const p = new URLSearchParams(location.search);
+    if (p.get("view") === "stores") return showStores();
+    const graph = p.get("graph");
     if (graph) return showGraph(graph);
     if (readUrl()) return search(false);
     $("q").focus();

@@ -238,6 +238,50 @@ fn the_graph_view_shows_callers_and_callees_two_levels_deep() {
     );
 }
 
+/// The stores with their counts and freshness, and the jobs (none yet here).
+#[test]
+fn the_stores_view_lists_stores_and_jobs() {
+    let Some(chromium) = chromium_or_skip() else {
+        return;
+    };
+    let lore = Lore::without_model();
+    let server = shop(&lore, &[]);
+    let (code, info) = common::serve::get(&server.api("/api/stores/shop"));
+    assert_eq!(code, 200, "{info}");
+    let d = dom(
+        &chromium,
+        lore.root(),
+        &format!("{}/?view=stores", server.url),
+    );
+    let row = element(&d, "data-store=\"shop\"", "tr").unwrap_or_else(|| panic!("{d}"));
+    let cells: Vec<&str> = row
+        .split("<td>")
+        .skip(1)
+        .map(|c| c.split("</td>").next().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        &cells[..5],
+        [
+            "shop",
+            "folder",
+            &info["files"].to_string(),
+            &info["chunks"].to_string(),
+            "keyword only"
+        ],
+        "{row}"
+    );
+    assert!(cells[5].ends_with("s ago"), "{row}");
+    assert!(d.contains("no jobs yet"), "{d}");
+    let status = element(&d, "id=\"status\"", "section").unwrap_or_default();
+    assert!(status.contains("1 stores · 0 jobs"), "{status}");
+    screenshot(
+        &chromium,
+        lore.root(),
+        &format!("{}/?view=stores", server.url),
+        "stores",
+    );
+}
+
 /// Text from the index is shown, never run: a note's `<script>` and `onerror` stay inert,
 /// and the page is served with a policy that allows its own files only.
 #[test]
