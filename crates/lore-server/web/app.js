@@ -327,11 +327,7 @@ async function showStores() {
 
 document.addEventListener("DOMContentLoaded", () => {
   $("search").addEventListener("submit", (ev) => { ev.preventDefault(); search(true); });
-  $("token-save").addEventListener("click", () => {
-    sessionStorage.setItem(TOKEN_KEY, $("token").value);
-    $("token-box").hidden = true;
-    search(false);
-  });
+
   document.addEventListener("keydown", (ev) => {
     if (ev.key === "/" && document.activeElement !== $("q")) { ev.preventDefault(); $("q").focus(); }
   });
@@ -344,5 +340,11 @@ document.addEventListener("DOMContentLoaded", () => {
     $("q").focus();
   };
   window.addEventListener("popstate", route);
+  // The token asked for by a 401: kept for this tab, then the view asked for again.
+  $("token-save").addEventListener("click", () => {
+    sessionStorage.setItem(TOKEN_KEY, $("token").value);
+    $("token-box").hidden = true;
+    route();
+  });
   route();
 });
