@@ -384,11 +384,10 @@ impl QueryPath {
         };
         t[usize::from(!one_thread)].push(took.as_nanos() as f64 / tokens.max(1) as f64);
         if t.iter().all(|v| v.len() >= QUERY_TRIALS) {
-            let median = |v: &mut Vec<f64>| {
+            let [one, pool] = t.each_mut().map(|v| {
                 v.sort_by(f64::total_cmp);
                 v[v.len() / 2]
-            };
-            let (one, pool) = (median(&mut t[0].clone()), median(&mut t[1].clone()));
+            });
             let _ = self.chosen.set(one <= pool);
             tracing::debug!(
                 one_thread_ns_per_token = one,

@@ -7,6 +7,7 @@ mod db;
 mod doctor;
 mod error;
 mod evidence;
+mod freshness;
 pub mod fusion;
 mod graph;
 mod indexer;
@@ -29,6 +30,7 @@ pub use context::{OutlineEntry, UnitContext};
 pub use db::{DatabaseHealth, DbStatus, StoreCopied, db_migrate, db_status};
 pub use doctor::{CatalogFacts, DoctorReport, Part, PartFacts, Problem, StoreHealth, doctor};
 pub use error::{EngineError, ExitKind, Param};
+pub use freshness::Freshness;
 pub use fusion::{Candidates, Fusion, Signals};
 pub use graph::{Direction, EdgeRecord, GraphAnswer, GraphLink, GraphQuery, SymbolInfo};
 pub use indexer::{BATCH_LEASE_SECS, IndexReport, WorkerReport, Workers};
@@ -40,9 +42,7 @@ pub use lore_embed::settle_threads;
 pub use present::{ContextLayer, FullLayer, estimate_tokens};
 pub use progress::{NoProgress, Phase, Progress};
 pub use related::{Related, RelatedUnit, Usage};
-pub use search::{
-    Freshness, IntentUsed, Mode, Retrieved, SearchHit, SearchRequest, SearchResponse, UnitRef,
-};
+pub use search::{IntentUsed, Mode, Retrieved, SearchHit, SearchRequest, SearchResponse, UnitRef};
 pub use stores::StoreSummary;
 pub use task::{Frame, TaskClues};
 pub use unit::{Lines, MAX_UNIT_LINES, Truncation};

@@ -10,7 +10,7 @@ const ON_POSTGRES: bool = false;
 mod common;
 
 use common::serve::{Server, post};
-use common::{Lore, run_command, write};
+use common::{Lore, copy_shop, run_command, write};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -93,12 +93,12 @@ fn element<'a>(dom: &'a str, marker: &str, tag: &str) -> Option<&'a str> {
     Some(&dom[start..end])
 }
 
-/// A lexical store of the Python shop fixture (no model needed) behind `lore serve`.
-fn shop(lore: &Lore, env: &[(&str, &str)]) -> Server {
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../lore-engine/tests/fixtures/graph/python-shop");
-    let src = lore.path("shop");
-    copy_dir(&fixture, &src);
+/// The page's test world: chromium, a test root, and `lore serve` (with `env`) over a
+/// lexical store of the Python shop fixture (no model needed) plus a note holding markup.
+fn shop(env: &[(&str, &str)]) -> Option<(PathBuf, Lore, Server)> {
+    let chromium = chromium_or_skip()?;
+    let lore = Lore::without_model();
+    let src = copy_shop(&lore);
     write(
         &src,
         "NOTES.md",
@@ -113,30 +113,16 @@ fn shop(lore: &Lore, env: &[(&str, &str)]) -> Server {
         "--embed",
         "none",
     ]);
-    Server::start_with(lore, &["--addr", "127.0.0.1:0", "--no-watch"], env)
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
+    let server = Server::start_with(&lore, &["--addr", "127.0.0.1:0", "--no-watch"], env);
+    Some((chromium, lore, server))
 }
 
 /// Search → open a result's context → follow a caller, each by its URL, in the browser.
 #[test]
 fn search_open_a_result_and_follow_a_caller_in_the_browser() {
-    let Some(chromium) = chromium_or_skip() else {
+    let Some((chromium, lore, server)) = shop(&[]) else {
         return;
     };
-    let lore = Lore::without_model();
-    let server = shop(&lore, &[]);
     let page = |q: &str| format!("{}/?{q}", server.url);
 
     // The page answers the URL's search with the results as agents get them.
@@ -192,11 +178,9 @@ fn search_open_a_result_and_follow_a_caller_in_the_browser() {
 /// A symbol's callers and callees two levels deep, each node a link to its own graph.
 #[test]
 fn the_graph_view_shows_callers_and_callees_two_levels_deep() {
-    let Some(chromium) = chromium_or_skip() else {
+    let Some((chromium, lore, server)) = shop(&[]) else {
         return;
     };
-    let lore = Lore::without_model();
-    let server = shop(&lore, &[]);
     let d = dom(
         &chromium,
         lore.root(),
@@ -241,11 +225,9 @@ fn the_graph_view_shows_callers_and_callees_two_levels_deep() {
 /// The stores with their counts and freshness, and the jobs (none yet here).
 #[test]
 fn the_stores_view_lists_stores_and_jobs() {
-    let Some(chromium) = chromium_or_skip() else {
+    let Some((chromium, lore, server)) = shop(&[]) else {
         return;
     };
-    let lore = Lore::without_model();
-    let server = shop(&lore, &[]);
     let (code, info) = common::serve::get(&server.api("/api/stores/shop"));
     assert_eq!(code, 200, "{info}");
     let d = dom(
@@ -286,11 +268,9 @@ fn the_stores_view_lists_stores_and_jobs() {
 /// and the page is served with a policy that allows its own files only.
 #[test]
 fn markup_in_results_renders_inert() {
-    let Some(chromium) = chromium_or_skip() else {
+    let Some((chromium, lore, server)) = shop(&[]) else {
         return;
     };
-    let lore = Lore::without_model();
-    let server = shop(&lore, &[]);
     let d = dom(
         &chromium,
         lore.root(),
@@ -332,11 +312,10 @@ fn markup_in_results_renders_inert() {
 /// asks for the token.
 #[test]
 fn a_token_protected_server_asks_for_the_token() {
-    let Some(chromium) = chromium_or_skip() else {
+    let Some((chromium, lore, server)) = shop(&[("LORE_TOKEN", "s3cret-token-for-the-test")])
+    else {
         return;
     };
-    let lore = Lore::without_model();
-    let server = shop(&lore, &[("LORE_TOKEN", "s3cret-token-for-the-test")]);
     let d = dom(
         &chromium,
         lore.root(),

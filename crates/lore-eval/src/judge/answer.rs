@@ -241,16 +241,23 @@ pub const MAX_FIELD_CHARS: usize = 2000;
 /// Most suggestions kept of one answer.
 pub const MAX_SUGGESTIONS: usize = 20;
 
+/// `text` cut to its first `max` characters and marked `… [cut N characters]`, when longer.
+pub(super) fn cut_text(text: &str, max: usize) -> Option<String> {
+    let n = text.chars().count();
+    (n > max).then(|| {
+        let keep: String = text.chars().take(max).collect();
+        format!("{keep}… [cut {} characters]", n - max)
+    })
+}
+
 /// Cuts every text field of `a` to `MAX_FIELD_CHARS` (ending `… [cut N characters]`) and
 /// its suggestions to `MAX_SUGGESTIONS`; returns the fields it cut (`suggestions[2]`,
 /// `analysis.coverage`, `suggestions` for the list itself).
 pub fn cap_answer(a: &mut JudgeAnswer) -> Vec<String> {
     let mut cut = Vec::new();
     let mut cap = |name: String, text: &mut String| {
-        let n = text.chars().count();
-        if n > MAX_FIELD_CHARS {
-            let keep: String = text.chars().take(MAX_FIELD_CHARS).collect();
-            *text = format!("{keep}… [cut {} characters]", n - MAX_FIELD_CHARS);
+        if let Some(shorter) = cut_text(text, MAX_FIELD_CHARS) {
+            *text = shorter;
             cut.push(name);
         }
     };

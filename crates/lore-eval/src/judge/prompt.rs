@@ -92,12 +92,7 @@ pub const AGENT_VIEW_CHARS: usize = 4_000;
 /// REST and `--json` return it), cut to [`AGENT_VIEW_CHARS`] with a marker.
 pub fn agent_view(hit: &lore_engine::SearchHit) -> String {
     let json = serde_json::to_string(hit).unwrap_or_default();
-    let n = json.chars().count();
-    if n <= AGENT_VIEW_CHARS {
-        return json;
-    }
-    let keep: String = json.chars().take(AGENT_VIEW_CHARS).collect();
-    format!("{keep}… (cut: {} more characters)", n - AGENT_VIEW_CHARS)
+    super::answer::cut_text(&json, AGENT_VIEW_CHARS).unwrap_or(json)
 }
 
 /// How much of a result's unit the judge sees: enough to tell what it is and does, while

@@ -2,7 +2,8 @@
 //! one line in the run file; last the summary.
 
 use super::answer::{
-    GeneratedQueries, GeneratedQuery, JudgeAnswer, MAX_FIELD_CHARS, cap_answer, validate_answer,
+    GeneratedQueries, GeneratedQuery, JudgeAnswer, MAX_FIELD_CHARS, cap_answer, cut_text,
+    validate_answer,
 };
 use super::prompt::{JUDGE_SYSTEM, agent_view, bounded_code, judge_prompt};
 use super::queries::{generate_queries, read_queries_file};
@@ -248,7 +249,16 @@ fn judge_one(
             (Some(a.value), None, a.attempts, Some(json))
         }
         Err(e) if e.is_fatal() => return Err(JudgeError::Stopped { index, source: e }),
-        Err(e) => (None, Some(cap_text(e.to_string())), e.attempts(), None),
+        Err(e) => (
+            None,
+            {
+                // An error can quote the answer.
+                let text = e.to_string();
+                Some(cut_text(&text, MAX_FIELD_CHARS).unwrap_or(text))
+            },
+            e.attempts(),
+            None,
+        ),
     };
     Ok(Line {
         index,
@@ -265,16 +275,6 @@ fn judge_one(
         cut,
         judge_ms,
     })
-}
-
-/// An error's text cut to `MAX_FIELD_CHARS` (it can quote the answer).
-fn cap_text(text: String) -> String {
-    let n = text.chars().count();
-    if n <= MAX_FIELD_CHARS {
-        return text;
-    }
-    let keep: String = text.chars().take(MAX_FIELD_CHARS).collect();
-    format!("{keep}… [cut {} characters]", n - MAX_FIELD_CHARS)
 }
 
 /// The start of a result's unit for the judge, read through the engine whatever detail the

@@ -1,29 +1,12 @@
 //! Code intelligence through the binary: `lore graph`, detail levels, intents, and the
 //! graph following edits.
 
-use crate::common::{Lore, write};
+use crate::common::{Lore, copy_shop, write};
 use serde_json::Value;
-use std::path::Path;
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), dest).unwrap();
-        }
-    }
-}
 
 /// The python-shop fixture copied into the test's root and added as store `shop`.
 fn add_shop(lore: &Lore) -> std::path::PathBuf {
-    let shop = lore.path("shop");
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../lore-engine/tests/fixtures/graph/python-shop");
-    copy_dir(&fixture, &shop);
+    let shop = copy_shop(lore);
     lore.json(&["store", "add", "shop", shop.to_str().unwrap()]);
     shop
 }

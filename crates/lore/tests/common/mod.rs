@@ -429,6 +429,29 @@ pub fn files_under(dir: &Path) -> Vec<String> {
     out
 }
 
+/// Copies the folder `from` to `to`, recursively.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
+/// The engine's python-shop graph fixture copied to `shop/` in the test's root.
+pub fn copy_shop(lore: &Lore) -> PathBuf {
+    let shop = lore.path("shop");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../lore-engine/tests/fixtures/graph/python-shop");
+    copy_dir(&fixture, &shop);
+    shop
+}
+
 /// Writes `content` to `root/rel`, creating folders.
 pub fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>) {
     let p = root.join(rel);
