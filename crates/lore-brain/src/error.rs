@@ -9,6 +9,9 @@ pub enum BrainError {
     /// written.
     #[error("{0}")]
     Escape(String),
+    /// A brain file asked for by name that is not there.
+    #[error("{0}")]
+    Missing(String),
     /// A file or format that cannot be read as text.
     #[error("{0}")]
     Unreadable(String),
@@ -47,6 +50,7 @@ impl BrainError {
     pub fn is_input(&self) -> bool {
         match self {
             BrainError::Input(_)
+            | BrainError::Missing(_)
             | BrainError::Escape(_)
             | BrainError::Unreadable(_)
             | BrainError::LlmSetup(_) => true,

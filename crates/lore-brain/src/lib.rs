@@ -13,6 +13,7 @@
 //! anything, extracting text (markdown, text, HTML, PDF), asking an LLM for pages, and
 //! appending session lines that never interleave. Indexing and search are the engine's.
 
+mod browse;
 mod error;
 pub mod extract;
 pub mod frontmatter;
@@ -23,6 +24,7 @@ mod notes;
 mod session;
 pub mod wiki;
 
+pub use browse::{BrainDocument, BrainFile, BrainListing, MAX_LISTED};
 pub use error::BrainError;
 pub use extract::Format;
 pub use notes::{Note, NoteWritten};

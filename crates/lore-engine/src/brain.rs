@@ -19,8 +19,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use lore_brain::{
-    BrainError, Format, IngestReport, Logged, Note, NoteWritten, PAGE_TYPES, RawIngest, RawPage,
-    SessionEntry,
+    BrainDocument, BrainError, BrainFile, BrainListing, Format, IngestReport, Logged, Note,
+    NoteWritten, PAGE_TYPES, RawIngest, RawPage, SessionEntry,
 };
 
 /// The name of the brain's store.
@@ -393,6 +393,17 @@ impl Engine {
             note: written,
             indexed,
         })
+    }
+
+    /// Every note, wiki page and session log, newest first, with the fields a list shows.
+    pub fn brain_files(&self) -> Result<BrainListing, EngineError> {
+        Ok(self.brain().list_files()?)
+    }
+
+    /// One brain file by its path in the brain dir (`knowledge/retry.md`): frontmatter,
+    /// body, or a session log's events. Nothing outside the brain's three folders.
+    pub fn brain_file(&self, path: &str) -> Result<BrainDocument, EngineError> {
+        Ok(self.brain().read_file(path)?)
     }
 
     /// Hybrid search over the brain's notes and pages.

@@ -110,6 +110,9 @@ impl EngineError {
                 | lore_embed::EmbedError::ModelFileMissing { .. }
                 | lore_embed::EmbedError::EndpointConfig(_),
             ) => ExitKind::Input,
+            EngineError::Brain(e) if matches!(**e, lore_brain::BrainError::Missing(_)) => {
+                ExitKind::NotFound
+            }
             EngineError::Brain(e) if e.is_input() => ExitKind::Input,
             _ => ExitKind::Internal,
         }

@@ -266,6 +266,18 @@ impl App {
         self.pool.run(move |e| e.brain_query(&q)).await
     }
 
+    pub async fn brain_files(&self) -> Result<lore_engine::brain::BrainListing, AppError> {
+        self.pool.run(|e| e.brain_files()).await
+    }
+
+    pub async fn brain_file(
+        &self,
+        path: &str,
+    ) -> Result<lore_engine::brain::BrainDocument, AppError> {
+        let path = path.to_string();
+        self.pool.run(move |e| e.brain_file(&path)).await
+    }
+
     pub async fn brain_write(&self, args: &JsonObject) -> Result<BrainWritten, AppError> {
         let note = params::note(args).map_err(AppError::BadRequest)?;
         self.write(move |e| e.brain_write(&note)).await

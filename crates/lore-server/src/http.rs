@@ -79,6 +79,8 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/jobs", get(jobs))
         .route("/api/jobs/{id}", get(job))
         .route("/api/jobs/{id}/cancel", post(cancel_job))
+        .route("/api/brain/files", get(brain_files))
+        .route("/api/brain/files/{*path}", get(brain_file))
         .route("/api/brain/query", post(brain_query))
         .route("/api/brain/write", post(brain_write))
         .route("/api/brain/ingest", post(brain_ingest))
@@ -296,6 +298,14 @@ async fn job(State(app): AppState, Path(id): Path<String>) -> Rest {
 
 async fn cancel_job(State(app): AppState, Path(id): Path<String>) -> Rest {
     reply(StatusCode::OK, app.cancel(&id).await?)
+}
+
+async fn brain_files(State(app): AppState) -> Rest {
+    reply(StatusCode::OK, app.brain_files().await?)
+}
+
+async fn brain_file(State(app): AppState, Path(path): Path<String>) -> Rest {
+    reply(StatusCode::OK, app.brain_file(&path).await?)
 }
 
 async fn brain_query(State(app): AppState, Body(args): Body) -> Rest {
@@ -652,6 +662,8 @@ mod tests {
             "/api/jobs",
             "/api/jobs/{id}",
             "/api/jobs/{id}/cancel",
+            "/api/brain/files",
+            "/api/brain/files/{path}",
             "/api/brain/query",
             "/api/brain/write",
             "/api/brain/ingest",
@@ -662,7 +674,7 @@ mod tests {
         ] {
             assert!(paths.contains_key(p), "{p} missing from openapi.json");
         }
-        assert_eq!(paths.len(), 20, "a path in openapi.json has no route");
+        assert_eq!(paths.len(), 22, "a path in openapi.json has no route");
     }
 
     /// The hand-written file lists the engine's words: each `enum` in it that holds one of

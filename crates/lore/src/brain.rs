@@ -1,4 +1,4 @@
-//! `lore brain write|query|ingest|ingest-raw|log`: the brain from the command line. Writes
+//! `lore brain write|query|ingest|ingest-raw|log|list|show`: the brain from the command line. Writes
 //! take the writer lock for one command (and fail, naming it, while `lore serve` runs);
 //! `log` appends without it.
 
@@ -186,6 +186,50 @@ pub fn run(engine: &mut Engine, json: bool, command: BrainCommand) -> anyhow::Re
                 },
             };
             print_ingested(json, &engine.brain_ingest_raw(&req)?)?;
+        }
+        BrainCommand::List => {
+            let listing = engine.brain_files()?;
+            if json {
+                return print_json(&listing);
+            }
+            if listing.files.is_empty() {
+                out!("the brain at {} is empty", engine.brain_dir().display());
+            }
+            for f in &listing.files {
+                let date = f.updated.get(..10).unwrap_or(&f.updated);
+                let tags: Vec<&str> = [f.kind.as_deref(), f.domain.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                out!("{date}  {:<48} {}  {}", f.path, f.title, tags.join(" · "));
+            }
+            if listing.truncated {
+                eprintln!(
+                    "note: only the newest {} files are listed",
+                    listing.files.len()
+                );
+            }
+        }
+        BrainCommand::Show { path } => {
+            let doc = engine.brain_file(&path)?;
+            if json {
+                return print_json(&doc);
+            }
+            for (k, v) in &doc.frontmatter {
+                out!("{k}: {v}");
+            }
+            if !doc.frontmatter.is_empty() {
+                out!("");
+            }
+            if doc.events_cut {
+                eprintln!("note: the log is long; its last events follow");
+            }
+            for e in &doc.events {
+                out!("{e}");
+            }
+            if !doc.body.is_empty() {
+                out!("{}", doc.body.trim());
+            }
         }
         BrainCommand::Log(args) => {
             let logged = engine.session_log(&args.entry())?;

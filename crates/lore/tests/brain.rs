@@ -879,3 +879,111 @@ fn write_then_hybrid_query_finds_the_note_in_the_same_second() {
         assert!(m["write_to_found_ms"].as_f64().unwrap() < 1000.0, "{m}");
     }
 }
+
+/// Browsing: the CLI and REST list every note, page and session log with their fields and
+/// read one whole; names outside the brain are refused before any file is opened.
+#[test]
+fn brain_files_are_listed_and_read_by_cli_and_rest() {
+    let lore = Lore::without_model();
+    lore.ok(&[
+        "brain",
+        "write",
+        "# Retry with backoff\n\nDouble the pause. <script>alert(1)</script>",
+        "--filename",
+        "net/retry",
+        "--type",
+        "insight",
+        "--domain",
+        "http",
+    ]);
+    lore.ok(&[
+        "brain",
+        "log",
+        "s-1",
+        "--phase",
+        "plan",
+        "--message",
+        "started",
+    ]);
+    lore.ok(&[
+        "brain",
+        "log",
+        "s-1",
+        "--phase",
+        "done",
+        "--final-status",
+        "ok",
+    ]);
+    write(
+        &brain_dir(&lore),
+        "wiki/concepts/fusion.md",
+        "---\ntitle: Fusion\ntype: concept\nsources:\n  - a.md\nupdated: 2026-01-02T03:04:05Z\n---\nBM25 and vectors.\n",
+    );
+    std::fs::write(lore.root().join("secret.md"), "not the brain's").unwrap();
+
+    let listing = lore.json(&["brain", "list"]);
+    let files = listing["files"].as_array().unwrap();
+    let paths: Vec<&str> = files.iter().filter_map(|f| f["path"].as_str()).collect();
+    let mut sorted = paths.clone();
+    sorted.sort_unstable();
+    assert_eq!(
+        sorted,
+        [
+            "knowledge/net/retry.md",
+            "sessions/s-1.jsonl",
+            "wiki/concepts/fusion.md"
+        ]
+    );
+    assert_eq!(paths.len(), 3, "{listing}");
+    let note = files.iter().find(|f| f["area"] == "knowledge").unwrap();
+    assert_eq!(note["title"], "Retry with backoff");
+    assert_eq!(note["type"], "insight");
+    assert_eq!(note["domain"], "http");
+    assert_eq!(
+        paths.last(),
+        Some(&"wiki/concepts/fusion.md"),
+        "oldest last"
+    );
+
+    let shown = lore.ok(&["brain", "show", "knowledge/net/retry.md"]);
+    assert!(
+        shown.starts_with("type: insight\ndomain: http\n"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("<script>alert(1)</script>"),
+        "shown as written: {shown}"
+    );
+    let log = lore.json(&["brain", "show", "sessions/s-1.jsonl"]);
+    assert_eq!(log["events"][0]["phase"], "plan", "{log}");
+    assert_eq!(log["events"][1]["final_status"], "ok", "{log}");
+    let err = lore.fails(&["brain", "show", "../secret.md"], 1);
+    assert!(err.contains("knowledge/, wiki/ or sessions/"), "{err}");
+    let err = lore.fails(&["brain", "show", "knowledge/../../secret.md"], 1);
+    assert!(err.contains("`..`"), "{err}");
+    let missing = lore.run(&["brain", "show", "knowledge/none.md"]);
+    assert_ne!(missing.code, 0);
+    assert!(
+        missing.stderr.contains("lore brain list"),
+        "{}",
+        missing.stderr
+    );
+
+    let server = Server::no_watch(&lore, &[]);
+    let a = agent();
+    let get = |p: &str| common::serve::answer(a.get(&server.api(p)).call());
+    let (status, rest) = get("/api/brain/files");
+    assert_eq!(status, 200, "{rest}");
+    assert_eq!(rest["files"], listing["files"]);
+    let (status, page) = get("/api/brain/files/wiki/concepts/fusion.md");
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(page["title"], "Fusion");
+    assert_eq!(page["sources"], json!(["a.md"]));
+    assert_eq!(page["body"], "BM25 and vectors.\n");
+    assert_eq!(page["frontmatter"][0], json!(["title", "Fusion"]));
+    let (status, err) = get("/api/brain/files/knowledge/none.md");
+    assert_eq!(status, 404, "{err}");
+    let (status, err) = get("/api/brain/files/knowledge/..%2F..%2Fsecret.md");
+    assert_eq!(status, 400, "{err}");
+    assert!(!err.to_string().contains("not the brain's"), "{err}");
+}

@@ -58,6 +58,14 @@ pub enum BrainCommand {
     },
     /// Append an event to sessions/SESSION_ID.jsonl (with a UTC timestamp).
     Log(LogArgs),
+    /// List the notes (knowledge/), wiki pages (wiki/) and session logs (sessions/), newest
+    /// first, with their type, domain and date.
+    List,
+    /// Print one brain file: its frontmatter and markdown, or a session log's events.
+    Show {
+        /// Relative to the brain dir: knowledge/…, wiki/… or sessions/….
+        path: String,
+    },
 }
 
 #[derive(Args, Debug)]
