@@ -65,6 +65,7 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
     Router::new()
         .route("/", get(crate::web::index))
         .route("/app.js", get(crate::web::script))
+        .route("/brain.js", get(crate::web::brain_script))
         .route("/app.css", get(crate::web::style))
         .route("/health", get(health))
         .route("/api/openapi.json", get(openapi))

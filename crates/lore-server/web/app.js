@@ -334,6 +334,7 @@ document.addEventListener("DOMContentLoaded", () => {
   const route = () => {
     const p = new URLSearchParams(location.search);
     if (p.get("view") === "stores") return showStores();
+    if (p.get("view") === "brain") return showBrain();
     const graph = p.get("graph");
     if (graph) return showGraph(graph);
     if (readUrl()) return search(false);

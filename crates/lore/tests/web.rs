@@ -290,8 +290,8 @@ fn markup_in_results_renders_inert() {
     );
     assert_eq!(
         d.matches("<script").count(),
-        1,
-        "only the page's own script: {d}"
+        2,
+        "only the page's own scripts: {d}"
     );
     assert!(!d.contains("<img"), "{d}");
     let resp = ureq::get(&format!("{}/", server.url))
@@ -333,5 +333,91 @@ fn a_token_protected_server_asks_for_the_token() {
     assert!(
         !d.contains("class=\"first\""),
         "no results without the token: {d}"
+    );
+}
+
+/// The brain view: notes, wiki pages and session logs listed; a note opened renders its
+/// markdown (headings, lists, code, links) and frontmatter, its markup inert and a
+/// `javascript:` link shown as text; a session log reads as a timeline.
+#[test]
+fn the_brain_view_lists_and_renders_notes_safely() {
+    let Some((chromium, lore, server)) = shop(&[]) else {
+        return;
+    };
+    let brain = lore.data().join("brain");
+    write(
+        &brain,
+        "knowledge/checkout/discounts.md",
+        "---\ntype: insight\ndomain: billing\n---\n# Discount codes\n\nApplied at **checkout**, see \
+         [the cart](cart.md) and [docs](https://example.org/d).\n\n- one code per order\n- codes expire\n\n\
+         ```\napply_code(cart, \"SAVE10\")\n```\n\n<script>document.title = 'pwned'</script>\
+         <img src=x onerror=\"document.title='pwned'\"> [click](javascript:document.title='pwned')\n",
+    );
+    write(
+        &brain,
+        "knowledge/checkout/cart.md",
+        "# Cart\n\nHolds items.\n",
+    );
+    write(
+        &brain,
+        "sessions/s-7.jsonl",
+        "{\"timestamp\":\"2026-12-01T10:00:00.000Z\",\"session_id\":\"s-7\",\"phase\":\"plan\",\"message\":\"read the cart\"}\n\
+         {\"timestamp\":\"2026-12-01T10:05:00.000Z\",\"session_id\":\"s-7\",\"final_status\":\"ok\",\"duration_ms\":300000}\n",
+    );
+    let page = |q: &str| format!("{}/?view=brain{q}", server.url);
+
+    let d = dom(&chromium, lore.root(), &page(""));
+    let notes = element(&d, "data-area=\"knowledge\"", "ul").unwrap_or_else(|| panic!("{d}"));
+    assert!(
+        notes.contains("Discount codes") && notes.contains("insight · billing"),
+        "{notes}"
+    );
+    assert!(notes.contains("knowledge/checkout/cart.md"), "{notes}");
+    let logs = element(&d, "data-area=\"sessions\"", "ul").unwrap_or_default();
+    assert!(logs.contains("sessions/s-7.jsonl"), "{logs}");
+    assert!(d.contains("id=\"note-form\""), "the write form: {d}");
+    screenshot(&chromium, lore.root(), &page(""), "brain");
+
+    let url = page("&path=knowledge/checkout/discounts.md");
+    let d = dom(&chromium, lore.root(), &url);
+    let body = element(&d, "class=\"markdown\"", "div").unwrap_or_else(|| panic!("{d}"));
+    assert!(body.contains("<h3>Discount codes</h3>"), "{body}");
+    assert!(body.contains("<strong>checkout</strong>"), "{body}");
+    assert!(body.contains("<li>one code per order</li>"), "{body}");
+    assert!(body.contains("apply_code(cart, \"SAVE10\")"), "{body}");
+    assert!(
+        body.contains("href=\"?view=brain&amp;path=knowledge%2Fcheckout%2Fcart.md\""),
+        "a relative note link opens that note: {body}"
+    );
+    assert!(body.contains("href=\"https://example.org/d\""), "{body}");
+    assert!(body.contains("&lt;script&gt;"), "markup as text: {body}");
+    assert!(body.contains("click (javascript:"), "{body}");
+    assert!(
+        !body.contains("<img") && !body.contains("href=\"javascript"),
+        "{body}"
+    );
+    assert!(
+        d.contains("<title>lore</title>"),
+        "the title was changed: {d}"
+    );
+    let fm = element(&d, "class=\"frontmatter\"", "table").unwrap_or_default();
+    assert!(fm.contains("<th>domain</th><td>billing</td>"), "{fm}");
+    screenshot(&chromium, lore.root(), &url, "brain-note");
+
+    let d = dom(&chromium, lore.root(), &page("&path=sessions/s-7.jsonl"));
+    let timeline = element(&d, "class=\"timeline\"", "ol").unwrap_or_else(|| panic!("{d}"));
+    let plan = timeline.find("read the cart").expect("first event");
+    let done = timeline.find("duration_ms: 300000").expect("second event");
+    assert!(plan < done, "oldest first: {timeline}");
+
+    let d = dom(
+        &chromium,
+        lore.root(),
+        &page("&path=knowledge/../../secret.md"),
+    );
+    let status = element(&d, "id=\"status\"", "section").unwrap_or_default();
+    assert!(
+        status.contains("error:") && status.contains(".."),
+        "{status}"
     );
 }
