@@ -220,14 +220,26 @@ impl Catalog {
         let [dim] = dims[..] else {
             return Ok(false);
         };
-        // The graph is built in memory when it fits (much faster than on disk).
-        self.sql().batch(&format!(
-            "SET maintenance_work_mem = '1GB'; \
+        // The graph is built in memory when it fits (much faster than on disk). Its build
+        // takes minutes at 100k+ vectors on 2 cores, past the statement limit searches
+        // keep: the limit is lifted for it and put back whatever the build did.
+        let limit = self.sql().query_opt(
+            "SELECT current_setting('statement_timeout')",
+            args![],
+            |r| r.text(0),
+        )?;
+        let built = self.sql().batch(&format!(
+            "SET statement_timeout = 0; SET maintenance_work_mem = '1GB'; \
              CREATE INDEX IF NOT EXISTS {} ON chunks USING hnsw \
-             ((embedding::vector({dim})) vector_ip_ops) WHERE store_id = {store_id}; \
-             RESET maintenance_work_mem",
+             ((embedding::vector({dim})) vector_ip_ops) WHERE store_id = {store_id}",
             hnsw_name(store_id)
-        ))?;
+        ));
+        let reset = self.sql().batch(&format!(
+            "RESET maintenance_work_mem; SET statement_timeout = '{}'",
+            limit.unwrap_or_default().replace('\'', "")
+        ));
+        built?;
+        reset?;
         Ok(true)
     }
 

@@ -287,13 +287,15 @@ async function showStores() {
     }
     box.append(table);
     const form = el("form", "add-store");
-    const name = el("input"); name.placeholder = "name"; name.required = true;
-    const source = el("input"); source.placeholder = "folder, git URL or site"; source.required = true;
+    const name = el("input"); name.name = "name"; name.placeholder = "name"; name.required = true;
+    const source = el("input"); source.name = "source"; source.placeholder = "folder, git URL or site"; source.required = true;
+    const embed = el("select"); embed.name = "embed";
+    embed.append(new Option("with vectors", "model"), new Option("keyword only", "none"));
     const add = el("button", null, "add store");
-    form.append(name, source, add);
+    form.append(name, source, embed, add);
     form.addEventListener("submit", async (ev) => {
       ev.preventDefault();
-      try { await api("POST", "/api/stores", { name: name.value.trim(), source: source.value.trim() }); }
+      try { await api("POST", "/api/stores", { name: name.value.trim(), source: source.value.trim(), embed: embed.value }); }
       catch (e) { status("error: " + e.message); }
       showStores();
     });
@@ -328,8 +330,14 @@ async function showStores() {
 document.addEventListener("DOMContentLoaded", () => {
   $("search").addEventListener("submit", (ev) => { ev.preventDefault(); search(true); });
 
+  // From the query box, the arrow down goes to the first result.
+  $("q").addEventListener("keydown", (ev) => {
+    if (ev.key === "ArrowDown") { ev.preventDefault(); $("results").firstElementChild?.focus(); }
+  });
   document.addEventListener("keydown", (ev) => {
-    if (ev.key === "/" && document.activeElement !== $("q")) { ev.preventDefault(); $("q").focus(); }
+    // `/` focuses the query box, unless it is typed into a field (a path, a note).
+    const typing = ["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement?.tagName);
+    if (ev.key === "/" && !typing) { ev.preventDefault(); $("q").focus(); }
   });
   const route = () => {
     const p = new URLSearchParams(location.search);

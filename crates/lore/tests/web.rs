@@ -8,6 +8,8 @@
 const ON_POSTGRES: bool = false;
 
 mod common;
+#[path = "web/driver.rs"]
+mod driver;
 
 use common::serve::{Server, post};
 use common::{Lore, copy_shop, run_command, write};
@@ -420,4 +422,115 @@ fn the_brain_view_lists_and_renders_notes_safely() {
         status.contains("error:") && status.contains(".."),
         "{status}"
     );
+}
+
+/// Driven as a person would: in the stores view, add a folder store through the form and
+/// watch its job finish; then type a query, press Enter, move to the first result with the
+/// arrow key and open it with Enter.
+#[test]
+fn a_person_adds_a_store_and_searches_it_with_the_keyboard() {
+    let Some(chromedriver) = driver::chromedriver_or_skip() else {
+        return;
+    };
+    let Some((chromium, lore, server)) = shop(&[]) else {
+        return;
+    };
+    drop(server);
+    let root = lore.root().display().to_string();
+    let server = Server::start_with(
+        &lore,
+        &["--addr", "127.0.0.1:0", "--no-watch", "--allow-path", &root],
+        &[],
+    );
+    let docs = lore.path("docs");
+    write(
+        &docs,
+        "guide.md",
+        "# Refunds\n\nA refund returns the payment to the card within five days.\n",
+    );
+    let b = driver::Driver::start(&chromedriver, &chromium, lore.root());
+    b.goto(&format!("{}/?view=stores", server.url));
+    b.type_into("form.add-store input[name=name]", "docs");
+    b.type_into("form.add-store input[name=source]", docs.to_str().unwrap());
+    b.click("form.add-store select[name=embed] option[value=none]");
+    b.click("form.add-store button");
+    let d = b.wait_for(60, "the new store listed and its job done", |d| {
+        d.contains("data-store=\"docs\"") && d.contains("data-status=\"done\"")
+    });
+    let row = element(&d, "data-store=\"docs\"", "tr").unwrap_or_default();
+    assert!(row.contains("keyword only"), "{row}");
+    let (code, info) = common::serve::get(&server.api("/api/stores/docs"));
+    assert_eq!((code, info["files"].as_u64()), (200, Some(1)), "{info}");
+
+    b.goto(&format!("{}/", server.url));
+    b.type_into("#q", "refund payment card\u{E007}");
+    b.wait_for(30, "results", |d| d.contains("class=\"first\""));
+    assert!(
+        b.current_url().contains("q=refund+payment+card"),
+        "the search is in the URL: {}",
+        b.current_url()
+    );
+    b.type_into("#q", "\u{E015}");
+    b.type_into("#results li.first", "\u{E007}");
+    let d = b.wait_for(30, "the first result's context", |d| {
+        element(d, "id=\"context\"", "article").is_some_and(|c| c.contains("<h2>"))
+    });
+    let context = element(&d, "id=\"context\"", "article").unwrap_or_default();
+    assert!(context.contains("guide.md"), "{context}");
+    assert!(b.current_url().contains("&id="), "{}", b.current_url());
+}
+
+/// Driven as a person would: write a note in the brain view's form, land on it rendered,
+/// then find it with the brain search.
+#[test]
+fn a_person_writes_a_note_and_finds_it() {
+    let Some(chromedriver) = driver::chromedriver_or_skip() else {
+        return;
+    };
+    let Some((chromium, lore, server)) = shop(&[]) else {
+        return;
+    };
+    let b = driver::Driver::start(&chromedriver, &chromium, lore.root());
+    b.goto(&format!("{}/?view=brain", server.url));
+    b.type_into("#note-form input[name=filename]", "animals/wombat");
+    b.type_into("#note-form input[name=type]", "fact");
+    b.type_into(
+        "#note-form textarea",
+        "# Wombat burrows\n\nWombats dig **long** burrows with their claws.",
+    );
+    b.click("#note-form button");
+    let d = b.wait_for(30, "the written note shown", |d| {
+        d.contains("<h3>Wombat burrows</h3>")
+    });
+    assert!(d.contains("<strong>long</strong>"), "{d}");
+    assert!(d.contains("<th>type</th><td>fact</td>"), "{d}");
+    assert!(
+        b.current_url()
+            .contains("path=knowledge%2Fanimals%2Fwombat.md"),
+        "{}",
+        b.current_url()
+    );
+    assert!(
+        lore.data()
+            .join("brain/knowledge/animals/wombat.md")
+            .is_file()
+    );
+
+    b.type_into(".brain-search input", "burrows claws\u{E007}");
+    let d = b.wait_for(30, "the note found", |d| {
+        d.contains("data-path=\"knowledge/animals/wombat.md\"")
+    });
+    assert!(d.contains("Matches for"), "{d}");
+
+    // A bad name is refused with the tool's own error, and nothing is written.
+    b.goto(&format!("{}/?view=brain", server.url));
+    b.type_into("#note-form input[name=filename]", "../escape");
+    b.type_into("#note-form textarea", "x");
+    b.click("#note-form button");
+    let status = b.wait_for(30, "the refusal", |d| {
+        element(d, "id=\"status\"", "section").is_some_and(|s| s.contains("error:"))
+    });
+    let status = element(&status, "id=\"status\"", "section").unwrap_or_default();
+    assert!(status.contains(".."), "{status}");
+    assert!(!lore.data().join("brain/escape.md").exists());
 }
