@@ -13,4 +13,5 @@ pub mod judge;
 pub mod labeled;
 pub mod locate;
 pub mod metrics;
+pub mod runs;
 pub mod tokens;

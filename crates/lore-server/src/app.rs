@@ -266,6 +266,19 @@ impl App {
         self.pool.run(move |e| e.brain_query(&q)).await
     }
 
+    /// The judge runs in `<data>/eval/judge/`, oldest first.
+    pub async fn judge_runs(&self) -> Result<Vec<lore_eval::runs::RunEntry>, AppError> {
+        let dir = lore_eval::runs::default_dir(&self.data);
+        blocking(move || Ok(lore_eval::runs::list_runs(&dir)?)).await
+    }
+
+    /// One judge run's summary and query lines.
+    pub async fn judge_run(&self, name: &str) -> Result<lore_eval::runs::RunLines, AppError> {
+        let dir = lore_eval::runs::default_dir(&self.data);
+        let name = name.to_string();
+        blocking(move || Ok(lore_eval::runs::read_run_lines(&dir, &name)?)).await
+    }
+
     pub async fn brain_files(&self) -> Result<lore_engine::brain::BrainListing, AppError> {
         self.pool.run(|e| e.brain_files()).await
     }
@@ -336,4 +349,13 @@ impl App {
         let entry = params::session_entry(args).map_err(AppError::BadRequest)?;
         self.pool.run(move |e| e.session_log(&entry)).await
     }
+}
+
+/// `f` on a blocking thread (file reads that need no engine).
+async fn blocking<R: Send + 'static>(
+    f: impl FnOnce() -> Result<R, AppError> + Send + 'static,
+) -> Result<R, AppError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| AppError::Internal(format!("a worker failed: {e}")))?
 }

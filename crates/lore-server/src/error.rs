@@ -13,6 +13,9 @@ pub enum AppError {
     Forbidden(String),
     #[error(transparent)]
     Engine(#[from] EngineError),
+    /// A judge run that is not there or cannot be read.
+    #[error(transparent)]
+    Run(#[from] lore_eval::compare::CompareError),
     #[error("{0}")]
     Internal(String),
 }
@@ -36,6 +39,11 @@ impl AppError {
             AppError::BadRequest(_) => Failure::BadRequest,
             AppError::Forbidden(_) => Failure::Forbidden,
             AppError::Internal(_) => Failure::Internal,
+            AppError::Run(e) => match e.exit_kind() {
+                ExitKind::Input => Failure::BadRequest,
+                ExitKind::NotFound => Failure::NotFound,
+                ExitKind::Internal => Failure::Internal,
+            },
             AppError::Engine(EngineError::Index(e)) if e.is_unreachable() => Failure::Unavailable,
             // A source outside what this server may read (re-checked on every run).
             AppError::Engine(EngineError::Source(lore_source::SourceError::Refused { .. })) => {

@@ -66,6 +66,7 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/", get(crate::web::index))
         .route("/app.js", get(crate::web::script))
         .route("/brain.js", get(crate::web::brain_script))
+        .route("/judge.js", get(crate::web::judge_script))
         .route("/app.css", get(crate::web::style))
         .route("/health", get(health))
         .route("/api/openapi.json", get(openapi))
@@ -80,6 +81,8 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/jobs", get(jobs))
         .route("/api/jobs/{id}", get(job))
         .route("/api/jobs/{id}/cancel", post(cancel_job))
+        .route("/api/eval/runs", get(judge_runs))
+        .route("/api/eval/runs/{name}", get(judge_run))
         .route("/api/brain/files", get(brain_files))
         .route("/api/brain/files/{*path}", get(brain_file))
         .route("/api/brain/query", post(brain_query))
@@ -299,6 +302,14 @@ async fn job(State(app): AppState, Path(id): Path<String>) -> Rest {
 
 async fn cancel_job(State(app): AppState, Path(id): Path<String>) -> Rest {
     reply(StatusCode::OK, app.cancel(&id).await?)
+}
+
+async fn judge_runs(State(app): AppState) -> Rest {
+    reply(StatusCode::OK, app.judge_runs().await?)
+}
+
+async fn judge_run(State(app): AppState, Path(name): Path<String>) -> Rest {
+    reply(StatusCode::OK, app.judge_run(&name).await?)
 }
 
 async fn brain_files(State(app): AppState) -> Rest {
@@ -663,6 +674,8 @@ mod tests {
             "/api/jobs",
             "/api/jobs/{id}",
             "/api/jobs/{id}/cancel",
+            "/api/eval/runs",
+            "/api/eval/runs/{name}",
             "/api/brain/files",
             "/api/brain/files/{path}",
             "/api/brain/query",
@@ -675,7 +688,7 @@ mod tests {
         ] {
             assert!(paths.contains_key(p), "{p} missing from openapi.json");
         }
-        assert_eq!(paths.len(), 22, "a path in openapi.json has no route");
+        assert_eq!(paths.len(), 24, "a path in openapi.json has no route");
     }
 
     /// The hand-written file lists the engine's words: each `enum` in it that holds one of

@@ -343,6 +343,7 @@ document.addEventListener("DOMContentLoaded", () => {
     const p = new URLSearchParams(location.search);
     if (p.get("view") === "stores") return showStores();
     if (p.get("view") === "brain") return showBrain();
+    if (p.get("view") === "judge") return showJudge();
     const graph = p.get("graph");
     if (graph) return showGraph(graph);
     if (readUrl()) return search(false);

@@ -1,7 +1,9 @@
-//! `lore eval labeled|judge|compare|intents|locate|history`: lore measuring itself (`lore-eval`), printed as
+//! `lore eval labeled|judge|compare|runs|intents|locate|history`: lore measuring itself (`lore-eval`), printed as
 //! text or JSON.
 
-use crate::cli::{CompareArgs, EvalCommand, EvalLocateArgs, IntentsArgs, JudgeArgs, LabeledArgs};
+use crate::cli::{
+    CompareArgs, EvalCommand, EvalLocateArgs, IntentsArgs, JudgeArgs, LabeledArgs, RunsArgs,
+};
 use crate::output::print_json;
 use lore_engine::{Engine, EngineError, ExitKind, Progress};
 use lore_eval::compare::{self, CompareError};
@@ -18,6 +20,7 @@ pub fn run(
         EvalCommand::Labeled(a) => run_labeled(engine, a, json, progress),
         EvalCommand::Judge(a) => run_judge(engine, a, json, progress),
         EvalCommand::Compare(a) => run_compare(a, json),
+        EvalCommand::Runs(a) => run_runs(engine, a, json),
         EvalCommand::Intents(a) => run_intents(engine, a, json, progress),
         EvalCommand::Locate(a) => run_locate(engine, a, json, progress),
         EvalCommand::History(a) => {
@@ -214,7 +217,7 @@ fn run_judge(
         limit_file_queries: a.queries.is_some(),
         out_dir: a
             .out_dir
-            .unwrap_or_else(|| engine.data_dir().root().join("eval").join("judge")),
+            .unwrap_or_else(|| lore_eval::runs::default_dir(engine.data_dir())),
     };
     let report = judge::run(engine, &llm, &opts, progress).map_err(judge_error)?;
     // A run that judged nothing measured nothing: say why and exit non-zero.
@@ -264,6 +267,76 @@ fn run_judge(
         out!("queries saved: {} (reuse with --queries-file)", q.display());
     }
     nothing.map_or(Ok(()), |e| Err(e.into()))
+}
+
+fn run_runs(engine: &Engine, a: RunsArgs, json: bool) -> anyhow::Result<()> {
+    use lore_eval::runs;
+    let dir = a
+        .dir
+        .unwrap_or_else(|| runs::default_dir(engine.data_dir()));
+    let fail = |e: CompareError| exit_error(e.exit_kind(), e);
+    let score = |v: &serde_json::Value, k: &str| {
+        v.get(k)
+            .and_then(serde_json::Value::as_f64)
+            .map_or("-".to_string(), |x| format!("{x:.3}"))
+    };
+    let Some(name) = a.name else {
+        let list = runs::list_runs(&dir).map_err(fail)?;
+        if json {
+            return print_json(&list);
+        }
+        if list.is_empty() {
+            out!(
+                "no judge runs in {} (make one: lore eval judge)",
+                dir.display()
+            );
+        }
+        for r in &list {
+            let (avg, judged, mode) = match &r.summary {
+                Some(s) => (
+                    score(&s["averageScores"], "overall"),
+                    s["judgedQueries"].to_string(),
+                    s["searchMode"].as_str().unwrap_or("").to_string(),
+                ),
+                None => ("-".into(), "?".into(), "stopped early".into()),
+            };
+            out!(
+                "{:<32} overall {avg}  {judged}/{} judged  {mode}",
+                r.name,
+                r.queries
+            );
+        }
+        return Ok(());
+    };
+    let run = runs::read_run_lines(&dir, &name).map_err(fail)?;
+    if json {
+        return print_json(&run);
+    }
+    if let Some(s) = &run.summary {
+        let avg = &s["averageScores"];
+        out!(
+            "{}: relevance {} ranking {} coverage {} snippetQuality {} overall {}",
+            run.name,
+            score(avg, "relevance"),
+            score(avg, "ranking"),
+            score(avg, "coverage"),
+            score(avg, "snippetQuality"),
+            score(avg, "overall")
+        );
+        if let Some(focus) = s["recommendedFocus"].as_str() {
+            out!("focus: {focus}");
+        }
+    }
+    for q in &run.queries {
+        let status = q["status"].as_str().unwrap_or("ok");
+        let overall = if status == "ok" {
+            score(&q["scores"], "overall")
+        } else {
+            status.to_string()
+        };
+        out!("  {overall:>7}  {}", q["query"].as_str().unwrap_or(""));
+    }
+    Ok(())
 }
 
 fn run_compare(a: CompareArgs, json: bool) -> anyhow::Result<()> {

@@ -534,3 +534,104 @@ fn a_person_writes_a_note_and_finds_it() {
     assert!(status.contains(".."), "{status}");
     assert!(!lore.data().join("brain/escape.md").exists());
 }
+
+/// Judge runs: two real `lore eval judge` runs (the judge a command answering fixed scores)
+/// drawn as a trend of their averages and listed; one opened shows its summary and each
+/// query's scores and the judge's words. `lore eval runs` lists the same.
+#[test]
+fn the_judge_view_charts_runs_and_opens_one() {
+    let Some((chromium, lore, server)) = shop(&[]) else {
+        return;
+    };
+    write(
+        lore.root(),
+        "queries.json",
+        json!({"queries": [
+            {"query": "apply a discount code", "intent": "find-implementation"},
+            {"query": "cart total", "intent": "find-definition"}
+        ]})
+        .to_string(),
+    );
+    write(
+        lore.root(),
+        "judge.sh",
+        format!(
+            "#!/bin/sh\ncat > /dev/null\ncat '{}'\n",
+            lore.path("answer.json").display()
+        ),
+    );
+    let judge_cmd = format!("sh '{}'", lore.path("judge.sh").display());
+    let mut names = Vec::new();
+    for (overall, words) in [
+        (0.5, "misses the checkout"),
+        (0.75, "finds apply_code first"),
+    ] {
+        let answer = json!({
+            "scores": {"relevance": 0.75, "ranking": overall, "coverage": 0.5, "snippetQuality": 1, "overall": overall},
+            "analysis": {"relevance": "r", "ranking": "k", "coverage": "c", "snippetQuality": "s", "overall": words},
+            "suggestions": ["Rank definitions first"],
+            "resultAssessments": [{"rank": 1, "source": "x", "relevant": true}]
+        });
+        write(lore.root(), "answer.json", answer.to_string());
+        let run = lore.json(&[
+            "eval",
+            "judge",
+            "--judge-cmd",
+            &judge_cmd,
+            "--queries-file",
+            "queries.json",
+            "--mode",
+            "fts",
+            "--limit",
+            "3",
+        ]);
+        assert_eq!(run["judgedQueries"], 2, "{run}");
+        let out = run["out"].as_str().unwrap();
+        names.push(out.rsplit('/').next().unwrap().to_string());
+    }
+    let listed = lore.json(&["eval", "runs"]);
+    let listed: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert_eq!(listed, names, "oldest first");
+
+    let url = format!("{}/?view=judge", server.url);
+    let d = dom(&chromium, lore.root(), &url);
+    let chart = element(&d, "class=\"trend\"", "svg").unwrap_or_else(|| panic!("{d}"));
+    assert_eq!(
+        chart.matches("<polyline").count(),
+        5,
+        "one line per dimension: {chart}"
+    );
+    assert_eq!(
+        chart.matches("<circle").count(),
+        10,
+        "a point per run and dimension"
+    );
+    for name in &names {
+        let row = element(&d, &format!("data-run=\"{name}\""), "tr").unwrap_or_default();
+        assert!(row.contains("fts") && row.contains("2/2"), "{row}");
+    }
+    let newest = element(&d, &format!("data-run=\"{}\"", names[1]), "tr").unwrap_or_default();
+    assert!(newest.contains(">0.750<"), "{newest}");
+    screenshot(&chromium, lore.root(), &url, "judge");
+
+    let url = format!("{}/?view=judge&run={}", server.url, names[1]);
+    let d = dom(&chromium, lore.root(), &url);
+    let queries = element(&d, "class=\"runs queries\"", "table").unwrap_or_else(|| panic!("{d}"));
+    assert!(queries.contains("apply a discount code"), "{queries}");
+    assert!(
+        queries.contains("finds apply_code first"),
+        "the judge's words: {queries}"
+    );
+    assert!(d.contains("Focus: coverage"), "{d}");
+    assert!(d.contains("Rank definitions first"), "{d}");
+
+    let (code, err) = common::serve::get(&server.api("/api/eval/runs/none.jsonl"));
+    assert_eq!(code, 404, "{err}");
+    let (code, err) = common::serve::get(&server.api("/api/eval/runs/..%2Fsecret.jsonl"));
+    assert_eq!(code, 400, "{err}");
+}

@@ -18,6 +18,9 @@ pub enum EvalCommand {
     Judge(JudgeArgs),
     /// Compare two judge runs: averages side by side and per-query deltas.
     Compare(CompareArgs),
+    /// The judge runs kept in <data>/eval/judge/, oldest first, with their averages; with
+    /// NAME, that run's queries and scores.
+    Runs(RunsArgs),
     /// MRR of queries labeled per intent, with intent priors off, inferred and given;
     /// and the tokens results cost per detail level against the raw chunks.
     Intents(IntentsArgs),
@@ -217,6 +220,15 @@ impl JudgeArgs {
         s.validate()?;
         Ok(s)
     }
+}
+
+#[derive(Args, Debug)]
+pub struct RunsArgs {
+    /// A run's file name, as listed.
+    pub name: Option<String>,
+    /// Where the runs are (default: <data>/eval/judge/).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -11,6 +11,7 @@ mod store;
 pub use brain::BrainCommand;
 pub use eval::{
     BenchArgs, CompareArgs, EvalCommand, EvalLocateArgs, IntentsArgs, JudgeArgs, LabeledArgs,
+    RunsArgs,
 };
 pub use search::{GraphArgs, LocateArgs, SearchArgs};
 pub use serve::{JobsCommand, ServeArgs};
