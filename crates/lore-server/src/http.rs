@@ -62,12 +62,7 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         json: service(true),
         sse: service(false),
     };
-    Router::new()
-        .route("/", get(crate::web::index))
-        .route("/app.js", get(crate::web::script))
-        .route("/brain.js", get(crate::web::brain_script))
-        .route("/judge.js", get(crate::web::judge_script))
-        .route("/app.css", get(crate::web::style))
+    crate::web::routes(Router::new())
         .route("/health", get(health))
         .route("/api/openapi.json", get(openapi))
         .route("/api/stores", get(list_stores).post(add_store))
@@ -562,7 +557,7 @@ async fn guard_request(State(guard): State<Arc<Guard>>, req: Request, next: Next
     }
     if let Some(token) = &guard.token
         && req.uri().path() != "/health"
-        && !crate::web::PATHS.contains(&req.uri().path())
+        && !crate::web::is_page(req.uri().path())
     {
         let given = headers
             .get(header::AUTHORIZATION)

@@ -1,22 +1,35 @@
-//! The web page: five static files compiled into the binary, served at `/` with a strict
+//! The web page: static files compiled into the binary, served at `/` with a strict
 //! Content-Security-Policy. It is a client of the REST API like any other (no second code
 //! path); it holds no data, so it is served without the token the API asks for.
 
+use axum::Router;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
+use axum::routing::get;
 
-const INDEX: &str = include_str!("../web/index.html");
-const SCRIPT: &str = include_str!("../web/app.js");
-const BRAIN_SCRIPT: &str = include_str!("../web/brain.js");
-const JUDGE_SCRIPT: &str = include_str!("../web/judge.js");
-const STYLE: &str = include_str!("../web/app.css");
+const HTML: &str = "text/html; charset=utf-8";
+const JS: &str = "text/javascript; charset=utf-8";
+const CSS: &str = "text/css; charset=utf-8";
+
+/// Each file: its path, its text and its type. `app.js` holds the helpers the others use
+/// and the router; the page loads them in this order.
+const FILES: [(&str, &str, &str); 6] = [
+    ("/", include_str!("../web/index.html"), HTML),
+    ("/app.js", include_str!("../web/app.js"), JS),
+    ("/highlight.js", include_str!("../web/highlight.js"), JS),
+    ("/brain.js", include_str!("../web/brain.js"), JS),
+    ("/judge.js", include_str!("../web/judge.js"), JS),
+    ("/app.css", include_str!("../web/app.css"), CSS),
+];
 
 /// The page's own files only: no inline script or style, no third-party request, no frames.
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; \
                    connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-/// Paths of the page's files (served without the API token).
-pub(crate) const PATHS: [&str; 5] = ["/", "/app.js", "/brain.js", "/judge.js", "/app.css"];
+/// Whether `path` is one of the page's files (served without the API token).
+pub(crate) fn is_page(path: &str) -> bool {
+    FILES.iter().any(|(p, _, _)| *p == path)
+}
 
 fn file(body: &'static str, content_type: &'static str) -> Response {
     let mut resp = body.into_response();
@@ -34,22 +47,10 @@ fn file(body: &'static str, content_type: &'static str) -> Response {
     resp
 }
 
-pub(crate) async fn index() -> Response {
-    file(INDEX, "text/html; charset=utf-8")
-}
-
-pub(crate) async fn script() -> Response {
-    file(SCRIPT, "text/javascript; charset=utf-8")
-}
-
-pub(crate) async fn brain_script() -> Response {
-    file(BRAIN_SCRIPT, "text/javascript; charset=utf-8")
-}
-
-pub(crate) async fn judge_script() -> Response {
-    file(JUDGE_SCRIPT, "text/javascript; charset=utf-8")
-}
-
-pub(crate) async fn style() -> Response {
-    file(STYLE, "text/css; charset=utf-8")
+/// `router` with a route for each of the page's files.
+pub(crate) fn routes<S: Clone + Send + Sync + 'static>(mut router: Router<S>) -> Router<S> {
+    for (path, body, kind) in FILES {
+        router = router.route(path, get(move || async move { file(body, kind) }));
+    }
+    router
 }

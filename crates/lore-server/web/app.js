@@ -132,7 +132,7 @@ async function open(li, remember = true) {
     if (u.summary) box.append(el("p", "summary", u.summary));
     const pre = el("pre", "code");
     pre.style.setProperty("--start", String((u.start_line || 1) - 1));
-    for (const line of (u.content || "").split("\n")) pre.append(el("span", null, line));
+    pre.append(...highlightLines(u.content || "", u.language));
     box.append(pre);
     for (const [key, title] of [["callers", "Callers"], ["callees", "Calls"], ["tests", "Tests"]]) {
       const items = u[key] || [];
