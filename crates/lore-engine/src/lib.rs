@@ -16,6 +16,7 @@ mod jobs;
 mod locate;
 mod present;
 mod progress;
+pub mod project;
 mod related;
 pub mod sample;
 mod search;

@@ -51,12 +51,23 @@ impl Engine {
             max_file_bytes: req.max_file_bytes.unwrap_or(self.config.max_file_bytes),
             ..WalkOptions::default()
         };
-        lore_source::validate_globs(&walk_opts)?;
-        if walk_opts.max_file_bytes == 0 {
-            return Err(EngineError::param(Param::MaxFileSize, "must be above 0"));
-        }
         if self.catalog.store(&req.name)?.is_some() {
             return Err(lore_index::IndexError::StoreExists(req.name.clone()).into());
+        }
+        let (kind, source) = self.check_spec(req, &walk_opts)?;
+        Ok((kind, source, walk_opts))
+    }
+
+    /// What `req` would store, checked as an add checks it (whether or not the store
+    /// exists): its kind and its source as recorded (a folder's real path, a URL as parsed).
+    pub(crate) fn check_spec(
+        &self,
+        req: &AddStore,
+        walk_opts: &WalkOptions,
+    ) -> Result<(StoreKind, String), EngineError> {
+        lore_source::validate_globs(walk_opts)?;
+        if walk_opts.max_file_bytes == 0 {
+            return Err(EngineError::param(Param::MaxFileSize, "must be above 0"));
         }
         let kind = req.kind.unwrap_or(if git::looks_like_url(&req.source) {
             StoreKind::Repo
@@ -119,7 +130,7 @@ impl Engine {
                     .into_owned()
             }
         };
-        Ok((kind, source, walk_opts))
+        Ok((kind, source))
     }
 
     /// Checks that a store's local source may still be read (`EngineConfig::reads`): a
@@ -418,7 +429,7 @@ fn with_crawl(mut report: IndexReport, crawl: Option<CrawlReport>) -> IndexRepor
 }
 
 /// Crawl settings when none are given: the crawler's own defaults.
-fn default_web() -> WebSettings {
+pub(crate) fn default_web() -> WebSettings {
     let d = CrawlOptions::default();
     WebSettings {
         max_pages: d.max_pages,

@@ -508,6 +508,30 @@ impl Catalog {
         Ok(())
     }
 
+    /// A store's definition changed in place (its project file's globs, caps or
+    /// description): the next index run walks with it.
+    pub fn set_definition(
+        &self,
+        id: i64,
+        includes: &[String],
+        excludes: &[String],
+        description: Option<&str>,
+        max_file_bytes: u64,
+    ) -> Result<(), IndexError> {
+        self.db.execute(
+            "UPDATE stores SET includes = ?2, excludes = ?3, description = ?4, max_file_bytes = ?5 \
+             WHERE id = ?1",
+            args![
+                id,
+                json_list(includes),
+                json_list(excludes),
+                description.map(str::to_string),
+                max_file_bytes
+            ],
+        )?;
+        Ok(())
+    }
+
     pub fn set_web(&self, id: i64, web: &WebSettings) -> Result<(), IndexError> {
         self.db.execute(
             "UPDATE stores SET web = ?2 WHERE id = ?1",

@@ -266,6 +266,32 @@ impl App {
         self.pool.run(move |e| e.brain_query(&q)).await
     }
 
+    /// The stores of the project's `lore.toml` (found from the server's working folder
+    /// upward) created, updated and indexed, as `lore sync` does.
+    pub async fn sync_project(
+        &self,
+        args: &JsonObject,
+    ) -> Result<lore_engine::project::SyncReport, AppError> {
+        use lore_engine::project::{Project, SyncOptions};
+        let a = params::Args(args);
+        let opts = SyncOptions {
+            yes: a.boolean("yes").map_err(AppError::BadRequest)?,
+            dry_run: a.boolean("dryRun").map_err(AppError::BadRequest)?,
+        };
+        let cwd = std::env::current_dir()
+            .map_err(|e| AppError::Internal(format!("the server's folder: {e}")))?;
+        let path = Project::find(&cwd).ok_or_else(|| {
+            AppError::BadRequest(format!(
+                "no {} in {} or above it: sync needs the project file (write one with `lore init`)",
+                lore_engine::project::PROJECT_FILE,
+                cwd.display()
+            ))
+        })?;
+        let project = Project::read(&path)?;
+        self.write(move |e| e.sync_project(&project, opts, &lore_engine::NoProgress))
+            .await
+    }
+
     /// The judge runs in `<data>/eval/judge/`, oldest first.
     pub async fn judge_runs(&self) -> Result<Vec<lore_eval::runs::RunEntry>, AppError> {
         let dir = lore_eval::runs::default_dir(&self.data);

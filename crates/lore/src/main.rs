@@ -121,7 +121,30 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             reembed,
             embed,
         } => index(&ctx, &stores, full, reembed, embed),
-        Command::Sync { stores } => sync(&ctx, &stores),
+        Command::Sync {
+            stores,
+            project,
+            no_project,
+            yes,
+            dry_run,
+        } => {
+            let found = match project {
+                Some(p) => Some(p),
+                None if no_project => None,
+                None => lore_engine::project::Project::find(&std::env::current_dir()?),
+            };
+            match found {
+                Some(path) => sync_project(&ctx, &path, &stores, yes, dry_run),
+                None if yes || dry_run => Err(lore_engine::EngineError::Input(
+                    "--yes and --dry-run are for a lore.toml, and none was found from here upward \
+                     (write one with `lore init`)"
+                        .into(),
+                )
+                .into()),
+                None => sync(&ctx, &stores),
+            }
+        }
+        Command::Init { project, force } => init(&ctx, project, force),
         Command::Doctor { store, deep } => doctor(&ctx, store.as_deref(), deep),
         Command::Search(args) => search(&ctx, args),
         Command::Locate(args) => locate(&ctx, args),
@@ -216,6 +239,69 @@ fn sync(ctx: &Ctx, stores: &[String]) -> anyhow::Result<()> {
     let reports = engine.sync(stores, &ctx.bars)?;
     ctx.bars.clear();
     output::index_reports(ctx.json, &reports)
+}
+
+/// `lore sync` from a project file: plan, then (unless a dry run) do it.
+fn sync_project(
+    ctx: &Ctx,
+    path: &std::path::Path,
+    stores: &[String],
+    yes: bool,
+    dry_run: bool,
+) -> anyhow::Result<()> {
+    use lore_engine::project::{Project, SyncOptions};
+    if !stores.is_empty() {
+        return Err(lore_engine::EngineError::Input(format!(
+            "{} names the stores to sync; give no store names (or --no-project to sync \
+             only some of the data dir's stores)",
+            path.display()
+        ))
+        .into());
+    }
+    let project = Project::read(path)?;
+    let mut engine = ctx.open()?;
+    let report = engine.sync_project(&project, SyncOptions { yes, dry_run }, &ctx.bars)?;
+    ctx.bars.clear();
+    output::sync_report(ctx.json, &report)
+}
+
+/// `lore init`: a lore.toml from the stores there are; never over an existing one unless
+/// --force, and written whole or not at all.
+fn init(ctx: &Ctx, project: Option<PathBuf>, force: bool) -> anyhow::Result<()> {
+    let path = match project {
+        Some(p) => p,
+        None => std::env::current_dir()?.join(lore_engine::project::PROJECT_FILE),
+    };
+    if path.exists() && !force {
+        return Err(lore_engine::EngineError::Input(format!(
+            "{} exists; edit it, or pass --force to write it again from the stores there are",
+            path.display()
+        ))
+        .into());
+    }
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let text = ctx.open()?.project_toml(dir)?;
+    let tmp = dir.join(format!(".{}.tmp", lore_engine::project::PROJECT_FILE));
+    std::fs::write(&tmp, &text)
+        .and_then(|_| std::fs::rename(&tmp, &path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            anyhow::anyhow!("cannot write {}: {e}", path.display())
+        })?;
+    if ctx.json {
+        return output::print_json(
+            &serde_json::json!({"path": path, "stores": text.matches("[stores.").count()}),
+        );
+    }
+    out!(
+        "wrote {} ({} stores); commit it, and `lore sync` recreates them anywhere",
+        path.display(),
+        text.matches("\n[stores.").count()
+    );
+    Ok(())
 }
 
 /// Reads only: the data dir is not opened for writing (nor created).

@@ -273,6 +273,42 @@ pub fn worker_report(json: bool, r: &lore_engine::WorkerReport) -> anyhow::Resul
     Ok(())
 }
 
+pub fn sync_report(json: bool, r: &lore_engine::project::SyncReport) -> anyhow::Result<()> {
+    use lore_engine::project::SyncAction as A;
+    if json {
+        return print_json(r);
+    }
+    let verb = |a: A| match (a, r.dry_run) {
+        (A::Create, false) => "created",
+        (A::Create, true) => "would create",
+        (A::Update, false) => "updated",
+        (A::Update, true) => "would update",
+        (A::Replace, false) => "replaced",
+        (A::Replace, true) => "would replace",
+        (A::Index, false) => "indexed",
+        (A::Index, true) => "would index",
+    };
+    out!("{}: {} stores", r.project.display(), r.steps.len());
+    for s in &r.steps {
+        let counts = match (s.files, s.chunks) {
+            (Some(f), Some(c)) => format!(" ({f} files, {c} chunks)"),
+            _ => String::new(),
+        };
+        out!("  {} {}{counts}", verb(s.action), esc(&s.store));
+        for c in &s.changes {
+            out!("      {}", esc(c));
+        }
+    }
+    if !r.not_in_project.is_empty() {
+        out!(
+            "not in {} (left as they are): {}",
+            r.project.display(),
+            r.not_in_project.join(", ")
+        );
+    }
+    Ok(())
+}
+
 pub fn index_reports(json: bool, reports: &[IndexReport]) -> anyhow::Result<()> {
     if json {
         return print_json(reports);

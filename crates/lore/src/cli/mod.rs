@@ -94,10 +94,35 @@ pub enum Command {
         #[arg(long, conflicts_with = "reembed")]
         embed: bool,
     },
-    /// Pull repo stores, then index every store incrementally.
+    /// With a lore.toml (found from here upward): create its missing stores, update
+    /// changed definitions, replace a store whose source changed (with --yes), and index
+    /// them. Without one: pull repo stores, then index every store incrementally.
     Sync {
-        /// Stores to sync (default: all).
+        /// Stores to sync (default: all; not with a lore.toml).
         stores: Vec<String>,
+        /// The project file (default: the nearest lore.toml from here upward).
+        #[arg(long, value_name = "FILE")]
+        project: Option<PathBuf>,
+        /// Ignore any lore.toml: pull and index the data dir's stores.
+        #[arg(long, conflicts_with = "project")]
+        no_project: bool,
+        /// Replace stores whose source, type, branch or embedding changed (their index is
+        /// rebuilt).
+        #[arg(long)]
+        yes: bool,
+        /// Print what would be done; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Write a lore.toml here (or at --project) from the stores there are, to commit
+    /// beside the code: `lore sync` then recreates them on any machine.
+    Init {
+        /// Where to write (default: ./lore.toml).
+        #[arg(long, value_name = "FILE")]
+        project: Option<PathBuf>,
+        /// Replace an existing file.
+        #[arg(long)]
+        force: bool,
     },
     /// Check that each store's catalog, BM25 index and vector snapshot agree (reads only;
     /// exit 1 and the repair command for each problem found).

@@ -11,6 +11,8 @@ mod db;
 mod endpoint;
 #[path = "crash.rs"]
 mod crash;
+#[path = "project.rs"]
+mod project;
 #[path = "units.rs"]
 mod units;
 #[path = "web.rs"]

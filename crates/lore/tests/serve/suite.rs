@@ -1010,3 +1010,56 @@ fn two_servers_share_one_brain() {
     assert!(found(&sb, "jitter", "wiki/concepts/retry-policy.md"));
     assert_eq!(tree(&brain_a), tree(&brain_b));
 }
+
+/// MCP `stores {action: "sync"}` syncs the lore.toml of the folder the server started in:
+/// a dry run plans, a sync creates and indexes, a bad file is an error naming its line.
+#[test]
+fn mcp_sync_brings_the_servers_project_in_step() {
+    let lore = Lore::without_model();
+    write(&lore.path("notes"), "a.md", "# Alpha\n\nAlpha notes.\n");
+    write(
+        lore.root(),
+        "lore.toml",
+        "[stores.notes]\nsource = \"notes\"\nembed = \"none\"\n",
+    );
+    let root = lore.root().display().to_string();
+    let server = Server::start_with(
+        &lore,
+        &["--addr", "127.0.0.1:0", "--no-watch", "--allow-path", &root],
+        &[],
+    );
+    let sync = |args: Value| {
+        let mut arguments = json!({"action": "sync"});
+        arguments.as_object_mut().unwrap().extend(args.as_object().unwrap().clone());
+        let (status, answer) = post(
+            &server.api("/mcp"),
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                    "params": {"name": "stores", "arguments": arguments}}),
+        );
+        assert_eq!(status, 200, "{answer}");
+        let result = &answer["result"];
+        let text = result["content"][0]["text"].as_str().unwrap_or_default().to_string();
+        (result["isError"] == true, text)
+    };
+    let (failed, plan) = sync(json!({"dryRun": true}));
+    assert!(!failed, "{plan}");
+    let plan: Value = serde_json::from_str(&plan).unwrap();
+    assert_eq!(plan["steps"][0]["action"], "create", "{plan}");
+    assert_eq!(plan["dry_run"], true);
+    assert!(lore.json(&["store", "list"]).as_array().unwrap().is_empty());
+
+    let (failed, done) = sync(json!({}));
+    assert!(!failed, "{done}");
+    let done: Value = serde_json::from_str(&done).unwrap();
+    assert_eq!(done["steps"][0]["files"], 1, "{done}");
+    let (status, found) = post(
+        &server.api("/api/search"),
+        &json!({"query": "alpha notes", "mode": "fts", "stores": ["notes"]}),
+    );
+    assert_eq!(status, 200, "{found}");
+    assert!(found["results"][0]["path"] == "a.md", "{found}");
+
+    write(lore.root(), "lore.toml", "[stores.notes]\nsource = \"notes\"\nembedding = \"none\"\n");
+    let (failed, err) = sync(json!({}));
+    assert!(failed && err.contains("lore.toml line 3"), "{err}");
+}

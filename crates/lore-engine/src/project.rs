@@ -1,0 +1,538 @@
+//! A project's knowledge in one file: `lore.toml` beside the code names its stores (source,
+//! globs, caps, description), so every teammate and agent gets the same ones with `lore
+//! sync`. Sync plans first (create, update in place, replace, index), refuses a plan that
+//! would replace a store unless told yes, then carries it out; `lore init` writes the file
+//! from the stores there are.
+//!
+//! ```toml
+//! [stores.code]
+//! source = "."                  # a folder (relative to this file), a git URL, or a site
+//! include = ["src/**", "docs/**"]
+//! exclude = ["target/**"]
+//! description = "the service's code and docs"
+//!
+//! [stores.tokio-docs]
+//! source = "https://tokio.rs/tokio/tutorial"
+//! max_pages = 200
+//! ```
+
+use crate::{Engine, EngineError, Progress};
+use lore_core::{AddStore, StoreKind};
+use lore_index::StoreRecord;
+use lore_source::WalkOptions;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The project file's name, looked for from the working directory upward.
+pub const PROJECT_FILE: &str = "lore.toml";
+
+/// `lore.toml` as read: its folder (where relative sources start) and its stores by name.
+#[derive(Debug, Clone)]
+pub struct Project {
+    pub path: PathBuf,
+    pub stores: BTreeMap<String, StoreDef>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProjectToml {
+    #[serde(default)]
+    stores: BTreeMap<String, toml::Spanned<StoreDef>>,
+}
+
+/// One store as the project file defines it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreDef {
+    /// A folder (absolute, or relative to the project file), a git URL or local repository,
+    /// or a web store's start page.
+    pub source: String,
+    /// `folder`, `repo` or `web`; inferred from `source` when absent.
+    #[serde(default, rename = "type")]
+    pub kind: Option<DefKind>,
+    #[serde(default)]
+    pub branch: Option<String>,
+    #[serde(default)]
+    pub include: Vec<String>,
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Largest file indexed, in bytes.
+    #[serde(default)]
+    pub max_file_size: Option<u64>,
+    #[serde(default)]
+    pub max_pages: Option<usize>,
+    #[serde(default)]
+    pub max_depth: Option<usize>,
+    /// `model` (default) or `none`: keyword search and the code graph only.
+    #[serde(default)]
+    pub embed: Option<Embed>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DefKind {
+    Folder,
+    Repo,
+    Web,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Embed {
+    Model,
+    None,
+}
+
+/// The line `offset` falls on in `text` (1-based).
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+impl Project {
+    /// The nearest `lore.toml` from `dir` upward.
+    pub fn find(dir: &Path) -> Option<PathBuf> {
+        dir.ancestors()
+            .map(|d| d.join(PROJECT_FILE))
+            .find(|p| p.is_file())
+    }
+
+    /// Reads and checks a project file: unknown keys, values of the wrong type and invalid
+    /// store names are errors naming the line.
+    pub fn read(path: &Path) -> Result<Project, EngineError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| EngineError::Input(format!("cannot read {}: {e}", path.display())))?;
+        Project::parse(&text, path)
+    }
+
+    pub fn parse(text: &str, path: &Path) -> Result<Project, EngineError> {
+        let shown = path.display();
+        let parsed: ProjectToml = toml::from_str(text).map_err(|e| {
+            let at = e
+                .span()
+                .map(|s| format!(" line {}", line_of(text, s.start)))
+                .unwrap_or_default();
+            EngineError::Input(format!(
+                "{shown}{at}: {}",
+                e.message().trim_end_matches('\n')
+            ))
+        })?;
+        let mut stores = BTreeMap::new();
+        for (name, def) in parsed.stores {
+            let line = line_of(text, def.span().start);
+            let fail = |why: String| {
+                EngineError::Input(format!("{shown} line {line}: store {name:?}: {why}"))
+            };
+            lore_core::validate_store_name(&name).map_err(&fail)?;
+            if name == crate::brain::BRAIN_STORE {
+                return Err(fail(
+                    "the brain store is built in; give this store another name".into(),
+                ));
+            }
+            let def = def.into_inner();
+            if def.source.trim().is_empty() {
+                return Err(fail(
+                    "`source` is empty: give a folder, a git URL or a site".into(),
+                ));
+            }
+            stores.insert(name, def);
+        }
+        let dir = path.parent().unwrap_or(Path::new("."));
+        Ok(Project {
+            path: dir.join(PROJECT_FILE),
+            stores,
+        })
+    }
+
+    /// The folder relative sources start from.
+    pub fn dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
+
+    /// The store `name` as an add request: a relative folder resolved against the project.
+    fn add_request(&self, name: &str, def: &StoreDef) -> AddStore {
+        let kind = def.kind.map(|k| match k {
+            DefKind::Folder => StoreKind::Folder,
+            DefKind::Repo => StoreKind::Repo,
+            DefKind::Web => StoreKind::Web,
+        });
+        let source = def.source.trim();
+        let remote = source.contains("://") || source.starts_with("git@");
+        let source = if remote || Path::new(source).is_absolute() {
+            source.to_string()
+        } else {
+            self.dir().join(source).to_string_lossy().into_owned()
+        };
+        AddStore {
+            name: name.to_string(),
+            source,
+            kind,
+            branch: def.branch.clone(),
+            includes: def.include.clone(),
+            excludes: def.exclude.clone(),
+            description: def.description.clone(),
+            max_file_bytes: def.max_file_size,
+            max_pages: def.max_pages,
+            max_depth: def.max_depth,
+            lexical_only: def.embed == Some(Embed::None),
+        }
+    }
+}
+
+/// What sync does, or did, to one store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SyncAction {
+    /// Not in the data dir yet: added and indexed.
+    Create,
+    /// Its globs, caps or description changed: updated in place, then indexed (only the
+    /// files the change touches).
+    Update,
+    /// Its source, type, branch or embedding changed: removed and added again.
+    Replace,
+    /// Defined as it is: indexed (incrementally).
+    Index,
+}
+
+/// One store's step.
+#[derive(Debug, Clone, Serialize)]
+pub struct SyncStep {
+    pub store: String,
+    pub action: SyncAction,
+    /// What differs, for updates and replacements (`source: A → B`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<String>,
+    /// Files and chunks after the step (absent in a dry run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chunks: Option<u64>,
+}
+
+/// What `sync` did (or, in a dry run, would do).
+#[derive(Debug, Clone, Serialize)]
+pub struct SyncReport {
+    pub project: PathBuf,
+    pub dry_run: bool,
+    pub steps: Vec<SyncStep>,
+    /// Stores in the data dir that the project file does not name (left as they are).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_in_project: Vec<String>,
+}
+
+/// How to sync.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SyncOptions {
+    /// Replace stores whose source changed (their index is rebuilt).
+    pub yes: bool,
+    /// Plan only.
+    pub dry_run: bool,
+}
+
+impl Engine {
+    /// The plan for `project`: each store's action and what changed.
+    pub fn sync_plan(&self, project: &Project) -> Result<Vec<SyncStep>, EngineError> {
+        let mut steps = Vec::new();
+        for (name, def) in &project.stores {
+            let req = project.add_request(name, def);
+            let walk = WalkOptions {
+                includes: req.includes.clone(),
+                excludes: req.excludes.clone(),
+                max_file_bytes: req.max_file_bytes.unwrap_or(self.config.max_file_bytes),
+                ..WalkOptions::default()
+            };
+            let (kind, source) = self.check_spec(&req, &walk).map_err(|e| {
+                EngineError::Input(format!("store {name:?} in {}: {e}", project.path.display()))
+            })?;
+            let (action, changes) = match self.catalog.store(name)? {
+                None => (SyncAction::Create, Vec::new()),
+                Some(rec) => diff(&rec, &req, kind, &source, walk.max_file_bytes),
+            };
+            steps.push(SyncStep {
+                store: name.clone(),
+                action,
+                changes,
+                files: None,
+                chunks: None,
+            });
+        }
+        Ok(steps)
+    }
+
+    /// Brings the data dir in step with `project`: creates missing stores, updates changed
+    /// definitions, replaces stores whose source changed (only with `yes`), and indexes.
+    /// The whole plan is checked before anything is written.
+    pub fn sync_project(
+        &mut self,
+        project: &Project,
+        opts: SyncOptions,
+        progress: &dyn Progress,
+    ) -> Result<SyncReport, EngineError> {
+        let mut steps = self.sync_plan(project)?;
+        let replaced: Vec<String> = steps
+            .iter()
+            .filter(|s| s.action == SyncAction::Replace)
+            .map(|s| format!("{} ({})", s.store, s.changes.join("; ")))
+            .collect();
+        if !replaced.is_empty() && !opts.yes && !opts.dry_run {
+            return Err(EngineError::Input(format!(
+                "{} would replace {} and rebuild {}: {}; run `lore sync --yes` to do it \
+                 (nothing was changed)",
+                project.path.display(),
+                if replaced.len() == 1 {
+                    "a store"
+                } else {
+                    "stores"
+                },
+                if replaced.len() == 1 {
+                    "its index"
+                } else {
+                    "their indexes"
+                },
+                replaced.join(", ")
+            )));
+        }
+        let not_in_project = self
+            .catalog
+            .stores()?
+            .into_iter()
+            .filter(|s| s.kind != StoreKind::Brain && !project.stores.contains_key(&s.name))
+            .map(|s| s.name)
+            .collect();
+        if !opts.dry_run {
+            for step in &mut steps {
+                let def = &project.stores[&step.store];
+                let req = project.add_request(&step.store, def);
+                progress.message(&format!("{}: {:?}", step.store, step.action));
+                match step.action {
+                    SyncAction::Create => {
+                        self.add_store(&req, progress)?;
+                    }
+                    SyncAction::Replace => {
+                        self.remove_store(&step.store)?;
+                        self.add_store(&req, progress)?;
+                    }
+                    SyncAction::Update => {
+                        let rec = self.require_store(&step.store)?;
+                        self.catalog.set_definition(
+                            rec.id,
+                            &req.includes,
+                            &req.excludes,
+                            req.description.as_deref(),
+                            req.max_file_bytes.unwrap_or(self.config.max_file_bytes),
+                        )?;
+                        if let Some(mut web) = rec.web.clone() {
+                            let d = crate::stores::default_web();
+                            web.max_pages = req.max_pages.unwrap_or(d.max_pages);
+                            web.max_depth = req.max_depth.unwrap_or(d.max_depth);
+                            self.catalog.set_web(rec.id, &web)?;
+                        }
+                        self.sync(std::slice::from_ref(&step.store), progress)?;
+                    }
+                    SyncAction::Index => {
+                        self.sync(std::slice::from_ref(&step.store), progress)?;
+                    }
+                }
+                let info = self.store_info(&step.store)?;
+                step.files = Some(info.stats.files);
+                step.chunks = Some(info.stats.chunks);
+            }
+        }
+        Ok(SyncReport {
+            project: project.path.clone(),
+            dry_run: opts.dry_run,
+            steps,
+            not_in_project,
+        })
+    }
+
+    /// `lore.toml` text for the stores there are (the brain aside): sources under `dir`
+    /// written relative to it, defaults left out.
+    pub fn project_toml(&self, dir: &Path) -> Result<String, EngineError> {
+        let real_dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let mut out = String::from(
+            "# lore's stores for this project: `lore sync` creates, updates and indexes them.\n",
+        );
+        for s in self.catalog.stores()? {
+            if s.kind == StoreKind::Brain {
+                continue;
+            }
+            out.push_str(&format!("\n[stores.{}]\n", s.name));
+            let source = match s.kind {
+                StoreKind::Folder => match Path::new(&s.source).strip_prefix(&real_dir) {
+                    Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+                    Ok(rel) => rel.to_string_lossy().into_owned(),
+                    Err(_) => s.source.clone(),
+                },
+                _ => s.source.clone(),
+            };
+            out.push_str(&format!("source = {}\n", quote(&source)));
+            if s.kind == StoreKind::Repo && !lore_source::git::looks_like_url(&s.source) {
+                out.push_str("type = \"repo\"\n");
+            }
+            if let Some(b) = &s.branch {
+                out.push_str(&format!("branch = {}\n", quote(b)));
+            }
+            for (key, list) in [("include", &s.includes), ("exclude", &s.excludes)] {
+                if !list.is_empty() {
+                    let items: Vec<String> = list.iter().map(|g| quote(g)).collect();
+                    out.push_str(&format!("{key} = [{}]\n", items.join(", ")));
+                }
+            }
+            if let Some(d) = &s.description {
+                out.push_str(&format!("description = {}\n", quote(d)));
+            }
+            if s.max_file_bytes != self.config.max_file_bytes {
+                out.push_str(&format!("max_file_size = {}\n", s.max_file_bytes));
+            }
+            if let Some(w) = &s.web {
+                let d = crate::stores::default_web();
+                if w.max_pages != d.max_pages {
+                    out.push_str(&format!("max_pages = {}\n", w.max_pages));
+                }
+                if w.max_depth != d.max_depth {
+                    out.push_str(&format!("max_depth = {}\n", w.max_depth));
+                }
+            }
+            if crate::stores::lexical_only(&s) {
+                out.push_str("embed = \"none\"\n");
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// How `rec` differs from the definition `req` (whose kind and recorded source are `kind`
+/// and `source`).
+fn diff(
+    rec: &StoreRecord,
+    req: &AddStore,
+    kind: StoreKind,
+    source: &str,
+    max_file_bytes: u64,
+) -> (SyncAction, Vec<String>) {
+    let mut replace = Vec::new();
+    if rec.kind != kind {
+        replace.push(format!("type: {} → {}", rec.kind.as_str(), kind.as_str()));
+    }
+    if rec.source != source {
+        replace.push(format!("source: {} → {source}", rec.source));
+    }
+    if rec.branch != req.branch {
+        let b = |b: &Option<String>| b.clone().unwrap_or_else(|| "default".into());
+        replace.push(format!("branch: {} → {}", b(&rec.branch), b(&req.branch)));
+    }
+    if crate::stores::lexical_only(rec) != req.lexical_only {
+        let e = |none: bool| if none { "none" } else { "model" };
+        replace.push(format!(
+            "embed: {} → {}",
+            e(crate::stores::lexical_only(rec)),
+            e(req.lexical_only)
+        ));
+    }
+    if !replace.is_empty() {
+        return (SyncAction::Replace, replace);
+    }
+    let mut update = Vec::new();
+    let list = |l: &[String]| format!("[{}]", l.join(", "));
+    if rec.includes != req.includes {
+        update.push(format!(
+            "include: {} → {}",
+            list(&rec.includes),
+            list(&req.includes)
+        ));
+    }
+    if rec.excludes != req.excludes {
+        update.push(format!(
+            "exclude: {} → {}",
+            list(&rec.excludes),
+            list(&req.excludes)
+        ));
+    }
+    if rec.description != req.description {
+        update.push("description".into());
+    }
+    if rec.max_file_bytes != max_file_bytes {
+        update.push(format!(
+            "max_file_size: {} → {max_file_bytes}",
+            rec.max_file_bytes
+        ));
+    }
+    if let Some(w) = &rec.web {
+        let d = crate::stores::default_web();
+        let (pages, depth) = (
+            req.max_pages.unwrap_or(d.max_pages),
+            req.max_depth.unwrap_or(d.max_depth),
+        );
+        if w.max_pages != pages {
+            update.push(format!("max_pages: {} → {pages}", w.max_pages));
+        }
+        if w.max_depth != depth {
+            update.push(format!("max_depth: {} → {depth}", w.max_depth));
+        }
+    }
+    if update.is_empty() {
+        (SyncAction::Index, update)
+    } else {
+        (SyncAction::Update, update)
+    }
+}
+
+/// A TOML basic string.
+fn quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_name_the_line() {
+        let p = Path::new("/p/lore.toml");
+        let err = |t: &str| Project::parse(t, p).unwrap_err().to_string();
+        let e = err("[stores.code]\nsource = \".\"\nglobs = [\"a\"]\n");
+        assert!(e.contains("line 3") && e.contains("globs"), "{e}");
+        let e = err("[stores.code]\nsource = \".\"\nembed = \"maybe\"\n");
+        assert!(e.contains("line 3") && e.contains("model"), "{e}");
+        let e = err("[stores.code]\nsource = 3\n");
+        assert!(e.contains("line 2"), "{e}");
+        let e = err("\n\n[stores.\"bad name\"]\nsource = \".\"\n");
+        assert!(e.contains("line 3") && e.contains("bad name"), "{e}");
+        let e = err("[settings]\nmode = \"fts\"\n");
+        assert!(e.contains("line 1") && e.contains("settings"), "{e}");
+        let ok = Project::parse(
+            "[stores.a]\nsource = \"src\"\n[stores.b]\nsource = \"https://x.org/\"\n",
+            p,
+        )
+        .unwrap();
+        assert_eq!(ok.dir(), Path::new("/p"));
+        assert_eq!(ok.add_request("a", &ok.stores["a"]).source, "/p/src");
+        assert_eq!(
+            ok.add_request("b", &ok.stores["b"]).source,
+            "https://x.org/"
+        );
+    }
+
+    #[test]
+    fn quoted_strings_read_back() {
+        let s = "a \"b\" \\ c\nd";
+        let t = format!("[stores.x]\nsource = {}\n", quote(s));
+        let p = Project::parse(&t, Path::new("lore.toml")).unwrap();
+        assert_eq!(p.stores["x"].source, s);
+    }
+}

@@ -1,0 +1,107 @@
+//! A project's stores in `lore.toml`: `lore sync` creates, updates in place, replaces (only
+//! with --yes) and indexes them; `lore init` writes the file, and a fresh data dir syncs
+//! back to the same stores. Lexical stores (`embed = "none"`): no model needed.
+
+use crate::common::{Lore, run_command, write};
+use serde_json::Value;
+use std::time::Duration;
+
+fn step<'a>(report: &'a Value, store: &str) -> &'a Value {
+    report["steps"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["store"] == store))
+        .unwrap_or_else(|| panic!("no step for {store}: {report}"))
+}
+
+/// `lore ARGS` run from `dir` (where lore.toml is looked for, upward).
+fn run_in(lore: &Lore, dir: &std::path::Path, args: &[&str]) -> crate::common::Out {
+    let mut cmd = lore.command(args);
+    cmd.current_dir(dir);
+    run_command(&mut cmd, Duration::from_secs(120))
+}
+
+#[test]
+fn lore_toml_creates_updates_replaces_and_recreates_stores() {
+    let lore = Lore::without_model();
+    let proj = lore.path("proj");
+    write(&proj, "src/shop.py", "def checkout(cart):\n    return cart.total()\n");
+    write(&proj, "docs/guide.md", "# Guide\n\nHow checkout works.\n");
+    write(&proj, "notes/more.md", "# More\n\nOther notes.\n");
+    let toml = |code_include: &str, docs_source: &str| {
+        format!(
+            "# the project's stores\n[stores.code]\nsource = \".\"\ninclude = [{code_include}]\n\
+             embed = \"none\"\n\n[stores.docs]\nsource = \"{docs_source}\"\n\
+             description = \"the guide\"\nembed = \"none\"\n"
+        )
+    };
+    write(&proj, "lore.toml", toml("\"src/**\"", "docs"));
+
+    // Found from a folder below the project; both stores created and indexed.
+    let out = run_in(&lore, &proj.join("src"), &["--json", "sync"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let r: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(step(&r, "code")["action"], "create", "{r}");
+    assert_eq!(step(&r, "code")["files"], 1, "{r}");
+    assert_eq!(step(&r, "docs")["action"], "create");
+    assert_eq!(step(&r, "docs")["files"], 1);
+    let found = lore.search("checkout", "fts", &["--stores", "code"]);
+    assert!(found.to_string().contains("src/shop.py"), "{found}");
+
+    // Unchanged: indexed; a wider glob: updated in place (the new files indexed).
+    let r = lore.json(&["sync", "--project", proj.join("lore.toml").to_str().unwrap()]);
+    assert_eq!(step(&r, "code")["action"], "index", "{r}");
+    write(&proj, "lore.toml", toml("\"src/**\", \"notes/**\"", "docs"));
+    let r = lore.json(&["sync", "--project", proj.join("lore.toml").to_str().unwrap()]);
+    let code = step(&r, "code");
+    assert_eq!(code["action"], "update", "{r}");
+    assert_eq!(code["files"], 2, "{r}");
+    assert!(code["changes"][0].as_str().unwrap().starts_with("include: [src/**] → [src/**, notes/**]"), "{r}");
+
+    // A changed source replaces the store, only when told yes; the refusal changes nothing.
+    write(&proj, "lore.toml", toml("\"src/**\", \"notes/**\"", "notes"));
+    let out = run_in(&lore, &proj, &["sync"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(out.stderr.contains("--yes") && out.stderr.contains("docs (source:"), "{}", out.stderr);
+    let info = lore.json(&["store", "info", "docs"]);
+    assert!(info["source"].as_str().unwrap().ends_with("/docs"), "{info}");
+    let dry = run_in(&lore, &proj, &["sync", "--dry-run"]);
+    assert_eq!(dry.code, 0, "{}", dry.stderr);
+    assert!(dry.stdout.contains("would replace docs"), "{}", dry.stdout);
+    let out = run_in(&lore, &proj, &["--json", "sync", "--yes"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let r: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(step(&r, "docs")["action"], "replace", "{r}");
+    let info = lore.json(&["store", "info", "docs"]);
+    assert!(info["source"].as_str().unwrap().ends_with("/notes"), "{info}");
+
+    // Errors name the line; nothing is synced.
+    write(&proj, "bad.toml", "[stores.code]\nsource = \".\"\nglob = [\"x\"]\n");
+    let err = lore.fails(&["sync", "--project", proj.join("bad.toml").to_str().unwrap()], 1);
+    assert!(err.contains("bad.toml line 3") && err.contains("glob"), "{err}");
+
+    // A store the file does not name is left alone, and said so.
+    let other = lore.path("other");
+    write(&other, "x.md", "# X\n");
+    lore.ok(&["store", "add", "other", other.to_str().unwrap(), "--embed", "none"]);
+    let r = lore.json(&["sync", "--project", proj.join("lore.toml").to_str().unwrap()]);
+    assert_eq!(r["not_in_project"], serde_json::json!(["other"]), "{r}");
+
+    // init writes the stores there are; a fresh data dir syncs back to the same ones.
+    let out = run_in(&lore, &proj, &["init"]);
+    assert_eq!(out.code, 1, "an existing lore.toml is kept: {}", out.stdout);
+    assert!(out.stderr.contains("--force"), "{}", out.stderr);
+    let written = proj.join("lore.toml");
+    let out = run_in(&lore, &proj, &["init", "--force"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let text = std::fs::read_to_string(&written).unwrap();
+    assert!(text.contains("[stores.code]\nsource = \".\"\ninclude = [\"src/**\", \"notes/**\"]\nembed = \"none\"\n"), "{text}");
+    assert!(text.contains("[stores.docs]\nsource = \"notes\"\ndescription = \"the guide\"\n"), "{text}");
+    let fresh = Lore::without_model();
+    let r = fresh.json(&["sync", "--project", written.to_str().unwrap()]);
+    for name in ["code", "docs", "other"] {
+        let before = lore.json(&["store", "info", name]);
+        assert_eq!(step(&r, name)["action"], "create", "{r}");
+        assert_eq!(step(&r, name)["files"], before["files"], "{name}: {r}");
+        assert_eq!(step(&r, name)["chunks"], before["chunks"], "{name}: {r}");
+    }
+}
