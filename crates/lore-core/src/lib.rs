@@ -13,5 +13,5 @@ pub use facts::{
     Binding, FileFacts, Import, ImportedName, Receiver, RefKind, Reference, Symbol, fixture_name,
     is_auxiliary_path, is_test_path, type_name,
 };
-pub use store::{AddStore, StoreKind, WebSettings, validate_store_name};
+pub use store::{AddStore, STORE_NAME_RULE, StoreKind, WebSettings, validate_store_name};
 pub use time::UtcTime;

@@ -82,22 +82,26 @@ impl StoreKind {
     }
 }
 
-/// Store names: 1–64 chars of `[A-Za-z0-9._-]`, starting with a letter or digit.
+/// What a store name may hold, said in errors.
+pub const STORE_NAME_RULE: &str = "use 1-128 letters, digits, '.', '_', '-', ':', '@' or '+', \
+                                   starting with a letter or digit";
+
+/// Store names: 1–128 chars of `[A-Za-z0-9._:@+-]`, starting with a letter or digit
+/// (`dep:cargo:serde@1.0.228` names a dependency at its locked version). Never a path
+/// separator: stores live under their ids, and names travel in URL paths.
 pub fn validate_store_name(name: &str) -> Result<(), String> {
-    let ok_len = !name.is_empty() && name.len() <= 64;
+    let ok_len = !name.is_empty() && name.len() <= 128;
     let ok_first = name
         .chars()
         .next()
         .is_some_and(|c| c.is_ascii_alphanumeric());
     let ok_chars = name
         .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | ':' | '@' | '+'));
     if ok_len && ok_first && ok_chars {
         Ok(())
     } else {
-        Err(format!(
-            "invalid store name {name:?}: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
-        ))
+        Err(format!("invalid store name {name:?}: {STORE_NAME_RULE}"))
     }
 }
 
@@ -107,10 +111,26 @@ mod tests {
 
     #[test]
     fn store_names() {
-        for good in ["react", "my-notes", "a.b_c", "9lives"] {
+        for good in [
+            "react",
+            "my-notes",
+            "a.b_c",
+            "9lives",
+            "dep:npm:@types+node@20.1.0",
+        ] {
             assert!(validate_store_name(good).is_ok(), "{good}");
         }
-        for bad in ["", "../x", "a/b", "-x", "a b", &"x".repeat(65), ".hidden"] {
+        for bad in [
+            "",
+            "../x",
+            "a/b",
+            "-x",
+            "a b",
+            &"x".repeat(129),
+            ".hidden",
+            "a\\b",
+            ":x",
+        ] {
             assert!(validate_store_name(bad).is_err(), "{bad}");
         }
     }

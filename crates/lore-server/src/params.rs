@@ -391,9 +391,9 @@ pub(crate) fn store_name(name: &str) -> Result<&str, String> {
     lore_core::validate_store_name(name).map_err(|e| {
         if name.len() > SHOWN_CHARS {
             format!(
-                "invalid store name {}: use 1-64 letters, digits, '.', '_' or '-', starting \
-                 with a letter or digit",
-                shown(format!("{name:?}"))
+                "invalid store name {}: {}",
+                shown(format!("{name:?}")),
+                lore_core::STORE_NAME_RULE
             )
         } else {
             e

@@ -4,6 +4,7 @@
 //! indexes.
 
 mod confine;
+pub mod deps;
 mod filter;
 pub mod git;
 pub mod net;
