@@ -4,6 +4,7 @@
 pub mod brain;
 mod context;
 mod db;
+pub mod deps;
 mod doctor;
 mod error;
 mod evidence;

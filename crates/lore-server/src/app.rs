@@ -84,8 +84,41 @@ impl App {
     }
 
     pub async fn search(&self, args: &JsonObject) -> Result<SearchResponse, AppError> {
-        let req = params::search_request(args, self.max_query()).map_err(AppError::BadRequest)?;
-        self.pool.run(move |e| e.search(&req)).await
+        let mut req =
+            params::search_request(args, self.max_query()).map_err(AppError::BadRequest)?;
+        let deps = params::Args(args)
+            .boolean("deps")
+            .map_err(AppError::BadRequest)?;
+        let project = if deps { Some(dep_project()?) } else { None };
+        self.pool
+            .run(move |e| {
+                if let Some(project) = project {
+                    let stores = e.project_dep_stores(&project)?;
+                    if stores.is_empty() {
+                        return Err(lore_engine::EngineError::Input(format!(
+                            "no dependency of {} is indexed yet: run `lore deps` there",
+                            project.display()
+                        )));
+                    }
+                    req.stores.extend(stores);
+                }
+                e.search(&req)
+            })
+            .await
+    }
+
+    /// Which versions of a dependency the server's project locks, and where their source is.
+    pub async fn dependency_info(
+        &self,
+        args: &JsonObject,
+    ) -> Result<Vec<lore_engine::deps::DepInfo>, AppError> {
+        let name = params::Args(args)
+            .required("name")
+            .map_err(|_| AppError::BadRequest("`name` is required: a dependency's name".into()))?;
+        let project = dep_project()?;
+        self.pool
+            .run(move |e| e.dependency_info(&project, &name))
+            .await
     }
 
     pub async fn locate(&self, args: &JsonObject) -> Result<lore_engine::LocateResponse, AppError> {
@@ -384,4 +417,18 @@ async fn blocking<R: Send + 'static>(
     tokio::task::spawn_blocking(f)
         .await
         .map_err(|e| AppError::Internal(format!("a worker failed: {e}")))?
+}
+
+/// The project whose dependencies a request means: the nearest folder with a lockfile from
+/// where the server started, upward.
+fn dep_project() -> Result<std::path::PathBuf, AppError> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| AppError::Internal(format!("the server's folder: {e}")))?;
+    lore_engine::deps::find_project(&cwd).ok_or_else(|| {
+        AppError::BadRequest(format!(
+            "no lockfile in {} or above it, where the server started (looked for {})",
+            cwd.display(),
+            lore_engine::deps::LOCKFILES.join(", ")
+        ))
+    })
 }

@@ -108,23 +108,33 @@ pub struct LockfileError {
     pub message: String,
 }
 
+/// The lockfiles read, by name.
+pub const LOCKFILES: [&str; 6] = [
+    "Cargo.lock",
+    "package-lock.json",
+    "requirements.txt",
+    "uv.lock",
+    "poetry.lock",
+    "go.mod",
+];
+
+/// The nearest folder from `dir` upward that holds a lockfile.
+pub fn find_project(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|d| LOCKFILES.iter().any(|f| d.join(f).is_file()))
+        .map(Path::to_path_buf)
+}
+
 /// Every dependency the lockfiles in `project` pin (or only those of `lockfile`), sorted,
 /// each once per ecosystem, name and version.
 pub fn read(project: &Path, lockfile: Option<&Path>) -> Result<Vec<Dependency>, LockfileError> {
     let files: Vec<PathBuf> = match lockfile {
         Some(f) => vec![f.to_path_buf()],
-        None => [
-            "Cargo.lock",
-            "package-lock.json",
-            "requirements.txt",
-            "uv.lock",
-            "poetry.lock",
-            "go.mod",
-        ]
-        .iter()
-        .map(|f| project.join(f))
-        .filter(|f| f.is_file())
-        .collect(),
+        None => LOCKFILES
+            .iter()
+            .map(|f| project.join(f))
+            .filter(|f| f.is_file())
+            .collect(),
     };
     let mut out = BTreeSet::new();
     for file in files {

@@ -157,6 +157,56 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Mcp => serve::mcp(ctx.data),
         Command::Serve(args) => serve::serve(ctx.data, args, ctx.workers),
         Command::Worker { lease, until_idle } => worker(&ctx, lease, until_idle),
+        Command::Deps {
+            command,
+            project,
+            lockfile,
+            all,
+            direct: _,
+            embed,
+            dry_run,
+        } => match command {
+            Some(cli::DepsCommand::Gc { dry_run }) => deps_gc(&ctx, dry_run),
+            Some(cli::DepsCommand::Info { name }) => {
+                let project = dep_project(project)?;
+                let info = ctx.open()?.dependency_info(&project, &name)?;
+                if ctx.json {
+                    return output::print_json(&info);
+                }
+                for d in &info {
+                    let at = d
+                        .source
+                        .as_ref()
+                        .map_or("not on this machine".to_string(), |p| {
+                            p.display().to_string()
+                        });
+                    let indexed = if d.indexed {
+                        "indexed"
+                    } else {
+                        "not indexed (lore deps)"
+                    };
+                    out!(
+                        "{} {} ({}, {}{}): {indexed}; source {at}",
+                        d.dependency.name,
+                        d.dependency.version,
+                        d.dependency.ecosystem.as_str(),
+                        d.dependency.lockfile,
+                        if d.dependency.direct { ", direct" } else { "" }
+                    );
+                }
+                Ok(())
+            }
+            None => deps(
+                &ctx,
+                project,
+                &lore_engine::deps::DepsOptions {
+                    lockfile,
+                    all,
+                    embed,
+                    dry_run,
+                },
+            ),
+        },
         Command::Watch { stores } => serve::watch(ctx.data, stores),
         Command::Jobs { command } => serve::jobs(ctx.data, ctx.json, command),
         Command::Db { command } => db(&ctx, command),
@@ -318,7 +368,64 @@ fn doctor(ctx: &Ctx, store: Option<&str>, deep: bool) -> anyhow::Result<()> {
 }
 
 fn search(ctx: &Ctx, args: SearchArgs) -> anyhow::Result<()> {
-    output::search(ctx.json, &ctx.open()?.search(&args.request())?)
+    let deps = args.deps;
+    let engine = ctx.open()?;
+    let mut req = args.request();
+    if deps {
+        let project = dep_project(None)?;
+        let stores = engine.project_dep_stores(&project)?;
+        if stores.is_empty() {
+            return Err(EngineError::Input(format!(
+                "no dependency of {} is indexed yet: run `lore deps` there first",
+                project.display()
+            ))
+            .into());
+        }
+        req.stores.extend(stores);
+    }
+    output::search(ctx.json, &engine.search(&req)?)
+}
+
+/// The project whose dependencies are meant: `dir`, else the nearest folder from here
+/// upward that has a lockfile.
+fn dep_project(dir: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    let cwd = std::env::current_dir()?;
+    match dir {
+        Some(d) => Ok(d),
+        None => lore_engine::deps::find_project(&cwd).ok_or_else(|| {
+            EngineError::Input(format!(
+                "no lockfile in {} or above it (looked for {}); give --project DIR",
+                cwd.display(),
+                lore_engine::deps::LOCKFILES.join(", ")
+            ))
+            .into()
+        }),
+    }
+}
+
+fn deps(
+    ctx: &Ctx,
+    project: Option<PathBuf>,
+    opts: &lore_engine::deps::DepsOptions,
+) -> anyhow::Result<()> {
+    let project = dep_project(project)?;
+    let mut engine = ctx.open()?;
+    let report = engine.deps(&project, opts, &ctx.bars)?;
+    ctx.bars.clear();
+    output::deps_report(ctx.json, &report)
+}
+
+fn deps_gc(ctx: &Ctx, dry_run: bool) -> anyhow::Result<()> {
+    let removed = ctx.open()?.deps_gc(dry_run)?;
+    if ctx.json {
+        return output::print_json(&serde_json::json!({"dry_run": dry_run, "stores": removed}));
+    }
+    let verb = if dry_run { "would remove" } else { "removed" };
+    out!("{verb} {} dependency stores no project uses", removed.len());
+    for s in &removed {
+        out!("  {s}");
+    }
+    Ok(())
 }
 
 fn locate(ctx: &Ctx, args: LocateArgs) -> anyhow::Result<()> {

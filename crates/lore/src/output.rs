@@ -273,6 +273,43 @@ pub fn worker_report(json: bool, r: &lore_engine::WorkerReport) -> anyhow::Resul
     Ok(())
 }
 
+pub fn deps_report(json: bool, r: &lore_engine::deps::DepsReport) -> anyhow::Result<()> {
+    use lore_engine::deps::DepStatus as S;
+    if json {
+        return print_json(r);
+    }
+    out!(
+        "{}: {} locked, {} taken; {} indexed, {} already indexed, {} not on this machine ({:.1} s)",
+        r.project.display(),
+        r.locked,
+        r.taken,
+        r.indexed,
+        r.present,
+        r.not_found,
+        r.elapsed_ms as f64 / 1000.0
+    );
+    for d in &r.deps {
+        let what = match d.status {
+            S::Indexed => "indexed",
+            S::Present => "present",
+            S::NotFound => "not found",
+            S::WouldIndex => "would index",
+        };
+        let counts = match (d.files, d.chunks) {
+            (Some(f), Some(c)) => format!(" ({f} files, {c} chunks)"),
+            _ => String::new(),
+        };
+        out!("  {what:<11} {}{counts}", esc(&d.store));
+    }
+    if !r.dropped.is_empty() {
+        out!(
+            "no longer locked here: {} (`lore deps gc` removes what no project uses)",
+            r.dropped.join(", ")
+        );
+    }
+    Ok(())
+}
+
 pub fn sync_report(json: bool, r: &lore_engine::project::SyncReport) -> anyhow::Result<()> {
     use lore_engine::project::SyncAction as A;
     if json {

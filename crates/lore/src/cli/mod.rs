@@ -73,6 +73,19 @@ impl Cli {
 }
 
 #[derive(Subcommand, Debug)]
+pub enum DepsCommand {
+    /// Which version of NAME this project locks, whether it is indexed, and where its
+    /// source is.
+    Info { name: String },
+    /// Remove the dependency stores no project uses any more.
+    Gc {
+        /// Name them; remove nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
 pub enum Command {
     /// Add, list, inspect and remove stores.
     Store {
@@ -175,6 +188,31 @@ pub enum Command {
     Db {
         #[command(subcommand)]
         command: DbCommand,
+    },
+    /// Index the dependencies this project's lockfiles pin (Cargo.lock, package-lock.json,
+    /// requirements.txt, uv.lock, poetry.lock, go.mod) at exactly those versions, from the
+    /// sources already on this machine, as stores dep:<ecosystem>:<name>@<version>.
+    Deps {
+        #[command(subcommand)]
+        command: Option<DepsCommand>,
+        /// The project (default: the nearest folder from here upward with a lockfile).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        /// Read only this lockfile.
+        #[arg(long, value_name = "FILE")]
+        lockfile: Option<PathBuf>,
+        /// Transitive dependencies too (default: those the project's manifests name).
+        #[arg(long, conflicts_with = "direct")]
+        all: bool,
+        /// Only the dependencies the manifests name (the default).
+        #[arg(long)]
+        direct: bool,
+        /// Embed them too (default: keyword search and the code graph only).
+        #[arg(long)]
+        embed: bool,
+        /// Say what would be indexed; index nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Index for a PostgreSQL catalog from any machine: claim the batches of index runs
     /// started with `--workers share|only`, read, chunk and embed their files (a folder

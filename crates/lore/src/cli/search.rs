@@ -40,6 +40,10 @@ pub struct SearchArgs {
     /// What you are after; inferred from the query when absent.
     #[arg(long, value_parser = intents())]
     pub intent: Option<Intent>,
+    /// Search this project's dependencies at the versions its lockfiles pin (the stores
+    /// `lore deps` made), with any --stores.
+    #[arg(long)]
+    pub deps: bool,
 }
 
 impl SearchArgs {

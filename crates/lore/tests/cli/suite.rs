@@ -7,6 +7,8 @@ mod bad_input;
 mod code;
 #[path = "db.rs"]
 mod db;
+#[path = "deps.rs"]
+mod deps;
 #[path = "endpoint.rs"]
 mod endpoint;
 #[path = "crash.rs"]

@@ -1063,3 +1063,45 @@ fn mcp_sync_brings_the_servers_project_in_step() {
     let (failed, err) = sync(json!({}));
     assert!(failed && err.contains("lore.toml line 3"), "{err}");
 }
+
+/// MCP `dependency_info` and `search {deps: true}` answer for the project the server
+/// started in: the locked version, where its source is, and results from that version only.
+#[test]
+fn mcp_answers_about_the_projects_locked_dependencies() {
+    let lore = Lore::without_model();
+    let root = lore.root();
+    write(root, "package.json", r#"{"name": "app", "dependencies": {"left-pad": "^1"}}"#);
+    write(
+        root,
+        "package-lock.json",
+        r#"{"lockfileVersion": 3, "packages": {"": {"dependencies": {"left-pad": "^1"}},
+            "node_modules/left-pad": {"version": "1.3.0"}}}"#,
+    );
+    write(root, "node_modules/left-pad/package.json", r#"{"name": "left-pad", "version": "1.3.0"}"#);
+    write(
+        root,
+        "node_modules/left-pad/index.js",
+        "function leftPad(str, len) {\n  return str.padStart(len);\n}\nmodule.exports = leftPad;\n",
+    );
+    let r = lore.json(&["deps"]);
+    assert_eq!(r["indexed"], 1, "{r}");
+    let server = Server::no_watch(&lore, &[]);
+    let call = |tool: &str, arguments: Value| {
+        let (status, answer) = post(
+            &server.api("/mcp"),
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                    "params": {"name": tool, "arguments": arguments}}),
+        );
+        assert_eq!(status, 200, "{answer}");
+        let text = answer["result"]["content"][0]["text"].as_str().unwrap_or_default();
+        serde_json::from_str::<Value>(text).unwrap_or_else(|_| json!({ "error": text }))
+    };
+    let info = call("dependency_info", json!({"name": "left-pad"}));
+    assert_eq!(info[0]["version"], "1.3.0", "{info}");
+    assert_eq!(info[0]["indexed"], true, "{info}");
+    assert!(info[0]["source"].as_str().unwrap().ends_with("node_modules/left-pad"), "{info}");
+    let found = call("search", json!({"query": "leftPad", "deps": true, "mode": "fts"}));
+    assert_eq!(found["results"][0]["store"], "dep:npm:left-pad@1.3.0", "{found}");
+    let missing = call("dependency_info", json!({"name": "right-pad"}));
+    assert!(missing["error"].as_str().unwrap_or("").contains("not in the lockfiles"), "{missing}");
+}

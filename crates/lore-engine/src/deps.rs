@@ -1,0 +1,293 @@
+//! Dependency stores: each dependency a project's lockfiles pin, indexed from the source
+//! already on this machine as a store named `dep:<ecosystem>:<name>@<version>`. A version
+//! is indexed once per data dir and shared by every project that locks it; which projects
+//! use which stores is kept in `<data>/deps/projects.json`, so `lore deps` drops a project's
+//! claim on versions its lockfile moved away from and `lore deps gc` removes the versions
+//! no project uses. Dependency stores are kept for keyword search and the code graph unless
+//! asked to embed (a dependency's source is often larger than the project's own).
+
+use crate::{Engine, EngineError, Progress};
+use lore_core::{AddStore, StoreKind};
+use lore_source::deps::{self, Caches};
+pub use lore_source::deps::{Dependency, Ecosystem, LOCKFILES, find_project};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// How `lore deps` runs.
+#[derive(Debug, Clone, Default)]
+pub struct DepsOptions {
+    /// One lockfile instead of every one in the project.
+    pub lockfile: Option<PathBuf>,
+    /// Transitive dependencies too (default: the ones the project's manifests name).
+    pub all: bool,
+    /// With vectors (default: keyword search and the code graph only).
+    pub embed: bool,
+    /// Say what would be indexed; index nothing.
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DepStatus {
+    /// Indexed by this run.
+    Indexed,
+    /// Indexed before (by this project or another): shared as it is.
+    Present,
+    /// Its source is not on this machine (not in the caches looked at).
+    NotFound,
+    /// A dry run found it and would index it.
+    WouldIndex,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DepEntry {
+    #[serde(flatten)]
+    pub dependency: Dependency,
+    pub store: String,
+    pub status: DepStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chunks: Option<u64>,
+}
+
+/// One locked version of a dependency: its store (and whether it is indexed) and where
+/// its source is.
+#[derive(Debug, Clone, Serialize)]
+pub struct DepInfo {
+    #[serde(flatten)]
+    pub dependency: Dependency,
+    pub store: String,
+    pub indexed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DepsReport {
+    pub project: PathBuf,
+    pub dry_run: bool,
+    /// Locked dependencies seen, and of them the ones taken (direct unless `--all`).
+    pub locked: usize,
+    pub taken: usize,
+    pub indexed: usize,
+    pub present: usize,
+    pub not_found: usize,
+    pub deps: Vec<DepEntry>,
+    /// Dependency stores this project used before and no longer locks.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<String>,
+    pub elapsed_ms: u64,
+}
+
+/// Which projects use which dependency stores.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Usage {
+    projects: BTreeMap<String, BTreeSet<String>>,
+}
+
+fn usage_path(engine: &Engine) -> PathBuf {
+    engine.data_dir().root().join("deps").join("projects.json")
+}
+
+fn read_usage(engine: &Engine) -> Usage {
+    std::fs::read_to_string(usage_path(engine))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+fn write_usage(engine: &Engine, usage: &Usage) -> Result<(), EngineError> {
+    let path = usage_path(engine);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| EngineError::io(dir.display().to_string(), e))?;
+    let tmp = path.with_extension("json.tmp");
+    let text = serde_json::to_string_pretty(usage).unwrap_or_default();
+    std::fs::write(&tmp, text)
+        .and_then(|_| std::fs::rename(&tmp, &path))
+        .map_err(|e| EngineError::io(path.display().to_string(), e))
+}
+
+/// A dependency store's name is `dep:…`.
+pub fn is_dep_store(name: &str) -> bool {
+    name.starts_with("dep:")
+}
+
+fn project_key(project: &Path) -> String {
+    std::fs::canonicalize(project)
+        .unwrap_or_else(|_| project.to_path_buf())
+        .to_string_lossy()
+        .into_owned()
+}
+
+impl Engine {
+    /// Indexes the dependencies `project`'s lockfiles pin, from the sources on this machine.
+    pub fn deps(
+        &mut self,
+        project: &Path,
+        opts: &DepsOptions,
+        progress: &dyn Progress,
+    ) -> Result<DepsReport, EngineError> {
+        let started = Instant::now();
+        let locked = deps::read(project, opts.lockfile.as_deref())
+            .map_err(|e| EngineError::Input(format!("cannot read the lockfile {e}")))?;
+        if locked.is_empty() {
+            return Err(EngineError::Input(format!(
+                "no locked dependencies in {} (looked for {})",
+                project.display(),
+                deps::LOCKFILES.join(", ")
+            )));
+        }
+        let caches = Caches::from_env(project);
+        let taken: Vec<&Dependency> = locked.iter().filter(|d| opts.all || d.direct).collect();
+        let mut entries = Vec::new();
+        for (i, dep) in taken.iter().enumerate() {
+            let store = dep.store_name();
+            let located = deps::locate(dep, project, &caches);
+            let exists = self.catalog.store(&store)?.is_some();
+            let status = match (&located, exists, opts.dry_run) {
+                (_, true, _) => DepStatus::Present,
+                (None, false, _) => DepStatus::NotFound,
+                (Some(_), false, true) => DepStatus::WouldIndex,
+                (Some(at), false, false) => {
+                    progress.message(&format!("[{}/{}] {store}", i + 1, taken.len()));
+                    self.add_store(
+                        &AddStore {
+                            name: store.clone(),
+                            source: at.root.to_string_lossy().into_owned(),
+                            kind: Some(StoreKind::Folder),
+                            includes: at.includes.clone(),
+                            description: Some(format!(
+                                "{} {} ({}, locked in {})",
+                                dep.name,
+                                dep.version,
+                                dep.ecosystem.as_str(),
+                                dep.lockfile
+                            )),
+                            lexical_only: !opts.embed,
+                            ..AddStore::default()
+                        },
+                        progress,
+                    )?;
+                    DepStatus::Indexed
+                }
+            };
+            let (files, chunks) = match status {
+                DepStatus::Indexed | DepStatus::Present => {
+                    let info = self.store_info(&store)?;
+                    (Some(info.stats.files), Some(info.stats.chunks))
+                }
+                _ => (None, None),
+            };
+            entries.push(DepEntry {
+                dependency: (*dep).clone(),
+                store,
+                status,
+                source: located.map(|l| l.root),
+                files,
+                chunks,
+            });
+        }
+        let count = |s: DepStatus| entries.iter().filter(|e| e.status == s).count();
+        let mut report = DepsReport {
+            project: project.to_path_buf(),
+            dry_run: opts.dry_run,
+            locked: locked.len(),
+            taken: taken.len(),
+            indexed: count(DepStatus::Indexed),
+            present: count(DepStatus::Present),
+            not_found: count(DepStatus::NotFound),
+            deps: Vec::new(),
+            dropped: Vec::new(),
+            elapsed_ms: 0,
+        };
+        if !opts.dry_run {
+            let mut usage = read_usage(self);
+            let now: BTreeSet<String> = entries
+                .iter()
+                .filter(|e| matches!(e.status, DepStatus::Indexed | DepStatus::Present))
+                .map(|e| e.store.clone())
+                .collect();
+            let before = usage.projects.insert(project_key(project), now.clone());
+            report.dropped = before
+                .unwrap_or_default()
+                .difference(&now)
+                .cloned()
+                .collect();
+            write_usage(self, &usage)?;
+        }
+        report.deps = entries;
+        report.elapsed_ms = started.elapsed().as_millis() as u64;
+        Ok(report)
+    }
+
+    /// The dependency stores of `project` that exist: one per locked version (all locked
+    /// dependencies, direct or not), never another version of the same package.
+    pub fn project_dep_stores(&self, project: &Path) -> Result<Vec<String>, EngineError> {
+        let locked = deps::read(project, None)
+            .map_err(|e| EngineError::Input(format!("cannot read the lockfile {e}")))?;
+        let mut out = Vec::new();
+        for d in locked {
+            let name = d.store_name();
+            if self.catalog.store(&name)?.is_some() {
+                out.push(name);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Which versions of `name` `project` locks, whether each is indexed, and where its
+    /// source is on this machine: no search.
+    pub fn dependency_info(&self, project: &Path, name: &str) -> Result<Vec<DepInfo>, EngineError> {
+        let locked = deps::read(project, None)
+            .map_err(|e| EngineError::Input(format!("cannot read the lockfile {e}")))?;
+        let caches = Caches::from_env(project);
+        let wanted = name.trim().to_lowercase();
+        let mut out = Vec::new();
+        for d in locked {
+            let same = d.name.to_lowercase() == wanted
+                || (d.ecosystem == Ecosystem::Python && d.name == deps::python_name(&wanted));
+            if !same {
+                continue;
+            }
+            let store = d.store_name();
+            let indexed = self.catalog.store(&store)?.is_some();
+            out.push(DepInfo {
+                source: deps::locate(&d, project, &caches).map(|l| l.root),
+                dependency: d,
+                store,
+                indexed,
+            });
+        }
+        if out.is_empty() {
+            return Err(EngineError::NotFound(format!(
+                "{name} is not in the lockfiles of {}",
+                project.display()
+            )));
+        }
+        Ok(out)
+    }
+
+    /// Removes the dependency stores no project uses (`dry_run`: names them only).
+    pub fn deps_gc(&mut self, dry_run: bool) -> Result<Vec<String>, EngineError> {
+        let usage = read_usage(self);
+        let used: BTreeSet<&String> = usage.projects.values().flatten().collect();
+        let unused: Vec<String> = self
+            .catalog
+            .stores()?
+            .into_iter()
+            .map(|s| s.name)
+            .filter(|n| is_dep_store(n) && !used.contains(n))
+            .collect();
+        if !dry_run {
+            for name in &unused {
+                self.remove_store(name)?;
+            }
+        }
+        Ok(unused)
+    }
+}

@@ -1,0 +1,171 @@
+//! `lore deps` offline, through the binary: a Rust project whose Cargo.lock pins a crate
+//! the local cargo registry holds (one of this workspace's own dependencies), a JS project
+//! with a `node_modules` written here, and a Python virtual environment made here with pip
+//! installing a wheel built here. Searches with `--deps` answer from the locked versions;
+//! a lockfile change indexes only the version that changed and gc drops the old one.
+
+use crate::common::{Lore, run_command, write};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// The version of `name` this workspace's own Cargo.lock pins (so the registry has it).
+fn workspace_version(name: &str) -> String {
+    let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.lock"))
+        .expect("the workspace's Cargo.lock");
+    let at = lock
+        .find(&format!("name = \"{name}\"\nversion = \""))
+        .unwrap_or_else(|| panic!("{name} in Cargo.lock"));
+    let rest = &lock[at..];
+    let v = rest.split("version = \"").nth(1).unwrap();
+    v[..v.find('"').unwrap()].to_string()
+}
+
+fn cargo_home() -> PathBuf {
+    std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cargo"))
+}
+
+/// A wheel of `tiny-pkg` 1.2.0 (one module with one function), built by hand: a zip with
+/// the package and its dist-info, as `pip install` takes it.
+fn tiny_wheel(dir: &Path) -> PathBuf {
+    let wheel = dir.join("tiny_pkg-1.2.0-py3-none-any.whl");
+    let script = format!(
+        "import zipfile\n\
+         w = zipfile.ZipFile({:?}, 'w')\n\
+         w.writestr('tiny_pkg/__init__.py', 'def frobnicate_widgets(n):\\n    \"\"\"Frobnicates n widgets.\"\"\"\\n    return n * 2\\n')\n\
+         w.writestr('tiny_pkg-1.2.0.dist-info/METADATA', 'Metadata-Version: 2.1\\nName: tiny-pkg\\nVersion: 1.2.0\\n')\n\
+         w.writestr('tiny_pkg-1.2.0.dist-info/WHEEL', 'Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n')\n\
+         w.writestr('tiny_pkg-1.2.0.dist-info/RECORD', 'tiny_pkg/__init__.py,,\\ntiny_pkg-1.2.0.dist-info/METADATA,,\\ntiny_pkg-1.2.0.dist-info/WHEEL,,\\ntiny_pkg-1.2.0.dist-info/RECORD,,\\n')\n\
+         w.close()\n",
+        wheel.display().to_string()
+    );
+    let out = run_command(
+        Command::new("python3").args(["-c", &script]),
+        Duration::from_secs(60),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    wheel
+}
+
+fn entry<'a>(r: &'a Value, store: &str) -> &'a Value {
+    r["deps"]
+        .as_array()
+        .and_then(|d| d.iter().find(|e| e["store"] == store))
+        .unwrap_or_else(|| panic!("no {store} in {r}"))
+}
+
+fn in_app(lore: &Lore, app: &Path, args: &[&str]) -> Value {
+    let mut cmd = lore.command(args);
+    cmd.current_dir(app)
+        .env("CARGO_HOME", cargo_home())
+        .env_remove("VIRTUAL_ENV");
+    let out = run_command(&mut cmd, Duration::from_secs(300));
+    assert_eq!(out.code, 0, "lore {args:?}: {}", out.stderr);
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout))
+}
+
+fn lock_left_pad(app: &Path, version: &str) {
+    write(
+        app,
+        "package-lock.json",
+        format!(
+            r#"{{"name": "app", "lockfileVersion": 3, "packages": {{
+                "": {{"name": "app", "dependencies": {{"left-pad": "^1.3.0"}}}},
+                "node_modules/left-pad": {{"version": "{version}", "integrity": "sha512-x"}}}}}}"#
+        ),
+    );
+    write(
+        app,
+        "node_modules/left-pad/package.json",
+        format!(r#"{{"name": "left-pad", "version": "{version}", "main": "index.js"}}"#),
+    );
+}
+
+#[test]
+fn deps_index_locked_versions_offline_and_follow_the_lockfile() {
+    let lore = Lore::without_model();
+    let app = lore.path("app");
+    let globset = workspace_version("globset");
+    let aho = workspace_version("aho-corasick");
+    write(
+        &app,
+        "Cargo.toml",
+        "[package]\nname = \"app\"\nversion = \"0.1.0\"\n\n[dependencies]\nglobset = \"0.4\"\n",
+    );
+    write(
+        &app,
+        "Cargo.lock",
+        format!(
+            "version = 4\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\n\n\
+             [[package]]\nname = \"globset\"\nversion = \"{globset}\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n\n\
+             [[package]]\nname = \"aho-corasick\"\nversion = \"{aho}\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n"
+        ),
+    );
+    write(&app, "package.json", r#"{"name": "app", "dependencies": {"left-pad": "^1.3.0"}}"#);
+    lock_left_pad(&app, "1.3.0");
+    write(
+        &app,
+        "node_modules/left-pad/index.js",
+        "/** Pads a string on the left to a length. */\nfunction leftPad(str, len, ch) {\n  return String(ch || ' ').repeat(Math.max(0, len - String(str).length)) + str;\n}\nmodule.exports = leftPad;\n",
+    );
+    write(&app, "requirements.txt", "tiny-pkg==1.2.0\n");
+    let venv = run_command(
+        Command::new("python3").args(["-m", "venv", app.join(".venv").to_str().unwrap()]),
+        Duration::from_secs(120),
+    );
+    assert_eq!(venv.code, 0, "python3 -m venv: {}", venv.stderr);
+    let wheel = tiny_wheel(lore.root());
+    let pip = run_command(
+        Command::new(app.join(".venv/bin/pip")).args([
+            "install",
+            "--no-index",
+            "--no-deps",
+            "--disable-pip-version-check",
+            wheel.to_str().unwrap(),
+        ]),
+        Duration::from_secs(120),
+    );
+    assert_eq!(pip.code, 0, "pip install: {}", pip.stderr);
+
+    // Direct dependencies of each ecosystem, from the caches; the transitive crate not.
+    let r = in_app(&lore, &app, &["--json", "deps"]);
+    assert_eq!(r["locked"], 4, "{r}");
+    assert_eq!(r["taken"], 3, "{r}");
+    let cargo = entry(&r, &format!("dep:cargo:globset@{globset}"));
+    assert_eq!(cargo["status"], "indexed", "{r}");
+    assert!(cargo["files"].as_u64().unwrap() > 3, "{cargo}");
+    assert_eq!(entry(&r, "dep:npm:left-pad@1.3.0")["files"], 2, "{r}");
+    let py = entry(&r, "dep:python:tiny-pkg@1.2.0");
+    assert_eq!(py["files"], 1, "the package's own file, not pip's: {py}");
+
+    // A search over the project's dependencies answers from the locked versions.
+    let hit = in_app(&lore, &app, &["--json", "search", "leftPad", "--deps", "--mode", "fts"]);
+    assert_eq!(hit["results"][0]["store"], "dep:npm:left-pad@1.3.0", "{hit}");
+    let hit = in_app(&lore, &app, &["--json", "search", "GlobSetBuilder", "--deps", "--mode", "fts"]);
+    assert_eq!(hit["results"][0]["store"], format!("dep:cargo:globset@{globset}"), "{hit}");
+    let hit = in_app(&lore, &app, &["--json", "search", "frobnicate widgets", "--deps", "--mode", "fts"]);
+    assert_eq!(hit["results"][0]["path"], "tiny_pkg/__init__.py", "{hit}");
+
+    // Again: nothing to index. --all would take the transitive crate too.
+    let again = in_app(&lore, &app, &["--json", "deps"]);
+    assert_eq!((again["indexed"].as_u64(), again["present"].as_u64()), (Some(0), Some(3)), "{again}");
+    let all = in_app(&lore, &app, &["--json", "deps", "--all", "--dry-run"]);
+    assert_eq!(entry(&all, &format!("dep:cargo:aho-corasick@{aho}"))["status"], "would_index", "{all}");
+
+    // The lockfile moves left-pad on: only that version is indexed, the old one dropped,
+    // and gc removes it (no project uses it).
+    lock_left_pad(&app, "1.3.1");
+    let moved = in_app(&lore, &app, &["--json", "deps"]);
+    assert_eq!(moved["indexed"], 1, "{moved}");
+    assert_eq!(entry(&moved, "dep:npm:left-pad@1.3.1")["status"], "indexed");
+    assert_eq!(moved["dropped"], serde_json::json!(["dep:npm:left-pad@1.3.0"]), "{moved}");
+    let hit = in_app(&lore, &app, &["--json", "search", "leftPad", "--deps", "--mode", "fts"]);
+    assert_eq!(hit["results"][0]["store"], "dep:npm:left-pad@1.3.1", "never another version: {hit}");
+    let gc = in_app(&lore, &app, &["--json", "deps", "gc"]);
+    assert_eq!(gc["stores"], serde_json::json!(["dep:npm:left-pad@1.3.0"]), "{gc}");
+    let stores = lore.json(&["store", "list"]);
+    assert!(!stores.to_string().contains("left-pad@1.3.0"), "{stores}");
+}
