@@ -27,18 +27,45 @@ use std::path::{Path, PathBuf};
 /// The project file's name, looked for from the working directory upward.
 pub const PROJECT_FILE: &str = "lore.toml";
 
-/// `lore.toml` as read: its folder (where relative sources start) and its stores by name.
+/// `lore.toml` as read: its folder (where relative sources start), its stores by name and
+/// its settings.
 #[derive(Debug, Clone)]
 pub struct Project {
     pub path: PathBuf,
     pub stores: BTreeMap<String, StoreDef>,
+    pub settings: ProjectSettings,
+}
+
+/// Defaults a project sets for the commands run inside it (flags and the environment
+/// still win).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProjectSettings {
+    /// Search and locate mode.
+    pub mode: Option<crate::Mode>,
+    /// Search detail.
+    pub detail: Option<crate::Detail>,
+    /// The brain dir, absolute (written relative to the project file).
+    pub brain_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ProjectToml {
     #[serde(default)]
+    settings: Option<toml::Spanned<SettingsToml>>,
+    #[serde(default)]
     stores: BTreeMap<String, toml::Spanned<StoreDef>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SettingsToml {
+    #[serde(default)]
+    mode: Option<String>,
+    #[serde(default)]
+    detail: Option<String>,
+    #[serde(default)]
+    brain_dir: Option<String>,
 }
 
 /// One store as the project file defines it.
@@ -140,9 +167,33 @@ impl Project {
             stores.insert(name, def);
         }
         let dir = path.parent().unwrap_or(Path::new("."));
+        let mut settings = ProjectSettings::default();
+        if let Some(set) = parsed.settings {
+            let line = line_of(text, set.span().start);
+            let fail =
+                |why: String| EngineError::Input(format!("{shown} line {line}: [settings] {why}"));
+            let set = set.into_inner();
+            if let Some(m) = set.mode {
+                settings.mode = Some(crate::Mode::parse(&m).ok_or_else(|| {
+                    fail(format!("mode {m:?} is not one of hybrid, vector, fts"))
+                })?);
+            }
+            if let Some(d) = set.detail {
+                settings.detail = Some(crate::Detail::parse(&d).ok_or_else(|| {
+                    fail(format!(
+                        "detail {d:?} is not one of minimal, contextual, full"
+                    ))
+                })?);
+            }
+            settings.brain_dir = set
+                .brain_dir
+                .filter(|b| !b.trim().is_empty())
+                .map(|b| dir.join(b.trim()));
+        }
         Ok(Project {
             path: dir.join(PROJECT_FILE),
             stores,
+            settings,
         })
     }
 
@@ -513,8 +564,22 @@ mod tests {
         assert!(e.contains("line 2"), "{e}");
         let e = err("\n\n[stores.\"bad name\"]\nsource = \".\"\n");
         assert!(e.contains("line 3") && e.contains("bad name"), "{e}");
-        let e = err("[settings]\nmode = \"fts\"\n");
-        assert!(e.contains("line 1") && e.contains("settings"), "{e}");
+        let e = err("[settings]\nmode = \"fast\"\n");
+        assert!(
+            e.contains("line 1") && e.contains("hybrid, vector, fts"),
+            "{e}"
+        );
+        let e = err("[settings]\ncolour = \"red\"\n");
+        assert!(e.contains("line 2") && e.contains("colour"), "{e}");
+        let set = Project::parse(
+            "[settings]\nmode = \"fts\"\ndetail = \"full\"\nbrain_dir = \"docs/brain\"\n",
+            p,
+        )
+        .unwrap()
+        .settings;
+        assert_eq!(set.mode, Some(crate::Mode::Fts));
+        assert_eq!(set.detail, Some(crate::Detail::Full));
+        assert_eq!(set.brain_dir.as_deref(), Some(Path::new("/p/docs/brain")));
         let ok = Project::parse(
             "[stores.a]\nsource = \"src\"\n[stores.b]\nsource = \"https://x.org/\"\n",
             p,

@@ -81,6 +81,8 @@ fn one_line(e: &anyhow::Error) -> String {
 /// What every command gets from the global flags.
 struct Ctx {
     data: DataDir,
+    /// The defaults of the lore.toml found from the working folder upward.
+    settings: lore_engine::project::ProjectSettings,
     json: bool,
     bars: Bars,
     workers: lore_engine::Workers,
@@ -107,8 +109,21 @@ pub(crate) fn settle_stale_writer(data: &DataDir) {
 
 /// One function per command; this only dispatches.
 fn run(cli: Cli) -> anyhow::Result<()> {
+    // A lore.toml that does not parse stops every command but the two that report on it
+    // (sync, naming the line) or replace it (init).
+    let settings = match lore_engine::project::Project::find(&std::env::current_dir()?) {
+        None => Default::default(),
+        Some(path) => match lore_engine::project::Project::read(&path) {
+            Ok(p) => p.settings,
+            Err(_) if matches!(cli.command, Command::Sync { .. } | Command::Init { .. }) => {
+                Default::default()
+            }
+            Err(e) => return Err(e.into()),
+        },
+    };
     let ctx = Ctx {
-        data: cli.data()?,
+        data: cli.data(settings.brain_dir.as_deref())?,
+        settings,
         json: cli.json,
         bars: Bars::new(cli.quiet || cli.json),
         workers: cli.workers,
@@ -370,7 +385,7 @@ fn doctor(ctx: &Ctx, store: Option<&str>, deep: bool) -> anyhow::Result<()> {
 fn search(ctx: &Ctx, args: SearchArgs) -> anyhow::Result<()> {
     let deps = args.deps;
     let engine = ctx.open()?;
-    let mut req = args.request();
+    let mut req = args.request(&ctx.settings);
     if deps {
         let project = dep_project(None)?;
         let stores = engine.project_dep_stores(&project)?;
@@ -429,7 +444,7 @@ fn deps_gc(ctx: &Ctx, dry_run: bool) -> anyhow::Result<()> {
 }
 
 fn locate(ctx: &Ctx, args: LocateArgs) -> anyhow::Result<()> {
-    let req = args.request()?;
+    let req = args.request(&ctx.settings)?;
     output::locate(ctx.json, &ctx.open()?.locate(&req)?)
 }
 

@@ -64,10 +64,16 @@ pub struct Cli {
 impl Cli {
     /// The data dir and brain dir the flags (or the environment, or the folders above the
     /// current one) name.
-    pub fn data(&self) -> std::io::Result<DataDir> {
+    /// A project's `brain_dir` counts when neither the flag nor `LORE_BRAIN_DIR` says.
+    pub fn data(&self, project_brain: Option<&std::path::Path>) -> std::io::Result<DataDir> {
         let cwd = std::env::current_dir()?;
+        let env_brain = std::env::var_os("LORE_BRAIN_DIR").is_some_and(|v| !v.is_empty());
+        let brain = match (self.brain_dir.as_deref(), env_brain) {
+            (None, false) => project_brain,
+            (flag, _) => flag,
+        };
         Ok(DataDir::resolve(self.data_dir.as_deref(), &cwd)
-            .with_brain_dir(self.brain_dir.as_deref(), &cwd)
+            .with_brain_dir(brain, &cwd)
             .with_database(self.database.as_deref()))
     }
 }

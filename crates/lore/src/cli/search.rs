@@ -2,6 +2,7 @@
 
 use super::{details, directions, intents, modes, split_list};
 use clap::Args;
+use lore_engine::project::ProjectSettings;
 use lore_engine::{Detail, Direction, GraphQuery, Intent, LocateRequest, Mode, SearchRequest};
 use std::io::Read;
 use std::path::PathBuf;
@@ -14,8 +15,9 @@ pub struct Scope {
     pub stores: Vec<String>,
     /// hybrid = BM25 + vectors fused (locate ranks files over it); fts needs no
     /// embedding model.
-    #[arg(long, value_parser = modes(), default_value = Mode::Hybrid.as_str())]
-    pub mode: Mode,
+    /// [default: hybrid, or the project's lore.toml `mode`]
+    #[arg(long, value_parser = modes())]
+    pub mode: Option<Mode>,
 }
 
 #[derive(Args, Debug)]
@@ -35,8 +37,9 @@ pub struct SearchArgs {
     pub per_file: usize,
     /// How much of each result: minimal (no code), contextual (+ imports, types,
     /// usage counts), full (+ the whole unit, callers, callees, tests).
-    #[arg(long, value_parser = details(), default_value = Detail::Minimal.as_str())]
-    pub detail: Detail,
+    /// [default: minimal, or the project's lore.toml `detail`]
+    #[arg(long, value_parser = details())]
+    pub detail: Option<Detail>,
     /// What you are after; inferred from the query when absent.
     #[arg(long, value_parser = intents())]
     pub intent: Option<Intent>,
@@ -47,14 +50,14 @@ pub struct SearchArgs {
 }
 
 impl SearchArgs {
-    pub fn request(self) -> SearchRequest {
+    pub fn request(self, project: &ProjectSettings) -> SearchRequest {
         SearchRequest {
             stores: split_list(&self.scope.stores),
-            mode: self.scope.mode,
+            mode: self.scope.mode.or(project.mode).unwrap_or(Mode::Hybrid),
             limit: self.limit,
             threshold: self.threshold,
             per_file: self.per_file,
-            detail: self.detail,
+            detail: self.detail.or(project.detail).unwrap_or(Detail::Minimal),
             intent: self.intent,
             ..SearchRequest::new(self.query)
         }
@@ -77,7 +80,7 @@ pub struct LocateArgs {
 }
 
 impl LocateArgs {
-    pub fn request(self) -> anyhow::Result<LocateRequest> {
+    pub fn request(self, project: &ProjectSettings) -> anyhow::Result<LocateRequest> {
         use anyhow::Context as _;
         let task = match (self.task, &self.file) {
             (_, Some(file)) => std::fs::read_to_string(file)
@@ -94,7 +97,7 @@ impl LocateArgs {
         };
         Ok(LocateRequest {
             stores: split_list(&self.scope.stores),
-            mode: self.scope.mode,
+            mode: self.scope.mode.or(project.mode).unwrap_or(Mode::Hybrid),
             limit: self.limit,
             ..LocateRequest::new(task)
         })

@@ -105,3 +105,37 @@ fn lore_toml_creates_updates_replaces_and_recreates_stores() {
         assert_eq!(step(&r, name)["chunks"], before["chunks"], "{name}: {r}");
     }
 }
+
+/// `[settings]` set the defaults of commands run inside the project: the search mode and
+/// detail, and the brain dir (relative to the file); flags still win.
+#[test]
+fn project_settings_are_the_defaults_inside_it() {
+    let lore = Lore::without_model();
+    let proj = lore.path("proj");
+    write(&proj, "src/shop.py", "def checkout(cart):\n    return cart.total()\n");
+    write(
+        &proj,
+        "lore.toml",
+        "[settings]\nmode = \"fts\"\ndetail = \"contextual\"\nbrain_dir = \"docs/brain\"\n\n\
+         [stores.code]\nsource = \".\"\nembed = \"none\"\n",
+    );
+    let out = run_in(&lore, &proj, &["sync"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = run_in(&lore, &proj.join("src"), &["--json", "search", "checkout"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let r: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(r["mode"], "fts", "{r}");
+    assert!(r["results"][0]["context"].is_object(), "contextual detail: {r}");
+    let out = run_in(&lore, &proj, &["--json", "search", "checkout", "--detail", "minimal"]);
+    let r: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert!(r["results"][0]["context"].is_null(), "the flag wins: {r}");
+    let out = run_in(&lore, &proj, &["brain", "write", "a note", "--filename", "n"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(proj.join("docs/brain/knowledge/n.md").is_file());
+
+    // A broken file stops a search, naming the line; sync says the same.
+    write(&proj, "lore.toml", "[settings]\nmode = \"fast\"\n");
+    let out = run_in(&lore, &proj, &["search", "checkout"]);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("lore.toml line 1") && out.stderr.contains("fast"), "{}", out.stderr);
+}
