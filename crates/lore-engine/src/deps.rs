@@ -26,6 +26,9 @@ pub struct DepsOptions {
     pub embed: bool,
     /// Say what would be indexed; index nothing.
     pub dry_run: bool,
+    /// Download what is not on the machine (crates: the published archive, verified
+    /// against Cargo.lock's checksum) into `<data>/deps/src/`.
+    pub fetch: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -37,6 +40,10 @@ pub enum DepStatus {
     Present,
     /// Its source is not on this machine (not in the caches looked at).
     NotFound,
+    /// Downloaded (`--fetch`), verified and indexed by this run.
+    Fetched,
+    /// `--fetch` could not get it (see `error`); nothing was kept.
+    FetchFailed,
     /// A dry run found it and would index it.
     WouldIndex,
 }
@@ -53,6 +60,8 @@ pub struct DepEntry {
     pub files: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chunks: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// One locked version of a dependency: its store (and whether it is indexed) and where
@@ -75,6 +84,7 @@ pub struct DepsReport {
     pub locked: usize,
     pub taken: usize,
     pub indexed: usize,
+    pub fetched: usize,
     pub present: usize,
     pub not_found: usize,
     pub deps: Vec<DepEntry>,
@@ -145,12 +155,38 @@ impl Engine {
         let caches = Caches::from_env(project);
         let taken: Vec<&Dependency> = locked.iter().filter(|d| opts.all || d.direct).collect();
         let mut entries = Vec::new();
+        let fetched_dir = self
+            .data_dir()
+            .root()
+            .join("deps")
+            .join("src")
+            .join("cargo");
         for (i, dep) in taken.iter().enumerate() {
             let store = dep.store_name();
-            let located = deps::locate(dep, project, &caches);
             let exists = self.catalog.store(&store)?.is_some();
+            // An archive fetched before is a cache of its own.
+            let mut located = deps::locate(dep, project, &caches).or_else(|| {
+                let earlier = fetched_dir.join(format!("{}-{}", dep.name, dep.version));
+                (dep.ecosystem == Ecosystem::Cargo && earlier.is_dir()).then(|| deps::Located {
+                    root: earlier,
+                    includes: Vec::new(),
+                })
+            });
+            let mut error = None;
+            let mut fetched = false;
+            if located.is_none() && !exists && opts.fetch && !opts.dry_run {
+                progress.message(&format!("[{}/{}] fetching {store}", i + 1, taken.len()));
+                match deps::fetch(dep, &fetched_dir, &deps::crates_url()) {
+                    Ok(at) => {
+                        located = Some(at);
+                        fetched = true;
+                    }
+                    Err(e) => error = Some(e),
+                }
+            }
             let status = match (&located, exists, opts.dry_run) {
                 (_, true, _) => DepStatus::Present,
+                (None, false, _) if error.is_some() => DepStatus::FetchFailed,
                 (None, false, _) => DepStatus::NotFound,
                 (Some(_), false, true) => DepStatus::WouldIndex,
                 (Some(at), false, false) => {
@@ -173,11 +209,15 @@ impl Engine {
                         },
                         progress,
                     )?;
-                    DepStatus::Indexed
+                    if fetched {
+                        DepStatus::Fetched
+                    } else {
+                        DepStatus::Indexed
+                    }
                 }
             };
             let (files, chunks) = match status {
-                DepStatus::Indexed | DepStatus::Present => {
+                DepStatus::Indexed | DepStatus::Fetched | DepStatus::Present => {
                     let info = self.store_info(&store)?;
                     (Some(info.stats.files), Some(info.stats.chunks))
                 }
@@ -190,6 +230,7 @@ impl Engine {
                 source: located.map(|l| l.root),
                 files,
                 chunks,
+                error,
             });
         }
         let count = |s: DepStatus| entries.iter().filter(|e| e.status == s).count();
@@ -199,6 +240,7 @@ impl Engine {
             locked: locked.len(),
             taken: taken.len(),
             indexed: count(DepStatus::Indexed),
+            fetched: count(DepStatus::Fetched),
             present: count(DepStatus::Present),
             not_found: count(DepStatus::NotFound),
             deps: Vec::new(),
@@ -209,7 +251,12 @@ impl Engine {
             let mut usage = read_usage(self);
             let now: BTreeSet<String> = entries
                 .iter()
-                .filter(|e| matches!(e.status, DepStatus::Indexed | DepStatus::Present))
+                .filter(|e| {
+                    matches!(
+                        e.status,
+                        DepStatus::Indexed | DepStatus::Fetched | DepStatus::Present
+                    )
+                })
                 .map(|e| e.store.clone())
                 .collect();
             let before = usage.projects.insert(project_key(project), now.clone());

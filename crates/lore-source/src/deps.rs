@@ -42,6 +42,9 @@ pub struct Dependency {
     pub direct: bool,
     /// The lockfile it was read from, relative to the project.
     pub lockfile: String,
+    /// The archive's SHA-256 (hex) as the lockfile records it (Cargo.lock).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checksum: Option<String>,
 }
 
 impl Dependency {
@@ -150,8 +153,9 @@ pub fn read(project: &Path, lockfile: Option<&Path>) -> Result<Vec<Dependency>, 
         let text = std::fs::read_to_string(&file).map_err(|e| fail(e.to_string()))?;
         let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let dir = file.parent().unwrap_or(project);
+        let mut sums: BTreeMap<(String, String), String> = BTreeMap::new();
         let found: Vec<(Ecosystem, String, String, bool)> = match name {
-            "Cargo.lock" => cargo(&text, &cargo_direct(dir)).map_err(fail)?,
+            "Cargo.lock" => cargo(&text, &cargo_direct(dir), &mut sums).map_err(fail)?,
             "package-lock.json" => npm(&text).map_err(fail)?,
             "uv.lock" | "poetry.lock" => python_lock(&text, &python_direct(dir)).map_err(fail)?,
             "go.mod" => go(&text),
@@ -159,12 +163,14 @@ pub fn read(project: &Path, lockfile: Option<&Path>) -> Result<Vec<Dependency>, 
             _ => requirements(&text),
         };
         for (ecosystem, name, version, direct) in found {
+            let checksum = sums.remove(&(name.clone(), version.clone()));
             out.insert(Dependency {
                 ecosystem,
                 name,
                 version,
                 direct,
                 lockfile: shown.clone(),
+                checksum,
             });
         }
     }
@@ -174,6 +180,7 @@ pub fn read(project: &Path, lockfile: Option<&Path>) -> Result<Vec<Dependency>, 
 fn cargo(
     text: &str,
     direct: &BTreeSet<String>,
+    sums: &mut BTreeMap<(String, String), String>,
 ) -> Result<Vec<(Ecosystem, String, String, bool)>, String> {
     #[derive(serde::Deserialize)]
     struct Lock {
@@ -186,6 +193,8 @@ fn cargo(
         version: String,
         #[serde(default)]
         source: Option<String>,
+        #[serde(default)]
+        checksum: Option<String>,
     }
     let lock: Lock = toml::from_str(text).map_err(|e| e.message().to_string())?;
     Ok(lock
@@ -198,6 +207,9 @@ fn cargo(
                 .is_some_and(|s| s.starts_with("registry+"))
         })
         .map(|p| {
+            if let Some(sum) = &p.checksum {
+                sums.insert((p.name.clone(), p.version.clone()), sum.clone());
+            }
             let d = direct.contains(&p.name);
             (Ecosystem::Cargo, p.name, p.version, d)
         })
@@ -528,6 +540,97 @@ fn python_files(dep: &Dependency, venv: &Path) -> Option<Located> {
     })
 }
 
+/// Where `--fetch` downloads crates from: `LORE_CRATES_URL`, else crates.io's.
+pub fn crates_url() -> String {
+    std::env::var("LORE_CRATES_URL")
+        .ok()
+        .filter(|u| !u.trim().is_empty())
+        .unwrap_or_else(|| "https://static.crates.io/crates".into())
+        .trim_end_matches('/')
+        .to_string()
+}
+
+/// Largest archive downloaded.
+const MAX_ARCHIVE: u64 = 64 * 1024 * 1024;
+
+/// Downloads `dep`'s published archive (crates only), verifies it against the lockfile's
+/// checksum and unpacks it under `dest` (`dest/<name>-<version>`). An archive whose
+/// checksum differs, or that has none to check, is refused and nothing is kept.
+pub fn fetch(dep: &Dependency, dest: &Path, base: &str) -> Result<Located, String> {
+    use sha2::Digest as _;
+    if dep.ecosystem != Ecosystem::Cargo {
+        return Err(format!(
+            "fetching {} packages is not built yet; install it (node_modules, a virtual environment, the Go module cache) and run lore deps again",
+            dep.ecosystem.as_str()
+        ));
+    }
+    let Some(expected) = dep.checksum.as_deref() else {
+        return Err(
+            "the lockfile records no checksum to verify the archive against; not fetched".into(),
+        );
+    };
+    let folder = format!("{}-{}", dep.name, dep.version);
+    let target = dest.join(&folder);
+    if target.is_dir() {
+        return Ok(Located {
+            root: target,
+            includes: Vec::new(),
+        });
+    }
+    let url = format!("{base}/{}/{folder}.crate", dep.name);
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(std::time::Duration::from_secs(120)))
+        .http_status_as_error(false)
+        .user_agent(concat!("lore/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .into();
+    let mut resp = agent.get(&url).call().map_err(|e| format!("{url}: {e}"))?;
+    if resp.status() != 200 {
+        return Err(format!("{url}: HTTP {}", resp.status().as_u16()));
+    }
+    let bytes = resp
+        .body_mut()
+        .with_config()
+        .limit(MAX_ARCHIVE)
+        .read_to_vec()
+        .map_err(|e| format!("{url}: {e}"))?;
+    let got: String = sha2::Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    if !got.eq_ignore_ascii_case(expected) {
+        return Err(format!(
+            "{url}: its SHA-256 is {got}, the lockfile says {expected}; refused, nothing kept"
+        ));
+    }
+    // Unpacked beside the target, then renamed: a failure leaves nothing behind.
+    std::fs::create_dir_all(dest).map_err(|e| format!("{}: {e}", dest.display()))?;
+    let tmp = dest.join(format!(".{folder}.{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let unpacked = (|| -> Result<(), String> {
+        std::fs::create_dir_all(&tmp).map_err(|e| e.to_string())?;
+        let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(&bytes[..]));
+        for entry in archive.entries().map_err(|e| e.to_string())? {
+            let mut entry = entry.map_err(|e| e.to_string())?;
+            // `unpack_in` refuses paths that leave the folder (`..`, absolute).
+            if !entry.unpack_in(&tmp).map_err(|e| e.to_string())? {
+                return Err("the archive holds a path outside its folder".into());
+            }
+        }
+        let inner = tmp.join(&folder);
+        if !inner.is_dir() {
+            return Err(format!("the archive has no {folder}/ folder"));
+        }
+        std::fs::rename(&inner, &target).map_err(|e| e.to_string())
+    })();
+    let _ = std::fs::remove_dir_all(&tmp);
+    unpacked.map_err(|e| format!("{url}: {e}; nothing kept"))?;
+    Ok(Located {
+        root: target,
+        includes: Vec::new(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -620,6 +723,7 @@ mod tests {
             version: "1.2".into(),
             direct: true,
             lockfile: "requirements.txt".into(),
+            checksum: None,
         };
         let caches = Caches {
             virtual_env: Some(dir.path().join("venv")),

@@ -180,6 +180,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             direct: _,
             embed,
             dry_run,
+            fetch,
         } => match command {
             Some(cli::DepsCommand::Gc { dry_run }) => deps_gc(&ctx, dry_run),
             Some(cli::DepsCommand::Info { name }) => {
@@ -219,6 +220,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     all,
                     embed,
                     dry_run,
+                    fetch,
                 },
             ),
         },

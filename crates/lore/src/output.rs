@@ -279,11 +279,12 @@ pub fn deps_report(json: bool, r: &lore_engine::deps::DepsReport) -> anyhow::Res
         return print_json(r);
     }
     out!(
-        "{}: {} locked, {} taken; {} indexed, {} already indexed, {} not on this machine ({:.1} s)",
+        "{}: {} locked, {} taken; {} indexed from local caches, {} fetched, {} already indexed, {} not on this machine ({:.1} s)",
         r.project.display(),
         r.locked,
         r.taken,
         r.indexed,
+        r.fetched,
         r.present,
         r.not_found,
         r.elapsed_ms as f64 / 1000.0
@@ -294,12 +295,17 @@ pub fn deps_report(json: bool, r: &lore_engine::deps::DepsReport) -> anyhow::Res
             S::Present => "present",
             S::NotFound => "not found",
             S::WouldIndex => "would index",
+            S::Fetched => "fetched",
+            S::FetchFailed => "not fetched",
         };
         let counts = match (d.files, d.chunks) {
             (Some(f), Some(c)) => format!(" ({f} files, {c} chunks)"),
             _ => String::new(),
         };
         out!("  {what:<11} {}{counts}", esc(&d.store));
+        if let Some(e) = &d.error {
+            out!("      {}", esc(e));
+        }
     }
     if !r.dropped.is_empty() {
         out!(

@@ -219,6 +219,10 @@ pub enum Command {
         /// Say what would be indexed; index nothing.
         #[arg(long)]
         dry_run: bool,
+        /// Download what is not on this machine (crates: the published archive, verified
+        /// against Cargo.lock's checksum; from $LORE_CRATES_URL, else crates.io).
+        #[arg(long)]
+        fetch: bool,
     },
     /// Index for a PostgreSQL catalog from any machine: claim the batches of index runs
     /// started with `--workers share|only`, read, chunk and embed their files (a folder

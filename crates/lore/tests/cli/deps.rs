@@ -169,3 +169,99 @@ fn deps_index_locked_versions_offline_and_follow_the_lockfile() {
     let stores = lore.json(&["store", "list"]);
     assert!(!stores.to_string().contains("left-pad@1.3.0"), "{stores}");
 }
+
+/// `--fetch`: a crate not on the machine is downloaded from the registry's URL (a local
+/// server here, `LORE_CRATES_URL`), checked against Cargo.lock's SHA-256 and indexed; one
+/// whose archive does not match is refused and nothing of it is kept.
+#[test]
+fn fetched_crates_are_verified_against_the_lockfile() {
+    let lore = Lore::without_model();
+    let app = lore.path("app");
+    let served = lore.path("served");
+    // Two archives as crates.io serves them: <name>-<version>/ inside a .crate (tar.gz).
+    let script = format!(
+        "import tarfile, io, hashlib, os\n\
+         def crate(name, version, lib):\n\
+         \x20   d = os.path.join({served:?}, 'crates', name)\n\
+         \x20   os.makedirs(d, exist_ok=True)\n\
+         \x20   path = os.path.join(d, f'{{name}}-{{version}}.crate')\n\
+         \x20   with tarfile.open(path, 'w:gz') as t:\n\
+         \x20       for rel, text in [('Cargo.toml', f'[package]\\nname = \"{{name}}\"\\nversion = \"{{version}}\"\\n'), ('src/lib.rs', lib)]:\n\
+         \x20           data = text.encode()\n\
+         \x20           info = tarfile.TarInfo(f'{{name}}-{{version}}/{{rel}}')\n\
+         \x20           info.size = len(data)\n\
+         \x20           t.addfile(info, io.BytesIO(data))\n\
+         \x20   print(hashlib.sha256(open(path, 'rb').read()).hexdigest())\n\
+         crate('mini', '1.0.0', '/// Squares a number the mini way.\\npub fn mini_square(x: u32) -> u32 {{ x * x }}\\n')\n\
+         crate('bad', '2.0.0', 'pub fn bad() {{}}\\n')\n",
+        served = served.display().to_string()
+    );
+    let out = run_command(Command::new("python3").args(["-c", &script]), Duration::from_secs(60));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let sums: Vec<&str> = out.stdout.lines().collect();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let mut server = Command::new("python3")
+        .args(["-m", "http.server", "--bind", "127.0.0.1", &port.to_string(), "--directory"])
+        .arg(&served)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("python3 -m http.server");
+    let started = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(started.elapsed() < Duration::from_secs(30), "http.server did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    write(
+        &app,
+        "Cargo.toml",
+        "[package]\nname = \"app\"\nversion = \"0.1.0\"\n\n[dependencies]\nmini = \"1\"\nbad = \"2\"\n",
+    );
+    let registry = "registry+https://github.com/rust-lang/crates.io-index";
+    write(
+        &app,
+        "Cargo.lock",
+        format!(
+            "version = 4\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\n\n\
+             [[package]]\nname = \"mini\"\nversion = \"1.0.0\"\nsource = \"{registry}\"\nchecksum = \"{}\"\n\n\
+             [[package]]\nname = \"bad\"\nversion = \"2.0.0\"\nsource = \"{registry}\"\nchecksum = \"{}\"\n",
+            sums[0],
+            "0".repeat(64)
+        ),
+    );
+    let empty_home = lore.path("cargo-home");
+    std::fs::create_dir_all(&empty_home).unwrap();
+    let run = |args: &[&str]| {
+        let mut cmd = lore.command(args);
+        cmd.current_dir(&app)
+            .env("CARGO_HOME", &empty_home)
+            .env("LORE_CRATES_URL", format!("http://127.0.0.1:{port}/crates"));
+        let out = run_command(&mut cmd, Duration::from_secs(120));
+        assert_eq!(out.code, 0, "lore {args:?}: {}", out.stderr);
+        serde_json::from_str::<Value>(&out.stdout).unwrap()
+    };
+
+    let local = run(&["--json", "deps"]);
+    assert_eq!(local["not_found"], 2, "not on the machine, not fetched: {local}");
+    let r = run(&["--json", "deps", "--fetch"]);
+    let _ = server.kill();
+    let _ = server.wait();
+    let mini = entry(&r, "dep:cargo:mini@1.0.0");
+    assert_eq!(mini["status"], "fetched", "{r}");
+    assert_eq!(mini["files"], 2, "{r}");
+    let bad = entry(&r, "dep:cargo:bad@2.0.0");
+    assert_eq!(bad["status"], "fetch_failed", "{r}");
+    assert!(bad["error"].as_str().unwrap().contains("SHA-256"), "{bad}");
+    let kept = lore.data().join("deps/src/cargo");
+    let mut left: Vec<String> = std::fs::read_dir(&kept)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect();
+    left.sort();
+    assert_eq!(left, ["mini-1.0.0"], "nothing of the refused archive, no temp folder");
+    let hit = run(&["--json", "search", "mini_square", "--deps", "--mode", "fts"]);
+    assert_eq!(hit["results"][0]["store"], "dep:cargo:mini@1.0.0", "{hit}");
+}
