@@ -127,6 +127,15 @@ pub fn is_dep_store(name: &str) -> bool {
     name.starts_with("dep:")
 }
 
+/// The package and version a dependency store holds: `dep:npm:@types+node@20.1.0` →
+/// (`@types/node`, `20.1.0`).
+pub fn package_of(store: &str) -> Option<(String, String)> {
+    let rest = store.strip_prefix("dep:")?;
+    let (_, named) = rest.split_once(':')?;
+    let (name, version) = named.rsplit_once('@')?;
+    (!name.is_empty() && !version.is_empty()).then(|| (name.replace('+', "/"), version.to_string()))
+}
+
 fn project_key(project: &Path) -> String {
     std::fs::canonicalize(project)
         .unwrap_or_else(|_| project.to_path_buf())
@@ -336,5 +345,24 @@ impl Engine {
             }
         }
         Ok(unused)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dependency_store_names_its_package_and_version() {
+        assert_eq!(
+            package_of("dep:npm:@types+node@20.1.0"),
+            Some(("@types/node".into(), "20.1.0".into()))
+        );
+        assert_eq!(
+            package_of("dep:cargo:serde@1.0.228"),
+            Some(("serde".into(), "1.0.228".into()))
+        );
+        assert_eq!(package_of("docs"), None);
+        assert_eq!(package_of("dep:cargo:broken"), None);
     }
 }

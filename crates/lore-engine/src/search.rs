@@ -89,6 +89,11 @@ pub struct UnitRef {
     /// Stable id of the chunk (hex), usable with `lore context`.
     pub id: String,
     pub store: String,
+    /// A dependency store's package and the version the project locks (`lore deps`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
     pub path: String,
     /// Web stores: the page the unit is from.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -119,9 +124,12 @@ impl UnitRef {
     pub(crate) fn new(sc: &StoredChunk, store: &StoreRecord) -> UnitRef {
         let c = &sc.chunk;
         let site = store.web.as_ref().and_then(|w| w.site.as_deref());
+        let (package, version) = crate::deps::package_of(&store.name).unzip();
         UnitRef {
             id: format!("{:016x}", sc.id),
             store: store.name.clone(),
+            package,
+            version,
             path: sc.path.clone(),
             url: site.map(|site| lore_source::web::page_url(site, &sc.path)),
             start_line: c.start_line,

@@ -144,6 +144,8 @@ fn deps_index_locked_versions_offline_and_follow_the_lockfile() {
     // A search over the project's dependencies answers from the locked versions.
     let hit = in_app(&lore, &app, &["--json", "search", "leftPad", "--deps", "--mode", "fts"]);
     assert_eq!(hit["results"][0]["store"], "dep:npm:left-pad@1.3.0", "{hit}");
+    assert_eq!(hit["results"][0]["package"], "left-pad", "{hit}");
+    assert_eq!(hit["results"][0]["version"], "1.3.0", "{hit}");
     let hit = in_app(&lore, &app, &["--json", "search", "GlobSetBuilder", "--deps", "--mode", "fts"]);
     assert_eq!(hit["results"][0]["store"], format!("dep:cargo:globset@{globset}"), "{hit}");
     let hit = in_app(&lore, &app, &["--json", "search", "frobnicate widgets", "--deps", "--mode", "fts"]);
