@@ -453,6 +453,7 @@ impl Engine {
             freshness: false,
             intent: None,
             priors: false,
+            feedback: false,
             detail: Detail::Contextual,
         })?;
         let results: Vec<BrainHit> = resp

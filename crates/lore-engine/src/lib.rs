@@ -8,6 +8,7 @@ pub mod deps;
 mod doctor;
 mod error;
 mod evidence;
+pub mod feedback;
 mod freshness;
 pub mod fusion;
 mod graph;

@@ -62,6 +62,8 @@ pub struct SearchRequest {
     pub intent: Option<Intent>,
     /// Apply intent and test priors (off: the plain fused ranking, for comparison).
     pub priors: bool,
+    /// Let what agents marked useful or opened lift a unit (bounded; see `feedback`).
+    pub feedback: bool,
     /// How much of each result to return.
     pub detail: Detail,
 }
@@ -78,6 +80,7 @@ impl SearchRequest {
             freshness: true,
             intent: None,
             priors: true,
+            feedback: true,
             detail: Detail::Minimal,
         }
     }
@@ -571,6 +574,20 @@ impl Engine {
 
         // Every candidate's chunk, re-scored by the intent's priors.
         let mut ranked = ranked;
+        // Units agents opened for similar queries join the candidates, on the footing of a
+        // typical good one (the median of the first ten); their lift then ranks them.
+        if req.priors && req.feedback {
+            let store_ids: Vec<i64> = stores.iter().map(|s| s.id).collect();
+            let known: HashSet<i64> = ranked.iter().map(|c| c.0).collect();
+            let mut top: Vec<f32> = ranked.iter().take(10).map(|c| c.1).collect();
+            top.sort_by(f32::total_cmp);
+            let footing = top.get(top.len() / 2).copied().unwrap_or(0.5);
+            for id in self.associated(&store_ids, &req.query)? {
+                if !known.contains(&id) {
+                    ranked.push((id, footing, Signals::default()));
+                }
+            }
+        }
         let ids: Vec<i64> = ranked.iter().map(|c| c.0).collect();
         let mut found: HashMap<i64, StoredChunk> = HashMap::with_capacity(ids.len());
         found.extend(self.catalog.chunks(&ids)?.into_iter().map(|c| (c.id, c)));
@@ -628,6 +645,17 @@ impl Engine {
                 Some((score * p, signals, sc))
             })
             .collect();
+        // What agents taught: one lookup for every candidate, a bounded factor each.
+        let learned = if req.priors && req.feedback {
+            self.learned(&ids, &req.query)?
+        } else {
+            HashMap::new()
+        };
+        for r in rescored.iter_mut() {
+            if let Some(l) = learned.get(&r.2.id) {
+                r.0 *= l.factor;
+            }
+        }
         rescored.sort_by(|a, b| b.0.total_cmp(&a.0));
         if intent.is_none()
             && let Some(phrase) = evidence::phrase(&req.query)
@@ -664,7 +692,11 @@ impl Engine {
                 continue;
             }
             *seen += 1;
-            results.push(self.hit(sc, store, score, signals, &words, req.detail)?);
+            let mut hit = self.hit(sc, store, score, signals, &words, req.detail)?;
+            if let Some(l) = learned.get(&sc.id) {
+                hit.reason = format!("{}; {}", hit.reason, l.why);
+            }
+            results.push(hit);
         }
         self.respond(req, &stores, intent, results, started)
     }

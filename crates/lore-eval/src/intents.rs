@@ -92,7 +92,7 @@ fn reciprocal_rank(rank: Option<usize>, k: usize) -> f64 {
     }
 }
 
-fn relevant_rank(hits: &[SearchHit], targets: &[Target]) -> Option<usize> {
+pub(crate) fn relevant_rank(hits: &[SearchHit], targets: &[Target]) -> Option<usize> {
     hits.iter().position(|h| {
         targets.iter().any(|t| {
             t.path == h.unit.path

@@ -6,6 +6,7 @@
 //! [`lore_engine::Engine`] only and take plain options: the flags live in the `lore` binary.
 
 pub mod compare;
+pub mod feedback;
 pub mod history;
 pub mod intents;
 mod jsonl;

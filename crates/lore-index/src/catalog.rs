@@ -562,6 +562,7 @@ impl Catalog {
         for sql in lexical.iter().chain(&[
             "DELETE FROM chunks WHERE store_id = ?1",
             "DELETE FROM files WHERE store_id = ?1",
+            "DELETE FROM feedback WHERE store_id = ?1",
             "DELETE FROM stores WHERE id = ?1",
         ]) {
             tx.db.execute(sql, args![id])?;

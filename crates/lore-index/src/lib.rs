@@ -19,6 +19,7 @@ mod brain;
 mod catalog;
 mod copy;
 mod embeddings;
+mod feedback;
 mod fts;
 mod graph;
 mod jobs;
@@ -35,6 +36,7 @@ pub use catalog::{
     Catalog, CatalogTx, ChunkRow, FileRecord, NewStore, StoreRecord, StoreStats, StoredChunk,
 };
 pub use copy::{CopyReport, copy_store};
+pub use feedback::{FeedbackRow, MAX_ROWS_PER_STORE};
 pub use fts::{
     FIELDS, FieldBoosts, Fts, FtsBuild, FtsHits, FtsState, FtsWriter, QueryPlan, TermPolicy,
     clean as clean_fts, field_texts,

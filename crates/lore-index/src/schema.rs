@@ -161,10 +161,22 @@ CREATE TABLE IF NOT EXISTS jobs (
     heartbeat_at INTEGER
 );
 CREATE INDEX IF NOT EXISTS jobs_by_created ON jobs(created_at);
+-- Feedback on results (see feedback.rs): keyed by chunk id, which hashes the content.
+CREATE TABLE IF NOT EXISTS feedback (
+    store_id INTEGER NOT NULL,
+    chunk_id INTEGER NOT NULL,
+    terms TEXT NOT NULL,
+    weight REAL NOT NULL,
+    kind TEXT NOT NULL,
+    client TEXT NOT NULL,
+    at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS feedback_by_chunk ON feedback(chunk_id);
+CREATE INDEX IF NOT EXISTS feedback_by_store ON feedback(store_id, at);
 ";
 
 /// The schema version `SCHEMA` creates; `migrate` brings older catalogs up to it.
-pub(crate) const SCHEMA_VERSION: i64 = 9;
+pub(crate) const SCHEMA_VERSION: i64 = 10;
 
 /// What made a store's vectors when it did not record it: stores embedded before lore
 /// recorded it were all embedded by the built-in model. The migrations that added the
@@ -237,6 +249,7 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
         // v9: stores.host (the machine a folder or clone lives on).
         add_column("stores", "host", "TEXT")?;
     }
+    // v10 added the feedback table (created above).
     if version != SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }

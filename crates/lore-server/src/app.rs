@@ -15,7 +15,7 @@ use lore_engine::{
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
 /// A store with its counts and how fresh its index is.
@@ -36,7 +36,17 @@ pub(crate) struct App {
     pub(crate) holds_lock: bool,
     /// What clients may have read and fetched, and how long a query may be.
     policy: Arc<Policy>,
+    /// The last searches' queries and result ids: a result opened soon after one showed it
+    /// is recorded as feedback (the agent told lore which hit mattered).
+    recent: Arc<std::sync::Mutex<std::collections::VecDeque<Shown>>>,
 }
+
+/// A search as remembered: when, its query, the ids it showed.
+type Shown = (Instant, String, Vec<String>);
+
+/// Searches remembered for implicit feedback, and for how long.
+const RECENT_SEARCHES: usize = 64;
+const RECENT_FOR: Duration = Duration::from_secs(600);
 
 impl App {
     pub fn new(
@@ -54,6 +64,7 @@ impl App {
             local_base,
             holds_lock,
             policy: Arc::new(policy),
+            recent: Default::default(),
         }
     }
 
@@ -90,7 +101,8 @@ impl App {
             .boolean("deps")
             .map_err(AppError::BadRequest)?;
         let project = if deps { Some(dep_project()?) } else { None };
-        self.pool
+        let resp = self
+            .pool
             .run(move |e| {
                 if let Some(project) = project {
                     let stores = e.project_dep_stores(&project)?;
@@ -104,7 +116,39 @@ impl App {
                 }
                 e.search(&req)
             })
-            .await
+            .await?;
+        if let Ok(mut recent) = self.recent.lock() {
+            if recent.len() >= RECENT_SEARCHES {
+                recent.pop_front();
+            }
+            let ids = resp.results.iter().map(|h| h.unit.id.clone()).collect();
+            recent.push_back((Instant::now(), resp.query.clone(), ids));
+        }
+        Ok(resp)
+    }
+
+    /// Explicit feedback on a result: {id, useful, query?}.
+    pub async fn feedback(
+        &self,
+        args: &JsonObject,
+    ) -> Result<lore_engine::feedback::FeedbackRecorded, AppError> {
+        let a = params::Args(args);
+        let bad = AppError::BadRequest;
+        let id = a
+            .required("id")
+            .map_err(|_| bad("`id` is required: a result id from search".into()))?;
+        let useful = match args.get("useful") {
+            Some(serde_json::Value::Bool(b)) => *b,
+            _ => return Err(bad("`useful` is required: true or false".into())),
+        };
+        let query = a.string("query").map_err(bad)?;
+        let req = lore_engine::feedback::FeedbackRequest {
+            result_id: id,
+            useful,
+            query,
+            client: "server".into(),
+        };
+        self.pool.run(move |e| e.feedback(&req)).await
     }
 
     /// Which versions of a dependency the server's project locks, and where their source is.
@@ -133,7 +177,25 @@ impl App {
 
     pub async fn context(&self, id: &str) -> Result<UnitContext, AppError> {
         let id = id.to_string();
-        self.pool.run(move |e| e.context(&id)).await
+        // Shown by a recent search: opening it says it mattered for that query.
+        let shown = self.recent.lock().ok().and_then(|recent| {
+            recent
+                .iter()
+                .rev()
+                .find(|(at, _, ids)| at.elapsed() < RECENT_FOR && ids.contains(&id))
+                .map(|(_, q, _)| q.clone())
+        });
+        self.pool
+            .run(move |e| {
+                let unit = e.context(&id)?;
+                if let Some(query) = shown
+                    && let Err(err) = e.record_opened(&id, &query, "server")
+                {
+                    tracing::warn!("recording that {id} was opened: {err}");
+                }
+                Ok(unit)
+            })
+            .await
     }
 
     pub async fn stores(&self) -> Result<Vec<StoreSummary>, AppError> {

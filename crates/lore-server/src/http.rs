@@ -76,6 +76,7 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/jobs", get(jobs))
         .route("/api/jobs/{id}", get(job))
         .route("/api/jobs/{id}/cancel", post(cancel_job))
+        .route("/api/feedback", post(feedback))
         .route("/api/eval/runs", get(judge_runs))
         .route("/api/eval/runs/{name}", get(judge_run))
         .route("/api/brain/files", get(brain_files))
@@ -297,6 +298,10 @@ async fn job(State(app): AppState, Path(id): Path<String>) -> Rest {
 
 async fn cancel_job(State(app): AppState, Path(id): Path<String>) -> Rest {
     reply(StatusCode::OK, app.cancel(&id).await?)
+}
+
+async fn feedback(State(app): AppState, Body(args): Body) -> Rest {
+    reply(StatusCode::OK, app.feedback(&args).await?)
 }
 
 async fn judge_runs(State(app): AppState) -> Rest {
@@ -669,6 +674,7 @@ mod tests {
             "/api/jobs",
             "/api/jobs/{id}",
             "/api/jobs/{id}/cancel",
+            "/api/feedback",
             "/api/eval/runs",
             "/api/eval/runs/{name}",
             "/api/brain/files",
@@ -683,7 +689,7 @@ mod tests {
         ] {
             assert!(paths.contains_key(p), "{p} missing from openapi.json");
         }
-        assert_eq!(paths.len(), 24, "a path in openapi.json has no route");
+        assert_eq!(paths.len(), 25, "a path in openapi.json has no route");
     }
 
     /// The hand-written file lists the engine's words: each `enum` in it that holds one of

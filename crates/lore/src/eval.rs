@@ -2,7 +2,8 @@
 //! text or JSON.
 
 use crate::cli::{
-    CompareArgs, EvalCommand, EvalLocateArgs, IntentsArgs, JudgeArgs, LabeledArgs, RunsArgs,
+    CompareArgs, EvalCommand, EvalLocateArgs, FeedbackArgs, IntentsArgs, JudgeArgs, LabeledArgs,
+    RunsArgs,
 };
 use crate::output::print_json;
 use lore_engine::{Engine, EngineError, ExitKind, Progress};
@@ -21,6 +22,7 @@ pub fn run(
         EvalCommand::Judge(a) => run_judge(engine, a, json, progress),
         EvalCommand::Compare(a) => run_compare(a, json),
         EvalCommand::Runs(a) => run_runs(engine, a, json),
+        EvalCommand::Feedback(a) => run_feedback(engine, a, json),
         EvalCommand::Intents(a) => run_intents(engine, a, json, progress),
         EvalCommand::Locate(a) => run_locate(engine, a, json, progress),
         EvalCommand::History(a) => {
@@ -267,6 +269,34 @@ fn run_judge(
         out!("queries saved: {} (reuse with --queries-file)", q.display());
     }
     nothing.map_or(Ok(()), |e| Err(e.into()))
+}
+
+fn run_feedback(engine: &Engine, a: FeedbackArgs, json: bool) -> anyhow::Result<()> {
+    let r = lore_eval::feedback::run(engine, &a.file, &a.stores, a.mode)?;
+    if json {
+        return print_json(&r);
+    }
+    out!(
+        "trained on {} lines: {} opened after {} searches",
+        r.trained,
+        r.opened,
+        r.searches
+    );
+    out!("{:<22} {:>8} {:>8}", "", "MRR@10", "Acc@5");
+    for (name, s) in [
+        ("held-out, without", r.heldout_without),
+        ("held-out, with", r.heldout_with),
+        ("control, without", r.control_without),
+        ("control, with", r.control_with),
+    ] {
+        out!(
+            "{name:<22} {:>8.3} {:>8.3}   ({} queries)",
+            s.mrr_at_10,
+            s.acc_at_5,
+            s.queries
+        );
+    }
+    Ok(())
 }
 
 fn run_runs(engine: &Engine, a: RunsArgs, json: bool) -> anyhow::Result<()> {

@@ -172,6 +172,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Mcp => serve::mcp(ctx.data),
         Command::Serve(args) => serve::serve(ctx.data, args, ctx.workers),
         Command::Worker { lease, until_idle } => worker(&ctx, lease, until_idle),
+        Command::Feedback { target, arg, query } => feedback(&ctx, &target, arg, query),
         Command::Deps {
             command,
             project,
@@ -401,6 +402,70 @@ fn search(ctx: &Ctx, args: SearchArgs) -> anyhow::Result<()> {
         req.stores.extend(stores);
     }
     output::search(ctx.json, &engine.search(&req)?)
+}
+
+/// `lore feedback ID useful|not-useful`, `list [STORE]`, `reset [STORE]`.
+fn feedback(
+    ctx: &Ctx,
+    target: &str,
+    arg: Option<String>,
+    query: Option<String>,
+) -> anyhow::Result<()> {
+    let engine = ctx.open()?;
+    match target {
+        "list" => {
+            let rows = engine.feedback_list(arg.as_deref(), 200)?;
+            if ctx.json {
+                return output::print_json(&rows);
+            }
+            if rows.is_empty() {
+                out!("no feedback recorded");
+            }
+            for r in &rows {
+                out!(
+                    "{:016x}  {:<10} {:+.1}  {}  {}",
+                    r.chunk_id,
+                    r.kind,
+                    r.weight,
+                    r.client,
+                    r.terms
+                );
+            }
+            Ok(())
+        }
+        "reset" => {
+            let n = engine.feedback_reset(arg.as_deref())?;
+            if ctx.json {
+                return output::print_json(&serde_json::json!({ "removed": n }));
+            }
+            out!("forgot {n} feedback signals");
+            Ok(())
+        }
+        id => {
+            let useful = match arg.as_deref() {
+                Some("useful") => true,
+                Some("not-useful" | "not_useful") => false,
+                other => {
+                    return Err(EngineError::Input(format!(
+                        "after the result id say useful or not-useful (got {})",
+                        other.map_or("nothing".to_string(), |o| format!("{o:?}"))
+                    ))
+                    .into());
+                }
+            };
+            let done = engine.feedback(&lore_engine::feedback::FeedbackRequest {
+                result_id: id.to_string(),
+                useful,
+                query,
+                client: "cli".into(),
+            })?;
+            if ctx.json {
+                return output::print_json(&done);
+            }
+            out!("recorded {} on {} in {}", done.kind, done.id, done.store);
+            Ok(())
+        }
+    }
 }
 
 /// The project whose dependencies are meant: `dir`, else the nearest folder from here

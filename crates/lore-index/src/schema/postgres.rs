@@ -8,7 +8,7 @@ use crate::IndexError;
 use crate::sql::{Sql, args};
 
 /// The newest schema this lore knows.
-pub const VERSION: i64 = 9;
+pub const VERSION: i64 = 10;
 
 /// Key of the advisory lock migrations hold (any constant unlikely to collide).
 const LOCK_KEY: i64 = 0x006c_6f72_655f_6462; // "lore_db"
@@ -231,6 +231,13 @@ const V9: &str = "ALTER TABLE index_batches \
      ADD COLUMN IF NOT EXISTS reanalyze BOOLEAN NOT NULL DEFAULT false, \
      ADD COLUMN IF NOT EXISTS revision TEXT;";
 
+/// v10: feedback on results (agents' opens and marks), keyed by chunk id.
+const V10: &str = "CREATE TABLE IF NOT EXISTS feedback (store_id BIGINT NOT NULL, \
+     chunk_id BIGINT NOT NULL, terms TEXT NOT NULL, weight DOUBLE PRECISION NOT NULL, \
+     kind TEXT NOT NULL, client TEXT NOT NULL, at BIGINT NOT NULL); \
+     CREATE INDEX IF NOT EXISTS feedback_by_chunk ON feedback(chunk_id); \
+     CREATE INDEX IF NOT EXISTS feedback_by_store ON feedback(store_id, at);";
+
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, V1),
     (2, V2),
@@ -241,6 +248,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (7, V7),
     (8, V8),
     (9, V9),
+    (10, V10),
 ];
 
 /// Where a database's schema stands.

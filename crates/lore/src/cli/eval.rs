@@ -18,6 +18,10 @@ pub enum EvalCommand {
     Judge(JudgeArgs),
     /// Compare two judge runs: averages side by side and per-query deltas.
     Compare(CompareArgs),
+    /// Does feedback teach lore? A simulated agent opens what it finds for each training
+    /// line (re-searching with its other phrasings), then held-out phrasings and control
+    /// queries are scored (MRR@10, Acc@5) with and without what it taught.
+    Feedback(FeedbackArgs),
     /// The judge runs kept in <data>/eval/judge/, oldest first, with their averages; with
     /// NAME, that run's queries and scores.
     Runs(RunsArgs),
@@ -220,6 +224,17 @@ impl JudgeArgs {
         s.validate()?;
         Ok(s)
     }
+}
+
+#[derive(Args, Debug)]
+pub struct FeedbackArgs {
+    /// JSONL: {"query", "relevant": [{"path", "symbol"?}], "train"?: [..], "heldout"?: ".."}.
+    pub file: PathBuf,
+    /// Stores to search (repeatable; default: all).
+    #[arg(long = "store")]
+    pub stores: Vec<String>,
+    #[arg(long, value_parser = super::modes(), default_value = "hybrid")]
+    pub mode: lore_engine::Mode,
 }
 
 #[derive(Args, Debug)]

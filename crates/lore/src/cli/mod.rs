@@ -10,8 +10,8 @@ mod store;
 
 pub use brain::BrainCommand;
 pub use eval::{
-    BenchArgs, CompareArgs, EvalCommand, EvalLocateArgs, IntentsArgs, JudgeArgs, LabeledArgs,
-    RunsArgs,
+    BenchArgs, CompareArgs, EvalCommand, EvalLocateArgs, FeedbackArgs, IntentsArgs, JudgeArgs,
+    LabeledArgs, RunsArgs,
 };
 pub use search::{GraphArgs, LocateArgs, SearchArgs};
 pub use serve::{JobsCommand, ServeArgs};
@@ -223,6 +223,18 @@ pub enum Command {
         /// against Cargo.lock's checksum; from $LORE_CRATES_URL, else crates.io).
         #[arg(long)]
         fetch: bool,
+    },
+    /// Teach lore which results helped: `lore feedback RESULT_ID useful|not-useful [--query
+    /// Q]`; `lore feedback list [STORE]` shows what was recorded, `lore feedback reset
+    /// [STORE]` forgets it.
+    Feedback {
+        /// A result id, or `list` or `reset`.
+        target: String,
+        /// `useful` or `not-useful` (after a result id); a store name (after list or reset).
+        arg: Option<String>,
+        /// The query the result answered (its words count most for the same words again).
+        #[arg(long)]
+        query: Option<String>,
     },
     /// Index for a PostgreSQL catalog from any machine: claim the batches of index runs
     /// started with `--workers share|only`, read, chunk and embed their files (a folder

@@ -47,6 +47,9 @@ pub struct SearchArgs {
     /// `lore deps` made), with any --stores.
     #[arg(long)]
     pub deps: bool,
+    /// Rank without what agents marked useful or opened (see `lore feedback`).
+    #[arg(long)]
+    pub no_feedback: bool,
 }
 
 impl SearchArgs {
@@ -59,6 +62,7 @@ impl SearchArgs {
             per_file: self.per_file,
             detail: self.detail.or(project.detail).unwrap_or(Detail::Minimal),
             intent: self.intent,
+            feedback: !self.no_feedback,
             ..SearchRequest::new(self.query)
         }
     }

@@ -47,7 +47,7 @@ async def run(args):
         check(by_name["search"].annotations.read_only_hint is True, "search is not marked read-only")
         check(by_name["stores"].annotations.destructive_hint is True, "stores is not marked destructive")
         size = len(json.dumps([t.model_dump(exclude_none=True) for t in tools]))
-        check(size < 7000, f"tool definitions are {size} bytes")  # eleven tools, as the SDK dumps them
+        check(size < 7400, f"tool definitions are {size} bytes")  # twelve tools, as the SDK dumps them
         out["tools_bytes"] = size
 
         t0 = time.monotonic()

@@ -1105,3 +1105,62 @@ fn mcp_answers_about_the_projects_locked_dependencies() {
     let missing = call("dependency_info", json!({"name": "right-pad"}));
     assert!(missing["error"].as_str().unwrap_or("").contains("not in the lockfiles"), "{missing}");
 }
+
+/// Feedback end to end: a result opened through REST after a search is recorded; an
+/// explicit mark (CLI, REST, MCP) lifts the unit, says so in `why`, stays in its store, and
+/// `--no-feedback` ranks without it; list and reset show and forget it.
+#[test]
+fn opened_and_marked_results_teach_the_ranking() {
+    let lore = Lore::without_model();
+    let src = lore.path("src");
+    // Two near-equal answers: the lift, bounded, decides between them.
+    for (file, body) in [
+        ("first.py", "def retry_first(attempt):\n    \"\"\"Retry after a failed attempt.\"\"\"\n    return attempt\n"),
+        ("second.py", "def retry_later(attempt):\n    \"\"\"Retry after a failed attempt.\"\"\"\n    return attempt\n"),
+    ] {
+        write(&src, file, body);
+    }
+    lore.ok(&["store", "add", "code", src.to_str().unwrap(), "--embed", "none"]);
+    let search = |extra: &[&str]| {
+        let mut args = vec!["search", "retry after a failed attempt", "--mode", "fts"];
+        args.extend_from_slice(extra);
+        lore.json(&args)
+    };
+    let before = search(&[]);
+    let first = before["results"][0]["path"].as_str().unwrap().to_string();
+    let other = before["results"][1].clone();
+    assert_ne!(other["path"], first, "{before}");
+
+    // Marked useful from the CLI: the other unit now leads, and says why.
+    let id = other["id"].as_str().unwrap();
+    lore.ok(&["feedback", id, "useful", "--query", "retry after a failed attempt"]);
+    let after = search(&[]);
+    assert_eq!(after["results"][0]["id"], other["id"], "{after}");
+    assert!(after["results"][0]["reason"].as_str().unwrap().contains("feedback: useful 1×"), "{after}");
+    let plain = search(&["--no-feedback"]);
+    assert_eq!(plain["results"][0]["path"], first.as_str(), "{plain}");
+    let err = lore.fails(&["feedback", id, "maybe"], 1);
+    assert!(err.contains("useful or not-useful"), "{err}");
+
+    // Through the server: a search, then the result opened, is recorded as opened.
+    let server = Server::no_watch(&lore, &[]);
+    let (status, found) = post(&server.api("/api/search"), &json!({"query": "failed attempt", "mode": "fts"}));
+    assert_eq!(status, 200, "{found}");
+    let opened = found["results"][0]["id"].as_str().unwrap().to_string();
+    let (status, _) = get(&server.api(&format!("/api/results/{opened}")));
+    assert_eq!(status, 200);
+    let (status, marked) = post(&server.api("/api/feedback"), &json!({"id": opened, "useful": false}));
+    assert_eq!(status, 200, "{marked}");
+    assert_eq!(marked["kind"], "not_useful");
+    let (status, bad) = post(&server.api("/api/feedback"), &json!({"id": "zz", "useful": true}));
+    assert_eq!(status, 400, "{bad}");
+    drop(server);
+    let list = lore.json(&["feedback", "list", "code"]);
+    let mut kinds: Vec<&str> = list.as_array().unwrap().iter().filter_map(|r| r["kind"].as_str()).collect();
+    kinds.sort_unstable();
+    assert_eq!(kinds, ["not_useful", "opened", "useful"], "{list}");
+    let reset = lore.json(&["feedback", "reset", "code"]);
+    assert_eq!(reset["removed"], 3);
+    let back = search(&[]);
+    assert_eq!(back["results"][0]["path"], first.as_str(), "forgotten: {back}");
+}

@@ -1,0 +1,171 @@
+//! Feedback on results, kept in the catalog (both backends): which unit a client found
+//! useful or not, opened after a search, with the query's analysed terms. Rows are keyed by
+//! chunk id, which hashes the chunk's content: a unit that changes starts afresh. A store
+//! keeps at most [`MAX_ROWS_PER_STORE`] rows (the oldest go first) and rows older than the
+//! retention are dropped when new ones come.
+
+use crate::IndexError;
+use crate::catalog::{Catalog, now_secs};
+use crate::sql::{Arg, args};
+use serde::Serialize;
+
+/// Most rows kept per store.
+pub const MAX_ROWS_PER_STORE: i64 = 10_000;
+
+/// One signal.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FeedbackRow {
+    pub store_id: i64,
+    pub chunk_id: i64,
+    /// The query's analysed terms, space-separated (empty: no query given).
+    pub terms: String,
+    /// Positive for useful or opened, negative for not useful.
+    pub weight: f64,
+    /// `useful`, `not_useful`, `opened`.
+    pub kind: String,
+    /// Who sent it (a hash of the token, `local`, `cli`).
+    pub client: String,
+    /// Unix seconds.
+    pub at: i64,
+}
+
+impl Catalog {
+    /// Records `row` (its `at` set to now when 0), then trims the store to its bound and
+    /// its retention (`retention_secs`; 0 keeps rows forever).
+    pub fn add_feedback(&self, row: &FeedbackRow, retention_secs: i64) -> Result<(), IndexError> {
+        let at = if row.at == 0 { now_secs() } else { row.at };
+        self.db.execute(
+            "INSERT INTO feedback (store_id, chunk_id, terms, weight, kind, client, at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            args![
+                row.store_id,
+                row.chunk_id,
+                &row.terms,
+                Arg::Real(row.weight),
+                &row.kind,
+                &row.client,
+                at
+            ],
+        )?;
+        if retention_secs > 0 {
+            self.db.execute(
+                "DELETE FROM feedback WHERE store_id = ?1 AND at < ?2",
+                args![row.store_id, at - retention_secs],
+            )?;
+        }
+        let n = self.db.query_int(
+            "SELECT COUNT(*) FROM feedback WHERE store_id = ?1",
+            args![row.store_id],
+        )?;
+        if n > MAX_ROWS_PER_STORE {
+            self.db.execute(
+                "DELETE FROM feedback WHERE store_id = ?1 AND at <= (SELECT at FROM feedback \
+                 WHERE store_id = ?1 ORDER BY at ASC LIMIT 1 OFFSET ?2)",
+                args![row.store_id, n - MAX_ROWS_PER_STORE - 1],
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The rows about any of `chunk_ids` (one query per 500 ids).
+    pub fn feedback_for(&self, chunk_ids: &[i64]) -> Result<Vec<FeedbackRow>, IndexError> {
+        let mut out = Vec::new();
+        for part in chunk_ids.chunks(500) {
+            let sql = format!(
+                "SELECT store_id, chunk_id, terms, weight, kind, client, at FROM feedback \
+                 WHERE chunk_id IN ({})",
+                crate::sql::placeholders(part.len(), 1)
+            );
+            let a: Vec<Arg> = part.iter().map(|&id| id.into()).collect();
+            out.extend(self.db.query(&sql, &a, |r| {
+                Ok(FeedbackRow {
+                    store_id: r.int(0)?,
+                    chunk_id: r.int(1)?,
+                    terms: r.text(2)?,
+                    weight: r.opt_real(3)?.unwrap_or(0.0),
+                    kind: r.text(4)?,
+                    client: r.text(5)?,
+                    at: r.int(6)?,
+                })
+            })?);
+        }
+        Ok(out)
+    }
+
+    /// The positive rows of `store_ids` that carry query terms (what was found useful or
+    /// opened, for which words), newest first, at most `limit`.
+    pub fn feedback_learned(
+        &self,
+        store_ids: &[i64],
+        limit: usize,
+    ) -> Result<Vec<FeedbackRow>, IndexError> {
+        if store_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = format!(
+            "SELECT store_id, chunk_id, terms, weight, kind, client, at FROM feedback \
+             WHERE store_id IN ({}) AND weight > 0 AND terms <> '' ORDER BY at DESC LIMIT {}",
+            crate::sql::placeholders(store_ids.len(), 1),
+            limit.max(1)
+        );
+        let a: Vec<Arg> = store_ids.iter().map(|&id| id.into()).collect();
+        self.db.query(&sql, &a, |r| {
+            Ok(FeedbackRow {
+                store_id: r.int(0)?,
+                chunk_id: r.int(1)?,
+                terms: r.text(2)?,
+                weight: r.opt_real(3)?.unwrap_or(0.0),
+                kind: r.text(4)?,
+                client: r.text(5)?,
+                at: r.int(6)?,
+            })
+        })
+    }
+
+    /// A store's rows, newest first (`None`: every store's).
+    pub fn feedback_list(
+        &self,
+        store_id: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<FeedbackRow>, IndexError> {
+        let (filter, a): (&str, Vec<Arg>) = match store_id {
+            Some(id) => ("WHERE store_id = ?1", args![id].to_vec()),
+            None => ("", Vec::new()),
+        };
+        self.db.query(
+            &format!(
+                "SELECT store_id, chunk_id, terms, weight, kind, client, at FROM feedback {filter} \
+                 ORDER BY at DESC LIMIT {}",
+                limit.max(1)
+            ),
+            &a,
+            |r| {
+                Ok(FeedbackRow {
+                    store_id: r.int(0)?,
+                    chunk_id: r.int(1)?,
+                    terms: r.text(2)?,
+                    weight: r.opt_real(3)?.unwrap_or(0.0),
+                    kind: r.text(4)?,
+                    client: r.text(5)?,
+                    at: r.int(6)?,
+                })
+            },
+        )
+    }
+
+    /// Forgets every row one client sent; returns how many.
+    pub fn feedback_forget_client(&self, client: &str) -> Result<u64, IndexError> {
+        self.db
+            .execute("DELETE FROM feedback WHERE client = ?1", args![client])
+    }
+
+    /// Forgets a store's feedback (`None`: every store's); returns how many rows went.
+    pub fn feedback_reset(&self, store_id: Option<i64>) -> Result<u64, IndexError> {
+        match store_id {
+            Some(id) => self
+                .db
+                .execute("DELETE FROM feedback WHERE store_id = ?1", args![id]),
+            None => self.db.execute("DELETE FROM feedback", &[]),
+        }
+    }
+}
