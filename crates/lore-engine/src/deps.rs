@@ -164,19 +164,16 @@ impl Engine {
         let caches = Caches::from_env(project);
         let taken: Vec<&Dependency> = locked.iter().filter(|d| opts.all || d.direct).collect();
         let mut entries = Vec::new();
-        let fetched_dir = self
-            .data_dir()
-            .root()
-            .join("deps")
-            .join("src")
-            .join("cargo");
+        let src = self.data_dir().root().join("deps").join("src");
+        let fetched_dir = |eco: Ecosystem| src.join(eco.as_str());
         for (i, dep) in taken.iter().enumerate() {
             let store = dep.store_name();
             let exists = self.catalog.store(&store)?.is_some();
             // An archive fetched before is a cache of its own.
             let mut located = deps::locate(dep, project, &caches).or_else(|| {
-                let earlier = fetched_dir.join(format!("{}-{}", dep.name, dep.version));
-                (dep.ecosystem == Ecosystem::Cargo && earlier.is_dir()).then(|| deps::Located {
+                let folder = format!("{}-{}", dep.name.replace('/', "+"), dep.version);
+                let earlier = fetched_dir(dep.ecosystem).join(folder);
+                earlier.is_dir().then(|| deps::Located {
                     root: earlier,
                     includes: Vec::new(),
                 })
@@ -185,7 +182,7 @@ impl Engine {
             let mut fetched = false;
             if located.is_none() && !exists && opts.fetch && !opts.dry_run {
                 progress.message(&format!("[{}/{}] fetching {store}", i + 1, taken.len()));
-                match deps::fetch(dep, &fetched_dir, &deps::crates_url()) {
+                match deps::fetch(dep, &fetched_dir(dep.ecosystem), &deps::crates_url()) {
                     Ok(at) => {
                         located = Some(at);
                         fetched = true;

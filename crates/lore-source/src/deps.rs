@@ -42,10 +42,23 @@ pub struct Dependency {
     pub direct: bool,
     /// The lockfile it was read from, relative to the project.
     pub lockfile: String,
-    /// The archive's SHA-256 (hex) as the lockfile records it (Cargo.lock).
+    /// The archive's digest as the lockfile records it: SHA-256 hex (Cargo.lock),
+    /// `sha512-<base64>` (package-lock.json), `sha256:<hex>` (uv.lock).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub checksum: Option<String>,
+    /// Where the lockfile says the published archive is (npm's `resolved`, uv's sdist).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub archive: Option<String>,
 }
+
+/// What a lockfile says of a package's published archive.
+#[derive(Debug, Clone, Default)]
+struct Archive {
+    url: Option<String>,
+    checksum: Option<String>,
+}
+
+type Archives = BTreeMap<(String, String), Archive>;
 
 impl Dependency {
     /// Its store's name: `dep:<ecosystem>:<name>@<version>` (a `/` of a scoped npm package
@@ -153,24 +166,29 @@ pub fn read(project: &Path, lockfile: Option<&Path>) -> Result<Vec<Dependency>, 
         let text = std::fs::read_to_string(&file).map_err(|e| fail(e.to_string()))?;
         let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let dir = file.parent().unwrap_or(project);
-        let mut sums: BTreeMap<(String, String), String> = BTreeMap::new();
+        let mut sums = Archives::new();
         let found: Vec<(Ecosystem, String, String, bool)> = match name {
             "Cargo.lock" => cargo(&text, &cargo_direct(dir), &mut sums).map_err(fail)?,
-            "package-lock.json" => npm(&text).map_err(fail)?,
-            "uv.lock" | "poetry.lock" => python_lock(&text, &python_direct(dir)).map_err(fail)?,
+            "package-lock.json" => npm(&text, &mut sums).map_err(fail)?,
+            "uv.lock" | "poetry.lock" => {
+                python_lock(&text, &python_direct(dir), &mut sums).map_err(fail)?
+            }
             "go.mod" => go(&text),
             // Any other name is read as a requirements file.
             _ => requirements(&text),
         };
         for (ecosystem, name, version, direct) in found {
-            let checksum = sums.remove(&(name.clone(), version.clone()));
+            let archive = sums
+                .remove(&(name.clone(), version.clone()))
+                .unwrap_or_default();
             out.insert(Dependency {
                 ecosystem,
                 name,
                 version,
                 direct,
                 lockfile: shown.clone(),
-                checksum,
+                checksum: archive.checksum,
+                archive: archive.url,
             });
         }
     }
@@ -180,7 +198,7 @@ pub fn read(project: &Path, lockfile: Option<&Path>) -> Result<Vec<Dependency>, 
 fn cargo(
     text: &str,
     direct: &BTreeSet<String>,
-    sums: &mut BTreeMap<(String, String), String>,
+    sums: &mut Archives,
 ) -> Result<Vec<(Ecosystem, String, String, bool)>, String> {
     #[derive(serde::Deserialize)]
     struct Lock {
@@ -207,9 +225,13 @@ fn cargo(
                 .is_some_and(|s| s.starts_with("registry+"))
         })
         .map(|p| {
-            if let Some(sum) = &p.checksum {
-                sums.insert((p.name.clone(), p.version.clone()), sum.clone());
-            }
+            sums.insert(
+                (p.name.clone(), p.version.clone()),
+                Archive {
+                    url: None,
+                    checksum: p.checksum.clone(),
+                },
+            );
             let d = direct.contains(&p.name);
             (Ecosystem::Cargo, p.name, p.version, d)
         })
@@ -263,7 +285,7 @@ fn cargo_direct(dir: &Path) -> BTreeSet<String> {
     names
 }
 
-fn npm(text: &str) -> Result<Vec<(Ecosystem, String, String, bool)>, String> {
+fn npm(text: &str, sums: &mut Archives) -> Result<Vec<(Ecosystem, String, String, bool)>, String> {
     let lock: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     let packages = lock["packages"]
         .as_object()
@@ -289,6 +311,15 @@ fn npm(text: &str) -> Result<Vec<(Ecosystem, String, String, bool)>, String> {
             continue;
         };
         let top = path == &format!("node_modules/{name}");
+        if top {
+            sums.insert(
+                (name.to_string(), version.to_string()),
+                Archive {
+                    url: p["resolved"].as_str().map(str::to_string),
+                    checksum: p["integrity"].as_str().map(str::to_string),
+                },
+            );
+        }
         out.push((
             Ecosystem::Npm,
             name.to_string(),
@@ -377,6 +408,7 @@ fn python_direct(dir: &Path) -> BTreeSet<String> {
 fn python_lock(
     text: &str,
     direct: &BTreeSet<String>,
+    sums: &mut Archives,
 ) -> Result<Vec<(Ecosystem, String, String, bool)>, String> {
     #[derive(serde::Deserialize)]
     struct Lock {
@@ -389,6 +421,9 @@ fn python_lock(
         version: String,
         #[serde(default)]
         source: Option<toml::Value>,
+        /// uv: the source archive, `{url, hash = "sha256:…"}`.
+        #[serde(default)]
+        sdist: Option<toml::Value>,
     }
     let lock: Lock = toml::from_str(text).map_err(|e| e.message().to_string())?;
     Ok(lock
@@ -404,6 +439,16 @@ fn python_lock(
         .map(|p| {
             let name = python_name(&p.name);
             let d = direct.contains(&name);
+            if let Some(sdist) = p.sdist.as_ref().and_then(|s| s.as_table()) {
+                let field = |k: &str| sdist.get(k).and_then(|v| v.as_str()).map(str::to_string);
+                sums.insert(
+                    (name.clone(), p.version.clone()),
+                    Archive {
+                        url: field("url"),
+                        checksum: field("hash"),
+                    },
+                );
+            }
             (Ecosystem::Python, name, p.version, d)
         })
         .collect())
@@ -553,23 +598,12 @@ pub fn crates_url() -> String {
 /// Largest archive downloaded.
 const MAX_ARCHIVE: u64 = 64 * 1024 * 1024;
 
-/// Downloads `dep`'s published archive (crates only), verifies it against the lockfile's
-/// checksum and unpacks it under `dest` (`dest/<name>-<version>`). An archive whose
-/// checksum differs, or that has none to check, is refused and nothing is kept.
-pub fn fetch(dep: &Dependency, dest: &Path, base: &str) -> Result<Located, String> {
-    use sha2::Digest as _;
-    if dep.ecosystem != Ecosystem::Cargo {
-        return Err(format!(
-            "fetching {} packages is not built yet; install it (node_modules, a virtual environment, the Go module cache) and run lore deps again",
-            dep.ecosystem.as_str()
-        ));
-    }
-    let Some(expected) = dep.checksum.as_deref() else {
-        return Err(
-            "the lockfile records no checksum to verify the archive against; not fetched".into(),
-        );
-    };
-    let folder = format!("{}-{}", dep.name, dep.version);
+/// Downloads `dep`'s published archive, verifies it against the lockfile's digest and
+/// unpacks it under `dest` (`dest/<name>-<version>`): a crate from `crates_base`, an npm
+/// tarball and a Python sdist from where the lockfile says (`resolved`, uv's `sdist`). An
+/// archive whose digest differs, or that has none to check, is refused and nothing is kept.
+pub fn fetch(dep: &Dependency, dest: &Path, crates_base: &str) -> Result<Located, String> {
+    let folder = format!("{}-{}", dep.name.replace('/', "+"), dep.version);
     let target = dest.join(&folder);
     if target.is_dir() {
         return Ok(Located {
@@ -577,7 +611,30 @@ pub fn fetch(dep: &Dependency, dest: &Path, base: &str) -> Result<Located, Strin
             includes: Vec::new(),
         });
     }
-    let url = format!("{base}/{}/{folder}.crate", dep.name);
+    let Some(expected) = dep.checksum.as_deref() else {
+        return Err(
+            "the lockfile records no digest to verify the archive against; not fetched".into(),
+        );
+    };
+    let url = match (dep.ecosystem, dep.archive.as_deref()) {
+        (Ecosystem::Cargo, _) => format!(
+            "{crates_base}/{}/{}-{}.crate",
+            dep.name, dep.name, dep.version
+        ),
+        (Ecosystem::Npm | Ecosystem::Python, Some(url)) => url.to_string(),
+        (Ecosystem::Npm | Ecosystem::Python, None) => {
+            return Err(
+                "the lockfile names no archive to fetch (uv.lock's sdist, package-lock's resolved)"
+                    .into(),
+            );
+        }
+        (Ecosystem::Go, _) => {
+            return Err(
+                "fetching Go modules is not built yet; run `go mod download` and lore deps again"
+                    .into(),
+            );
+        }
+    };
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(std::time::Duration::from_secs(120)))
         .http_status_as_error(false)
@@ -594,14 +651,8 @@ pub fn fetch(dep: &Dependency, dest: &Path, base: &str) -> Result<Located, Strin
         .limit(MAX_ARCHIVE)
         .read_to_vec()
         .map_err(|e| format!("{url}: {e}"))?;
-    let got: String = sha2::Sha256::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    if !got.eq_ignore_ascii_case(expected) {
-        return Err(format!(
-            "{url}: its SHA-256 is {got}, the lockfile says {expected}; refused, nothing kept"
-        ));
+    if let Err(why) = verify(&bytes, expected) {
+        return Err(format!("{url}: {why}; refused, nothing kept"));
     }
     // Unpacked beside the target, then renamed: a failure leaves nothing behind.
     std::fs::create_dir_all(dest).map_err(|e| format!("{}: {e}", dest.display()))?;
@@ -617,11 +668,19 @@ pub fn fetch(dep: &Dependency, dest: &Path, base: &str) -> Result<Located, Strin
                 return Err("the archive holds a path outside its folder".into());
             }
         }
-        let inner = tmp.join(&folder);
-        if !inner.is_dir() {
-            return Err(format!("the archive has no {folder}/ folder"));
-        }
-        std::fs::rename(&inner, &target).map_err(|e| e.to_string())
+        // One top folder (`name-version/` for crates and sdists, `package/` for npm).
+        let tops: Vec<PathBuf> = std::fs::read_dir(&tmp)
+            .map_err(|e| e.to_string())?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_dir())
+            .collect();
+        let [inner] = &tops[..] else {
+            return Err(format!(
+                "the archive has {} top folders, not one",
+                tops.len()
+            ));
+        };
+        std::fs::rename(inner, &target).map_err(|e| e.to_string())
     })();
     let _ = std::fs::remove_dir_all(&tmp);
     unpacked.map_err(|e| format!("{url}: {e}; nothing kept"))?;
@@ -629,6 +688,53 @@ pub fn fetch(dep: &Dependency, dest: &Path, base: &str) -> Result<Located, Strin
         root: target,
         includes: Vec::new(),
     })
+}
+
+/// Whether `bytes` have the digest `expected`: SHA-256 hex (optionally `sha256:`-prefixed)
+/// or an npm integrity string `sha512-<base64>`.
+fn verify(bytes: &[u8], expected: &str) -> Result<(), String> {
+    use sha2::Digest as _;
+    let expected = expected.trim();
+    if let Some(b64) = expected.strip_prefix("sha512-") {
+        let got = base64(&sha2::Sha512::digest(bytes));
+        return if got == b64 {
+            Ok(())
+        } else {
+            Err(format!("its sha512 is {got}, the lockfile says {b64}"))
+        };
+    }
+    let hex = expected.strip_prefix("sha256:").unwrap_or(expected);
+    let got: String = sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    if got.eq_ignore_ascii_case(hex) {
+        Ok(())
+    } else {
+        Err(format!("its SHA-256 is {got}, the lockfile says {hex}"))
+    }
+}
+
+/// Standard base64 with padding (what npm's integrity strings use).
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ABC[(n >> (18 - 6 * i)) as usize & 63] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -707,6 +813,23 @@ mod tests {
     }
 
     #[test]
+    fn digests_are_checked_in_each_lockfile_form() {
+        assert_eq!(base64(b"hello"), "aGVsbG8=");
+        assert_eq!(base64(b"hi!"), "aGkh");
+        let sha256 = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824";
+        assert!(verify(b"hello", sha256).is_ok());
+        assert!(verify(b"hello", &format!("sha256:{sha256}")).is_ok());
+        assert!(verify(b"hellO", sha256).is_err());
+        let sha512 = "sha512-m3HSJL1i83hdltRq0+o9czGb+8KJDKra4t/3JRlnPKcjI8PZm6XBHXx6zG4UuMXaDEZjR1wuXDre9G9zvN7AQw==";
+        assert!(
+            verify(b"hello", sha512).is_ok(),
+            "{}",
+            base64(&<sha2::Sha512 as sha2::Digest>::digest(b"hello"))
+        );
+        assert!(verify(b"other", sha512).is_err());
+    }
+
+    #[test]
     fn a_python_package_is_its_record() {
         let dir = tempfile::tempdir().unwrap();
         let site = dir.path().join("venv/lib/python3.11/site-packages");
@@ -724,6 +847,7 @@ mod tests {
             direct: true,
             lockfile: "requirements.txt".into(),
             checksum: None,
+            archive: None,
         };
         let caches = Caches {
             virtual_env: Some(dir.path().join("venv")),

@@ -195,7 +195,20 @@ fn fetched_crates_are_verified_against_the_lockfile() {
          \x20           t.addfile(info, io.BytesIO(data))\n\
          \x20   print(hashlib.sha256(open(path, 'rb').read()).hexdigest())\n\
          crate('mini', '1.0.0', '/// Squares a number the mini way.\\npub fn mini_square(x: u32) -> u32 {{ x * x }}\\n')\n\
-         crate('bad', '2.0.0', 'pub fn bad() {{}}\\n')\n",
+         crate('bad', '2.0.0', 'pub fn bad() {{}}\\n')\n\
+         import base64\n\
+         def tgz(path, top, files):\n\
+         \x20   with tarfile.open(path, 'w:gz') as t:\n\
+         \x20       for rel, text in files:\n\
+         \x20           data = text.encode()\n\
+         \x20           info = tarfile.TarInfo(top + '/' + rel)\n\
+         \x20           info.size = len(data)\n\
+         \x20           t.addfile(info, io.BytesIO(data))\n\
+         \x20   return open(path, 'rb').read()\n\
+         npm = tgz(os.path.join({served:?}, 'tiny-npm-3.0.0.tgz'), 'package', [('package.json', '{{\"name\": \"tiny-npm\", \"version\": \"3.0.0\"}}'), ('index.js', 'function npmTwirl(x) {{ return x; }}\\n')])\n\
+         print('sha512-' + base64.b64encode(hashlib.sha512(npm).digest()).decode())\n\
+         sd = tgz(os.path.join({served:?}, 'tinysd-0.1.0.tar.gz'), 'tinysd-0.1.0', [('tinysd/__init__.py', 'def sdist_whirl():\\n    return 1\\n')])\n\
+         print('sha256:' + hashlib.sha256(sd).hexdigest())\n",
         served = served.display().to_string()
     );
     let out = run_command(Command::new("python3").args(["-c", &script]), Duration::from_secs(60));
@@ -234,6 +247,31 @@ fn fetched_crates_are_verified_against_the_lockfile() {
             "0".repeat(64)
         ),
     );
+    write(
+        &app,
+        "package.json",
+        r#"{"name": "app", "dependencies": {"tiny-npm": "^3"}}"#,
+    );
+    write(
+        &app,
+        "package-lock.json",
+        format!(
+            r#"{{"lockfileVersion": 3, "packages": {{"": {{"dependencies": {{"tiny-npm": "^3"}}}},
+                "node_modules/tiny-npm": {{"version": "3.0.0",
+                  "resolved": "http://127.0.0.1:{port}/tiny-npm-3.0.0.tgz", "integrity": "{}"}}}}}}"#,
+            sums[2]
+        ),
+    );
+    write(&app, "pyproject.toml", "[project]\nname = \"app\"\ndependencies = [\"tinysd>=0.1\"]\n");
+    write(
+        &app,
+        "uv.lock",
+        format!(
+            "version = 1\n\n[[package]]\nname = \"tinysd\"\nversion = \"0.1.0\"\n\
+             sdist = {{ url = \"http://127.0.0.1:{port}/tinysd-0.1.0.tar.gz\", hash = \"{}\" }}\n",
+            sums[3]
+        ),
+    );
     let empty_home = lore.path("cargo-home");
     std::fs::create_dir_all(&empty_home).unwrap();
     let run = |args: &[&str]| {
@@ -247,7 +285,7 @@ fn fetched_crates_are_verified_against_the_lockfile() {
     };
 
     let local = run(&["--json", "deps"]);
-    assert_eq!(local["not_found"], 2, "not on the machine, not fetched: {local}");
+    assert_eq!(local["not_found"], 4, "not on the machine, not fetched: {local}");
     let r = run(&["--json", "deps", "--fetch"]);
     let _ = server.kill();
     let _ = server.wait();
@@ -266,4 +304,11 @@ fn fetched_crates_are_verified_against_the_lockfile() {
     assert_eq!(left, ["mini-1.0.0"], "nothing of the refused archive, no temp folder");
     let hit = run(&["--json", "search", "mini_square", "--deps", "--mode", "fts"]);
     assert_eq!(hit["results"][0]["store"], "dep:cargo:mini@1.0.0", "{hit}");
+    // An npm tarball checked against its sha512 integrity, a uv sdist against its sha256.
+    assert_eq!(entry(&r, "dep:npm:tiny-npm@3.0.0")["status"], "fetched", "{r}");
+    assert_eq!(entry(&r, "dep:python:tinysd@0.1.0")["status"], "fetched", "{r}");
+    let hit = run(&["--json", "search", "npmTwirl", "--deps", "--mode", "fts"]);
+    assert_eq!(hit["results"][0]["version"], "3.0.0", "{hit}");
+    let hit = run(&["--json", "search", "sdist_whirl", "--deps", "--mode", "fts"]);
+    assert_eq!(hit["results"][0]["package"], "tinysd", "{hit}");
 }
