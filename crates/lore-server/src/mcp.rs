@@ -64,7 +64,8 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
                     "stores": {"type": "array", "items": {"type": "string"}, "description": "default: all"},
                     "mode": {"type": "string", "enum": Mode::ALL.map(Mode::as_str), "default": "hybrid"},
                     "threshold": {"type": "number", "description": "min score, 0-1"},
-                    "deps": {"type": "boolean", "description": "locked deps only"}
+                    "deps": {"type": "boolean", "description": "locked deps only"},
+                    "feedback": {"type": "boolean", "default": true}
                 },
                 "required": ["query"]
             })),

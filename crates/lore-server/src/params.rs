@@ -252,6 +252,10 @@ pub(crate) fn search_request(obj: &JsonObject, max_query: usize) -> Result<Searc
     req.threshold = a.float("threshold")?;
     req.stores = store_names(&a, "stores")?;
     req.freshness = true;
+    // Feedback counts unless the client says `feedback: false`.
+    if obj.get("feedback").is_some() {
+        req.feedback = a.boolean("feedback")?;
+    }
     Ok(req)
 }
 
@@ -597,9 +601,15 @@ mod tests {
         let req = search_request_t(&obj(json!({
             "query": "retry backoff", "limit": "5", "threshold": "0.25",
             "stores": "a, b", "mode": "fts", "detail": "full", "intent": "find-usage",
-            "per_file": 2
+            "per_file": 2, "feedback": "false"
         })))
         .unwrap();
+        assert!(!req.feedback);
+        assert!(
+            search_request_t(&obj(json!({"query": "q"})))
+                .unwrap()
+                .feedback
+        );
         assert_eq!(req.limit, 5);
         assert_eq!(req.threshold, Some(0.25));
         assert_eq!(req.stores, ["a", "b"]);
