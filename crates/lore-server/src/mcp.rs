@@ -65,7 +65,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
                     "mode": {"type": "string", "enum": Mode::ALL.map(Mode::as_str), "default": "hybrid"},
                     "threshold": {"type": "number", "description": "min score, 0-1"},
                     "deps": {"type": "boolean", "description": "locked deps only"},
-                    "feedback": {"type": "boolean", "default": true}
+                    "feedback": {"type": "boolean"}
                 },
                 "required": ["query"]
             })),
@@ -73,7 +73,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(read_only.clone()),
         Tool::new(
             "feedback",
-            "Tell lore a result helped (useful true) or not; results opened after a search count too.",
+            "Mark a result useful or not (results opened after a search count too).",
             schema(json!({
                 "type": "object",
                 "properties": {"id": s, "useful": {"type": "boolean"}, "query": s},
@@ -83,7 +83,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(annotations(false, false, false, false)),
         Tool::new(
             "dependency_info",
-            "A dependency's locked version, whether indexed, and where its source is.",
+            "A dependency's locked version, if indexed, and its source path.",
             schema(json!({
                 "type": "object",
                 "properties": {"name": {"type": "string"}},
