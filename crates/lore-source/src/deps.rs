@@ -173,7 +173,13 @@ pub fn read(project: &Path, lockfile: Option<&Path>) -> Result<Vec<Dependency>, 
             "uv.lock" | "poetry.lock" => {
                 python_lock(&text, &python_direct(dir), &mut sums).map_err(fail)?
             }
-            "go.mod" => go(&text),
+            "go.mod" => {
+                // go.sum beside it holds each module zip's h1: digest.
+                if let Ok(sum) = std::fs::read_to_string(dir.join("go.sum")) {
+                    go_sums(&sum, &mut sums);
+                }
+                go(&text)
+            }
             // Any other name is read as a requirements file.
             _ => requirements(&text),
         };
@@ -454,6 +460,119 @@ fn python_lock(
         .collect())
 }
 
+/// `module version h1:…` lines of go.sum (the zip's digest; `/go.mod` lines are the
+/// manifest's own and left out).
+fn go_sums(text: &str, sums: &mut Archives) {
+    for line in text.lines() {
+        let mut parts = line.split_whitespace();
+        if let (Some(module), Some(version), Some(hash)) =
+            (parts.next(), parts.next(), parts.next())
+            && !version.ends_with("/go.mod")
+            && hash.starts_with("h1:")
+        {
+            sums.insert(
+                (module.to_string(), version.to_string()),
+                Archive {
+                    url: None,
+                    checksum: Some(hash.to_string()),
+                },
+            );
+        }
+    }
+}
+
+/// A module path as the Go module cache and proxy write it: upper case as `!` + lower.
+fn go_escape(module: &str) -> String {
+    let mut escaped = String::new();
+    for c in module.chars() {
+        if c.is_ascii_uppercase() {
+            escaped.push('!');
+            escaped.push(c.to_ascii_lowercase());
+        } else {
+            escaped.push(c);
+        }
+    }
+    escaped
+}
+
+/// Where `--fetch` downloads Go modules from: the first entry of `GOPROXY` that is a URL,
+/// else the public proxy.
+pub fn go_proxy() -> String {
+    std::env::var("GOPROXY")
+        .ok()
+        .and_then(|p| {
+            p.split([',', '|'])
+                .map(str::trim)
+                .find(|e| e.starts_with("http"))
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| "https://proxy.golang.org".into())
+        .trim_end_matches('/')
+        .to_string()
+}
+
+/// Go's `h1:` digest of a module zip (dirhash Hash1): SHA-256 over the lines
+/// `<sha256 hex of the file>  <name>\n` of its files, sorted by name, in base64.
+fn go_h1(files: &mut [(String, Vec<u8>)]) -> String {
+    use sha2::Digest as _;
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut summary = String::new();
+    for (name, bytes) in files.iter() {
+        let hex: String = sha2::Sha256::digest(bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        summary.push_str(&format!("{hex}  {name}\n"));
+    }
+    format!("h1:{}", base64(&sha2::Sha256::digest(summary.as_bytes())))
+}
+
+/// A Go module zip checked against its go.sum digest and unpacked to `target`: every file
+/// under `module@version/`, nothing else, no path out of the folder.
+fn unpack_go_zip(
+    bytes: &[u8],
+    dep: &Dependency,
+    expected: &str,
+    dir: &Path,
+    target: &Path,
+) -> Result<(), String> {
+    use std::io::Read as _;
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| e.to_string())?;
+    let prefix = format!("{}@{}/", dep.name, dep.version);
+    let mut files = Vec::new();
+    for i in 0..zip.len() {
+        let mut f = zip.by_index(i).map_err(|e| e.to_string())?;
+        if f.is_dir() {
+            continue;
+        }
+        let name = f.name().map_err(|e| e.to_string())?.to_string();
+        let Some(rel) = name.strip_prefix(&prefix) else {
+            return Err(format!("{name} is outside {prefix}"));
+        };
+        if rel.starts_with('/') || rel.split('/').any(|p| p == ".." || p.is_empty()) {
+            return Err(format!("{name} leaves the module's folder"));
+        }
+        let mut data = Vec::new();
+        f.read_to_end(&mut data).map_err(|e| e.to_string())?;
+        files.push((name, data));
+    }
+    let got = go_h1(&mut files);
+    if got != expected {
+        return Err(format!(
+            "its digest is {got}, go.sum says {expected}; refused, nothing kept"
+        ));
+    }
+    let root = dir.join("module");
+    for (name, data) in &files {
+        let path = root.join(&name[prefix.len()..]);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+        }
+        std::fs::write(&path, data).map_err(|e| e.to_string())?;
+    }
+    std::fs::rename(&root, target).map_err(|e| e.to_string())
+}
+
 fn go(text: &str) -> Vec<(Ecosystem, String, String, bool)> {
     let mut out = Vec::new();
     let mut in_block = false;
@@ -518,16 +637,7 @@ pub fn locate(dep: &Dependency, project: &Path, caches: &Caches) -> Option<Locat
             folder(root)
         }
         Ecosystem::Go => {
-            // Upper-case letters are escaped in the cache as `!` + lower case.
-            let mut escaped = String::new();
-            for c in dep.name.chars() {
-                if c.is_ascii_uppercase() {
-                    escaped.push('!');
-                    escaped.push(c.to_ascii_lowercase());
-                } else {
-                    escaped.push(c);
-                }
-            }
+            let escaped = go_escape(&dep.name);
             folder(
                 caches
                     .go_mod_cache
@@ -628,12 +738,12 @@ pub fn fetch(dep: &Dependency, dest: &Path, crates_base: &str) -> Result<Located
                     .into(),
             );
         }
-        (Ecosystem::Go, _) => {
-            return Err(
-                "fetching Go modules is not built yet; run `go mod download` and lore deps again"
-                    .into(),
-            );
-        }
+        (Ecosystem::Go, _) => format!(
+            "{}/{}/@v/{}.zip",
+            go_proxy(),
+            go_escape(&dep.name),
+            dep.version
+        ),
     };
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(std::time::Duration::from_secs(120)))
@@ -651,13 +761,25 @@ pub fn fetch(dep: &Dependency, dest: &Path, crates_base: &str) -> Result<Located
         .limit(MAX_ARCHIVE)
         .read_to_vec()
         .map_err(|e| format!("{url}: {e}"))?;
-    if let Err(why) = verify(&bytes, expected) {
-        return Err(format!("{url}: {why}; refused, nothing kept"));
-    }
     // Unpacked beside the target, then renamed: a failure leaves nothing behind.
     std::fs::create_dir_all(dest).map_err(|e| format!("{}: {e}", dest.display()))?;
     let tmp = dest.join(format!(".{folder}.{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
+    if dep.ecosystem == Ecosystem::Go {
+        // A module zip's digest is over its files, not its bytes.
+        let done = std::fs::create_dir_all(&tmp)
+            .map_err(|e| e.to_string())
+            .and_then(|_| unpack_go_zip(&bytes, dep, expected, &tmp, &target));
+        let _ = std::fs::remove_dir_all(&tmp);
+        done.map_err(|e| format!("{url}: {e}"))?;
+        return Ok(Located {
+            root: target,
+            includes: Vec::new(),
+        });
+    }
+    if let Err(why) = verify(&bytes, expected) {
+        return Err(format!("{url}: {why}; refused, nothing kept"));
+    }
     let unpacked = (|| -> Result<(), String> {
         std::fs::create_dir_all(&tmp).map_err(|e| e.to_string())?;
         let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(&bytes[..]));

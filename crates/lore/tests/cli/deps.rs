@@ -208,7 +208,15 @@ fn fetched_crates_are_verified_against_the_lockfile() {
          npm = tgz(os.path.join({served:?}, 'tiny-npm-3.0.0.tgz'), 'package', [('package.json', '{{\"name\": \"tiny-npm\", \"version\": \"3.0.0\"}}'), ('index.js', 'function npmTwirl(x) {{ return x; }}\\n')])\n\
          print('sha512-' + base64.b64encode(hashlib.sha512(npm).digest()).decode())\n\
          sd = tgz(os.path.join({served:?}, 'tinysd-0.1.0.tar.gz'), 'tinysd-0.1.0', [('tinysd/__init__.py', 'def sdist_whirl():\\n    return 1\\n')])\n\
-         print('sha256:' + hashlib.sha256(sd).hexdigest())\n",
+         print('sha256:' + hashlib.sha256(sd).hexdigest())\n\
+         import zipfile\n\
+         d = os.path.join({served:?}, 'example.com', '!tiny', '@v')\n\
+         os.makedirs(d, exist_ok=True)\n\
+         files = [('example.com/Tiny@v1.0.0/go.mod', 'module example.com/Tiny\\n'), ('example.com/Tiny@v1.0.0/tiny.go', 'package tiny\\n\\nfunc GoSpindle() int {{ return 1 }}\\n')]\n\
+         with zipfile.ZipFile(os.path.join(d, 'v1.0.0.zip'), 'w') as z:\n\
+         \x20   for n, t in files: z.writestr(n, t)\n\
+         summary = ''.join(hashlib.sha256(t.encode()).hexdigest() + '  ' + n + '\\n' for n, t in sorted(files))\n\
+         print('h1:' + base64.b64encode(hashlib.sha256(summary.encode()).digest()).decode())\n",
         served = served.display().to_string()
     );
     let out = run_command(Command::new("python3").args(["-c", &script]), Duration::from_secs(60));
@@ -272,20 +280,31 @@ fn fetched_crates_are_verified_against_the_lockfile() {
             sums[3]
         ),
     );
+    write(&app, "go.mod", "module app\n\nrequire example.com/Tiny v1.0.0\n");
+    write(
+        &app,
+        "go.sum",
+        format!(
+            "example.com/Tiny v1.0.0 {}\nexample.com/Tiny v1.0.0/go.mod h1:ignored=\n",
+            sums[4]
+        ),
+    );
     let empty_home = lore.path("cargo-home");
     std::fs::create_dir_all(&empty_home).unwrap();
     let run = |args: &[&str]| {
         let mut cmd = lore.command(args);
         cmd.current_dir(&app)
             .env("CARGO_HOME", &empty_home)
-            .env("LORE_CRATES_URL", format!("http://127.0.0.1:{port}/crates"));
+            .env("LORE_CRATES_URL", format!("http://127.0.0.1:{port}/crates"))
+            .env("GOPROXY", format!("http://127.0.0.1:{port},direct"))
+            .env("GOMODCACHE", lore.path("no-go-cache"));
         let out = run_command(&mut cmd, Duration::from_secs(120));
         assert_eq!(out.code, 0, "lore {args:?}: {}", out.stderr);
         serde_json::from_str::<Value>(&out.stdout).unwrap()
     };
 
     let local = run(&["--json", "deps"]);
-    assert_eq!(local["not_found"], 4, "not on the machine, not fetched: {local}");
+    assert_eq!(local["not_found"], 5, "not on the machine, not fetched: {local}");
     let r = run(&["--json", "deps", "--fetch"]);
     let _ = server.kill();
     let _ = server.wait();
@@ -311,4 +330,8 @@ fn fetched_crates_are_verified_against_the_lockfile() {
     assert_eq!(hit["results"][0]["version"], "3.0.0", "{hit}");
     let hit = run(&["--json", "search", "sdist_whirl", "--deps", "--mode", "fts"]);
     assert_eq!(hit["results"][0]["package"], "tinysd", "{hit}");
+    // A Go module zip from the proxy, checked against go.sum's h1: digest of its files.
+    assert_eq!(entry(&r, "dep:go:example.com+Tiny@v1.0.0")["status"], "fetched", "{r}");
+    let hit = run(&["--json", "search", "GoSpindle", "--deps", "--mode", "fts"]);
+    assert_eq!(hit["results"][0]["package"], "example.com/Tiny", "{hit}");
 }
