@@ -328,6 +328,25 @@ fn sync_project(
     }
     let project = Project::read(path)?;
     let mut engine = ctx.open()?;
+    // In a terminal, a replacement is confirmed here; elsewhere it needs --yes.
+    let mut yes = yes;
+    if !yes && !dry_run && !ctx.json && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        let replaced: Vec<String> = engine
+            .sync_plan(&project)?
+            .into_iter()
+            .filter(|s| s.action == lore_engine::project::SyncAction::Replace)
+            .map(|s| format!("{} ({})", s.store, s.changes.join("; ")))
+            .collect();
+        if !replaced.is_empty() {
+            eprint!(
+                "replace {} and rebuild the index? [y/N] ",
+                replaced.join(", ")
+            );
+            let mut answer = String::new();
+            std::io::stdin().read_line(&mut answer)?;
+            yes = matches!(answer.trim(), "y" | "Y" | "yes");
+        }
+    }
     let report = engine.sync_project(&project, SyncOptions { yes, dry_run }, &ctx.bars)?;
     ctx.bars.clear();
     output::sync_report(ctx.json, &report)
