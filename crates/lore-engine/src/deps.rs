@@ -182,7 +182,7 @@ impl Engine {
             let mut fetched = false;
             if located.is_none() && !exists && opts.fetch && !opts.dry_run {
                 progress.message(&format!("[{}/{}] fetching {store}", i + 1, taken.len()));
-                match deps::fetch(dep, &fetched_dir(dep.ecosystem), &deps::crates_url()) {
+                match deps::fetch(dep, &fetched_dir(dep.ecosystem)) {
                     Ok(at) => {
                         located = Some(at);
                         fetched = true;

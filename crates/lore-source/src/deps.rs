@@ -495,20 +495,14 @@ fn go_escape(module: &str) -> String {
     escaped
 }
 
-/// Where `--fetch` downloads Go modules from: the first entry of `GOPROXY` that is a URL,
-/// else the public proxy.
-pub fn go_proxy() -> String {
-    std::env::var("GOPROXY")
-        .ok()
-        .and_then(|p| {
-            p.split([',', '|'])
-                .map(str::trim)
-                .find(|e| e.starts_with("http"))
-                .map(str::to_string)
-        })
-        .unwrap_or_else(|| "https://proxy.golang.org".into())
-        .trim_end_matches('/')
-        .to_string()
+/// Where `--fetch` downloads Go modules from: the first entry of `GOPROXY` that is a URL.
+pub fn go_proxy() -> Option<String> {
+    std::env::var("GOPROXY").ok().and_then(|p| {
+        p.split([',', '|'])
+            .map(str::trim)
+            .find(|e| e.starts_with("http"))
+            .map(|e| e.trim_end_matches('/').to_string())
+    })
 }
 
 /// Go's `h1:` digest of a module zip (dirhash Hash1): SHA-256 over the lines
@@ -695,24 +689,23 @@ fn python_files(dep: &Dependency, venv: &Path) -> Option<Located> {
     })
 }
 
-/// Where `--fetch` downloads crates from: `LORE_CRATES_URL`, else crates.io's.
-pub fn crates_url() -> String {
+/// Where `--fetch` downloads crates from: `LORE_CRATES_URL`, the registry's download URL
+/// (the `dl` of its index's config.json), without a trailing slash.
+pub fn crates_url() -> Option<String> {
     std::env::var("LORE_CRATES_URL")
         .ok()
         .filter(|u| !u.trim().is_empty())
-        .unwrap_or_else(|| "https://static.crates.io/crates".into())
-        .trim_end_matches('/')
-        .to_string()
+        .map(|u| u.trim().trim_end_matches('/').to_string())
 }
 
 /// Largest archive downloaded.
 const MAX_ARCHIVE: u64 = 64 * 1024 * 1024;
 
 /// Downloads `dep`'s published archive, verifies it against the lockfile's digest and
-/// unpacks it under `dest` (`dest/<name>-<version>`): a crate from `crates_base`, an npm
+/// unpacks it under `dest` (`dest/<name>-<version>`): a crate from `LORE_CRATES_URL`, an npm
 /// tarball and a Python sdist from where the lockfile says (`resolved`, uv's `sdist`). An
 /// archive whose digest differs, or that has none to check, is refused and nothing is kept.
-pub fn fetch(dep: &Dependency, dest: &Path, crates_base: &str) -> Result<Located, String> {
+pub fn fetch(dep: &Dependency, dest: &Path) -> Result<Located, String> {
     let folder = format!("{}-{}", dep.name.replace('/', "+"), dep.version);
     let target = dest.join(&folder);
     if target.is_dir() {
@@ -727,10 +720,12 @@ pub fn fetch(dep: &Dependency, dest: &Path, crates_base: &str) -> Result<Located
         );
     };
     let url = match (dep.ecosystem, dep.archive.as_deref()) {
-        (Ecosystem::Cargo, _) => format!(
-            "{crates_base}/{}/{}-{}.crate",
-            dep.name, dep.name, dep.version
-        ),
+        (Ecosystem::Cargo, _) => {
+            let Some(base) = crates_url() else {
+                return Err("set LORE_CRATES_URL to the registry's download URL (the `dl` of its index's config.json) to fetch crates".into());
+            };
+            format!("{base}/{}/{}-{}.crate", dep.name, dep.name, dep.version)
+        }
         (Ecosystem::Npm | Ecosystem::Python, Some(url)) => url.to_string(),
         (Ecosystem::Npm | Ecosystem::Python, None) => {
             return Err(
@@ -738,12 +733,12 @@ pub fn fetch(dep: &Dependency, dest: &Path, crates_base: &str) -> Result<Located
                     .into(),
             );
         }
-        (Ecosystem::Go, _) => format!(
-            "{}/{}/@v/{}.zip",
-            go_proxy(),
-            go_escape(&dep.name),
-            dep.version
-        ),
+        (Ecosystem::Go, _) => {
+            let Some(proxy) = go_proxy() else {
+                return Err("set GOPROXY to a module proxy URL to fetch Go modules".into());
+            };
+            format!("{proxy}/{}/@v/{}.zip", go_escape(&dep.name), dep.version)
+        }
     };
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(std::time::Duration::from_secs(120)))

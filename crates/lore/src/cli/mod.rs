@@ -220,7 +220,7 @@ pub enum Command {
         #[arg(long)]
         dry_run: bool,
         /// Download what is not on this machine (crates: the published archive, verified
-        /// against Cargo.lock's checksum; from $LORE_CRATES_URL, else crates.io).
+        /// against Cargo.lock's checksum; from $LORE_CRATES_URL; Go modules from $GOPROXY).
         #[arg(long)]
         fetch: bool,
     },
