@@ -158,50 +158,45 @@ impl Engine {
         Ok(self.catalog.feedback_forget_client(client)?)
     }
 
-    /// Units opened or marked useful for queries like `query` (sharing two of its analysed
-    /// terms, or half of them), in `store_ids`: they join a search's candidates even when
-    /// neither signal retrieved them, and their lift then ranks them.
-    pub(crate) fn associated(
-        &self,
-        store_ids: &[i64],
-        query: &str,
-    ) -> Result<Vec<i64>, EngineError> {
-        let rows = self
-            .catalog
-            .feedback_learned(store_ids, lore_index::MAX_ROWS_PER_STORE as usize)?;
+    /// What agents taught about `store_ids` for `query`, read in one lookup: each unit's
+    /// lift, and the units opened or marked useful for queries like it (sharing two of its
+    /// analysed terms, or half of them), which join a search's candidates even when neither
+    /// signal retrieved them.
+    pub(crate) fn taught(&self, store_ids: &[i64], query: &str) -> Result<Taught, EngineError> {
+        let rows = self.catalog.feedback_of_stores(store_ids)?;
         if rows.is_empty() {
-            return Ok(Vec::new());
+            return Ok(Taught::default());
         }
         let q = terms(query);
-        let q: HashSet<&str> = q.iter().map(String::as_str).collect();
-        let mut out: Vec<i64> = rows
-            .iter()
-            .filter(|r| {
-                let shared = r.terms.split(' ').filter(|t| q.contains(t)).count();
-                shared >= 2 || (shared > 0 && 2 * shared >= q.len())
-            })
-            .map(|r| r.chunk_id)
-            .collect();
-        out.sort_unstable();
-        out.dedup();
-        Ok(out)
-    }
-
-    /// What feedback does to each of `ids` for `query` (absent: nothing recorded).
-    pub(crate) fn learned(
-        &self,
-        ids: &[i64],
-        query: &str,
-    ) -> Result<HashMap<i64, Learned>, EngineError> {
-        let rows = self.catalog.feedback_for(ids)?;
-        if rows.is_empty() {
-            return Ok(HashMap::new());
-        }
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64);
-        Ok(learn(&rows, &terms(query), now))
+        let words: HashSet<&str> = q.iter().map(String::as_str).collect();
+        let mut associated: Vec<i64> = rows
+            .iter()
+            .filter(|r| r.weight > 0.0 && !r.terms.is_empty())
+            .filter(|r| {
+                let shared = r.terms.split(' ').filter(|t| words.contains(t)).count();
+                shared >= 2 || (shared > 0 && 2 * shared >= words.len())
+            })
+            .map(|r| r.chunk_id)
+            .collect();
+        associated.sort_unstable();
+        associated.dedup();
+        Ok(Taught {
+            lift: learn(&rows, &q, now),
+            associated,
+        })
     }
+}
+
+/// What feedback does to one search.
+#[derive(Debug, Default)]
+pub(crate) struct Taught {
+    /// Each unit's factor and the words that say why.
+    pub lift: HashMap<i64, Learned>,
+    /// Units to add to the candidates.
+    pub associated: Vec<i64>,
 }
 
 /// The factor and the words for each unit the rows are about.

@@ -19,7 +19,6 @@
 use crate::{Engine, EngineError, Progress};
 use lore_core::{AddStore, StoreKind};
 use lore_index::StoreRecord;
-use lore_source::WalkOptions;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -288,12 +287,7 @@ impl Engine {
         let mut steps = Vec::new();
         for (name, def) in &project.stores {
             let req = project.add_request(name, def);
-            let walk = WalkOptions {
-                includes: req.includes.clone(),
-                excludes: req.excludes.clone(),
-                max_file_bytes: req.max_file_bytes.unwrap_or(self.config.max_file_bytes),
-                ..WalkOptions::default()
-            };
+            let walk = self.add_walk_options(&req);
             let (kind, source) = self.check_spec(&req, &walk).map_err(|e| {
                 EngineError::Input(format!("store {name:?} in {}: {e}", project.path.display()))
             })?;

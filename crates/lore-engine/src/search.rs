@@ -574,15 +574,21 @@ impl Engine {
 
         // Every candidate's chunk, re-scored by the intent's priors.
         let mut ranked = ranked;
-        // Units agents opened for similar queries join the candidates, on the footing of a
-        // typical good one (the median of the first ten); their lift then ranks them.
-        if req.priors && req.feedback {
+        // What agents taught, in one lookup: units opened for similar queries join the
+        // candidates on the footing of a typical good one (the median of the first ten),
+        // and each unit's bounded lift ranks them with the rest.
+        let taught = if req.priors && req.feedback {
             let store_ids: Vec<i64> = stores.iter().map(|s| s.id).collect();
+            self.taught(&store_ids, &req.query)?
+        } else {
+            crate::feedback::Taught::default()
+        };
+        if !taught.associated.is_empty() {
             let known: HashSet<i64> = ranked.iter().map(|c| c.0).collect();
             let mut top: Vec<f32> = ranked.iter().take(10).map(|c| c.1).collect();
             top.sort_by(f32::total_cmp);
             let footing = top.get(top.len() / 2).copied().unwrap_or(0.5);
-            for id in self.associated(&store_ids, &req.query)? {
+            for &id in &taught.associated {
                 if !known.contains(&id) {
                     ranked.push((id, footing, Signals::default()));
                 }
@@ -645,14 +651,8 @@ impl Engine {
                 Some((score * p, signals, sc))
             })
             .collect();
-        // What agents taught: one lookup for every candidate, a bounded factor each.
-        let learned = if req.priors && req.feedback {
-            self.learned(&ids, &req.query)?
-        } else {
-            HashMap::new()
-        };
         for r in rescored.iter_mut() {
-            if let Some(l) = learned.get(&r.2.id) {
+            if let Some(l) = taught.lift.get(&r.2.id) {
                 r.0 *= l.factor;
             }
         }
@@ -693,7 +693,7 @@ impl Engine {
             }
             *seen += 1;
             let mut hit = self.hit(sc, store, score, signals, &words, req.detail)?;
-            if let Some(l) = learned.get(&sc.id) {
+            if let Some(l) = taught.lift.get(&sc.id) {
                 hit.reason = format!("{}; {}", hit.reason, l.why);
             }
             results.push(hit);

@@ -45,17 +45,22 @@ impl Engine {
                     .into(),
             ));
         }
-        let walk_opts = WalkOptions {
-            includes: req.includes.clone(),
-            excludes: req.excludes.clone(),
-            max_file_bytes: req.max_file_bytes.unwrap_or(self.config.max_file_bytes),
-            ..WalkOptions::default()
-        };
+        let walk_opts = self.add_walk_options(req);
         if self.catalog.store(&req.name)?.is_some() {
             return Err(lore_index::IndexError::StoreExists(req.name.clone()).into());
         }
         let (kind, source) = self.check_spec(req, &walk_opts)?;
         Ok((kind, source, walk_opts))
+    }
+
+    /// How a store `req` defines is walked: its globs and size cap (else the default).
+    pub(crate) fn add_walk_options(&self, req: &AddStore) -> WalkOptions {
+        WalkOptions {
+            includes: req.includes.clone(),
+            excludes: req.excludes.clone(),
+            max_file_bytes: req.max_file_bytes.unwrap_or(self.config.max_file_bytes),
+            ..WalkOptions::default()
+        }
     }
 
     /// What `req` would store, checked as an add checks it (whether or not the store

@@ -29,6 +29,20 @@ pub struct FeedbackRow {
     pub at: i64,
 }
 
+const COLUMNS: &str = "store_id, chunk_id, terms, weight, kind, client, at";
+
+fn row(r: &mut crate::sql::Row) -> Result<FeedbackRow, crate::sql::SqlError> {
+    Ok(FeedbackRow {
+        store_id: r.int(0)?,
+        chunk_id: r.int(1)?,
+        terms: r.text(2)?,
+        weight: r.opt_real(3)?.unwrap_or(0.0),
+        kind: r.text(4)?,
+        client: r.text(5)?,
+        at: r.int(6)?,
+    })
+}
+
 impl Catalog {
     /// Records `row` (its `at` set to now when 0), then trims the store to its bound and
     /// its retention (`retention_secs`; 0 keeps rows forever).
@@ -67,59 +81,18 @@ impl Catalog {
         Ok(())
     }
 
-    /// The rows about any of `chunk_ids` (one query per 500 ids).
-    pub fn feedback_for(&self, chunk_ids: &[i64]) -> Result<Vec<FeedbackRow>, IndexError> {
-        let mut out = Vec::new();
-        for part in chunk_ids.chunks(500) {
-            let sql = format!(
-                "SELECT store_id, chunk_id, terms, weight, kind, client, at FROM feedback \
-                 WHERE chunk_id IN ({})",
-                crate::sql::placeholders(part.len(), 1)
-            );
-            let a: Vec<Arg> = part.iter().map(|&id| id.into()).collect();
-            out.extend(self.db.query(&sql, &a, |r| {
-                Ok(FeedbackRow {
-                    store_id: r.int(0)?,
-                    chunk_id: r.int(1)?,
-                    terms: r.text(2)?,
-                    weight: r.opt_real(3)?.unwrap_or(0.0),
-                    kind: r.text(4)?,
-                    client: r.text(5)?,
-                    at: r.int(6)?,
-                })
-            })?);
-        }
-        Ok(out)
-    }
-
-    /// The positive rows of `store_ids` that carry query terms (what was found useful or
-    /// opened, for which words), newest first, at most `limit`.
-    pub fn feedback_learned(
-        &self,
-        store_ids: &[i64],
-        limit: usize,
-    ) -> Result<Vec<FeedbackRow>, IndexError> {
+    /// Every row of `store_ids`, newest first (at most [`MAX_ROWS_PER_STORE`] each, so a
+    /// bounded read): what a search learns from, in one lookup.
+    pub fn feedback_of_stores(&self, store_ids: &[i64]) -> Result<Vec<FeedbackRow>, IndexError> {
         if store_ids.is_empty() {
             return Ok(Vec::new());
         }
         let sql = format!(
-            "SELECT store_id, chunk_id, terms, weight, kind, client, at FROM feedback \
-             WHERE store_id IN ({}) AND weight > 0 AND terms <> '' ORDER BY at DESC LIMIT {}",
-            crate::sql::placeholders(store_ids.len(), 1),
-            limit.max(1)
+            "SELECT {COLUMNS} FROM feedback WHERE store_id IN ({}) ORDER BY at DESC",
+            crate::sql::placeholders(store_ids.len(), 1)
         );
         let a: Vec<Arg> = store_ids.iter().map(|&id| id.into()).collect();
-        self.db.query(&sql, &a, |r| {
-            Ok(FeedbackRow {
-                store_id: r.int(0)?,
-                chunk_id: r.int(1)?,
-                terms: r.text(2)?,
-                weight: r.opt_real(3)?.unwrap_or(0.0),
-                kind: r.text(4)?,
-                client: r.text(5)?,
-                at: r.int(6)?,
-            })
-        })
+        self.db.query(&sql, &a, row)
     }
 
     /// A store's rows, newest first (`None`: every store's).
@@ -129,28 +102,14 @@ impl Catalog {
         limit: usize,
     ) -> Result<Vec<FeedbackRow>, IndexError> {
         let (filter, a): (&str, Vec<Arg>) = match store_id {
-            Some(id) => ("WHERE store_id = ?1", args![id].to_vec()),
+            Some(id) => ("WHERE store_id = ?1", vec![id.into()]),
             None => ("", Vec::new()),
         };
-        self.db.query(
-            &format!(
-                "SELECT store_id, chunk_id, terms, weight, kind, client, at FROM feedback {filter} \
-                 ORDER BY at DESC LIMIT {}",
-                limit.max(1)
-            ),
-            &a,
-            |r| {
-                Ok(FeedbackRow {
-                    store_id: r.int(0)?,
-                    chunk_id: r.int(1)?,
-                    terms: r.text(2)?,
-                    weight: r.opt_real(3)?.unwrap_or(0.0),
-                    kind: r.text(4)?,
-                    client: r.text(5)?,
-                    at: r.int(6)?,
-                })
-            },
-        )
+        let sql = format!(
+            "SELECT {COLUMNS} FROM feedback {filter} ORDER BY at DESC LIMIT {}",
+            limit.max(1)
+        );
+        self.db.query(&sql, &a, row)
     }
 
     /// Forgets every row one client sent; returns how many.

@@ -190,13 +190,21 @@ function fullWidth(on) {
   document.querySelector("main").classList.toggle("full", on);
 }
 
-async function showGraph(symbol) {
+// Opens a view of its own (graph, brain, judge runs): no polling, no results, the whole
+// width; returns its emptied box.
+function openView() {
+  clearTimeout(polling);
   fullWidth(true);
   $("results").replaceChildren();
-  status(`graph of ${symbol}…`);
   const box = $("context");
   box.hidden = false;
   box.replaceChildren();
+  return box;
+}
+
+async function showGraph(symbol) {
+  const box = openView();
+  status(`graph of ${symbol}…`);
   try {
     const [callers, callees] = await Promise.all([graphLevel(symbol, "callers"), graphLevel(symbol, "callees")]);
     const def = (callers.definitions || [])[0];

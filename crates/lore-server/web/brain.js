@@ -3,7 +3,7 @@
 // as a timeline), a search of the brain (/api/brain/query) and a form that writes a note
 // (/api/brain/write, the same rules and errors as the MCP tool). A note's text is only ever
 // set as textContent, and links go to http(s) or to other brain files: no script or markup
-// from a note ever runs. Uses el, api, status and fullWidth from app.js.
+// from a note ever runs. Uses el, api, status and openView from app.js.
 "use strict";
 
 const AREAS = [["knowledge", "Notes"], ["wiki", "Wiki pages"], ["sessions", "Session logs"]];
@@ -208,13 +208,8 @@ async function showFile(path, box) {
 }
 
 async function showBrain() {
-  clearTimeout(polling);
-  fullWidth(true);
-  $("results").replaceChildren();
+  const box = openView();
   const p = new URLSearchParams(location.search);
-  const box = $("context");
-  box.hidden = false;
-  box.replaceChildren();
   const nav = el("div", "brain-nav");
   const all = el("a", null, "all files"); all.href = brainHref({});
   const form = el("form", "brain-search");

@@ -1,6 +1,6 @@
 // Judge runs at ?view=judge (/api/eval/runs): a chart of each run's average scores, oldest
 // to newest, and the runs listed; one opened at &run=NAME shows its summary and each
-// query's scores and the judge's analysis. Uses el, api, status and fullWidth from app.js.
+// query's scores and the judge's analysis. Uses el, api, status and openView from app.js.
 "use strict";
 
 const DIMENSIONS = ["relevance", "ranking", "coverage", "snippetQuality", "overall"];
@@ -137,13 +137,8 @@ function showRun(run, box) {
 }
 
 async function showJudge() {
-  clearTimeout(polling);
-  fullWidth(true);
-  $("results").replaceChildren();
+  const box = openView();
   const p = new URLSearchParams(location.search);
-  const box = $("context");
-  box.hidden = false;
-  box.replaceChildren();
   try {
     const name = p.get("run");
     if (name) {

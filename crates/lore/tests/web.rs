@@ -19,9 +19,15 @@ use std::process::Command;
 use std::time::Duration;
 
 fn chromium_or_skip() -> Option<PathBuf> {
-    let bin = std::env::var_os("LORE_CHROMIUM")
+    tool_or_skip("LORE_CHROMIUM", "chromium", "chromium")
+}
+
+/// The program `env` names (else `bin`), if `--version` runs; under CI its absence fails,
+/// naming the Debian `package` that has it.
+fn tool_or_skip(env: &str, bin: &str, package: &str) -> Option<PathBuf> {
+    let bin = std::env::var_os(env)
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("chromium"));
+        .unwrap_or_else(|| PathBuf::from(bin));
     let found = Command::new(&bin)
         .arg("--version")
         .output()
@@ -29,11 +35,11 @@ fn chromium_or_skip() -> Option<PathBuf> {
     if !found {
         if std::env::var_os("CI").is_some() {
             panic!(
-                "CI is set but {} does not run; install Debian's chromium",
+                "CI is set but {} does not run; install Debian's {package}",
                 bin.display()
             );
         }
-        eprintln!("skipping: no chromium to drive (set LORE_CHROMIUM)");
+        eprintln!("skipping: no {} to drive (set {env})", bin.display());
         return None;
     }
     Some(bin)

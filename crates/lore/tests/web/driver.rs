@@ -19,24 +19,7 @@ pub struct Driver {
 
 /// `chromedriver` (or `LORE_CHROMEDRIVER`), if it runs; under CI its absence fails.
 pub fn chromedriver_or_skip() -> Option<std::path::PathBuf> {
-    let bin = std::env::var_os("LORE_CHROMEDRIVER")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| "chromedriver".into());
-    let found = Command::new(&bin)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        if std::env::var_os("CI").is_some() {
-            panic!(
-                "CI is set but {} does not run; install Debian's chromium-driver",
-                bin.display()
-            );
-        }
-        eprintln!("skipping: no chromedriver (set LORE_CHROMEDRIVER)");
-        return None;
-    }
-    Some(bin)
+    crate::tool_or_skip("LORE_CHROMEDRIVER", "chromedriver", "chromium-driver")
 }
 
 /// `bin` as chromedriver needs it: a bare name looked up on PATH.
