@@ -170,7 +170,7 @@ pub fn measure(
         "writing synthetic vectors for {} chunks",
         query_corpus.chunks
     ));
-    queries::write_synthetic_vectors(&bench, pg.is_some())?;
+    queries::write_synthetic_vectors(&bench)?;
     rss.push(("synthetic vectors", stats::peak_rss()));
     let repeats = opts.query_repeats.max(1);
     let modes = queries::latency(&bench, repeats)?;
@@ -179,7 +179,7 @@ pub fn measure(
         corpus: query_corpus,
         grown,
         vectors: "synthetic vectors (latency only): deterministic pseudo-random unit vectors, one per chunk",
-        note: "engine.search wall time (freshness off, limit 10); vector and hybrid include embedding the query (its cache cleared before each run)",
+        note: "engine.search wall time as every adapter asks it (with the store's freshness, limit 10); vector and hybrid include embedding the query (its cache cleared before each run)",
         queries: queries::QUERIES.len(),
         repeats,
         modes,

@@ -97,7 +97,8 @@ pub fn store_latency(
         let req = |q: &str| SearchRequest {
             stores: vec![store.into()],
             mode,
-            freshness: false,
+            // As every adapter asks: with the store's freshness.
+            freshness: true,
             ..SearchRequest::new(q)
         };
         for q in QUERIES {
@@ -198,9 +199,11 @@ pub(crate) fn grow_store(
     Ok((size, grown))
 }
 
-/// Writes a vector snapshot of pseudo-random unit vectors, one per chunk of the bench store,
-/// at the store's current generation (the engine then loads it as is).
-pub(crate) fn write_synthetic_vectors(bench: &Engine, in_catalog: bool) -> anyhow::Result<()> {
+/// Writes pseudo-random unit vectors, one per chunk of the bench store, as its vector
+/// snapshot at the store's current generation (the engine then loads it as is) and in the
+/// catalog, so the store is what a fully embedded one is (its freshness says so, and a copy
+/// to another backend carries them).
+pub(crate) fn write_synthetic_vectors(bench: &Engine) -> anyhow::Result<()> {
     let store = bench.store_record(STORE)?;
     let mut ids: Vec<i64> = bench.chunk_paths(STORE)?.into_keys().collect();
     ids.sort_unstable();
@@ -212,15 +215,12 @@ pub(crate) fn write_synthetic_vectors(bench: &Engine, in_catalog: bool) -> anyho
     let path = bench.data_dir().store_dir(store.id).join("vectors.bin");
     lore_index::VectorSet::write(&path, lore_embed::DIM, store.generation, &rows)
         .with_context(|| format!("cannot write synthetic vectors to {}", path.display()))?;
-    if in_catalog {
-        // In the catalog too, for a copy to another backend (`--database`) to carry them.
-        let db = bench.data_dir().db();
-        let mut catalog = lore_index::Catalog::open(&db)
-            .with_context(|| format!("cannot open {}", db.display()))?;
-        let tx = catalog.begin()?;
-        let refs: Vec<(i64, &[f32])> = rows.iter().map(|(id, v)| (*id, v.as_slice())).collect();
-        tx.set_embeddings(&refs)?;
-        tx.commit()?;
-    }
+    let db = bench.data_dir().db();
+    let mut catalog =
+        lore_index::Catalog::open(&db).with_context(|| format!("cannot open {}", db.display()))?;
+    let tx = catalog.begin()?;
+    let refs: Vec<(i64, &[f32])> = rows.iter().map(|(id, v)| (*id, v.as_slice())).collect();
+    tx.set_embeddings(&refs)?;
+    tx.commit()?;
     Ok(())
 }

@@ -4,8 +4,13 @@
 
 use crate::indexer::diff;
 use crate::{Engine, EngineError};
-use lore_index::{Lease, StoreRecord};
+use lore_index::{FileRecord, Lease, StoreRecord};
+use lore_source::WalkOptions;
 use serde::Serialize;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// How current a store's index is.
 #[derive(Debug, Clone, Serialize)]
@@ -100,19 +105,69 @@ impl Engine {
         Ok(lease.map(|(holder, _)| holder))
     }
 
-    /// Counts files added, changed (size or mtime) or deleted since the last index run.
+    /// Counts files added, changed (size or mtime) or deleted since the last index run:
+    /// exact, one walk of the store's folder now.
     pub fn freshness(&self, store: &StoreRecord) -> Result<Freshness, EngineError> {
-        let manifest = self.catalog.manifest(store.id)?;
-        let walk = lore_source::walk(&store.root, &self.walk_options(store));
-        let changed_files = match walk {
-            Ok(w) => {
-                let (todo, deleted) = diff(&w.files, &manifest, false);
-                todo.len() + deleted.len()
+        let known = self.known(store)?;
+        let changed_files = changed_files(&known, self.walk_options(store));
+        self.freshness_cache.record(store.id, &known, changed_files);
+        self.freshness_with(store, &known, changed_files)
+    }
+
+    /// `freshness` as a search response shows it: the walk's count of changed files may
+    /// be up to `WALK_REUSED_FOR` old (plus one walk's time), and an older one is
+    /// refreshed in the background, so a search does not wait for a walk of thousands of
+    /// files. Exact when first asked, and whenever the store was indexed since: a run
+    /// changes its generation or its time. The shown results' own files are checked
+    /// exactly apart from this (`stale_warning`).
+    pub(crate) fn search_freshness(&self, store: &StoreRecord) -> Result<Freshness, EngineError> {
+        let known = self.known(store)?;
+        let walked = self.freshness_cache.walked(store.id, &known);
+        let changed_files = match walked {
+            Walked::Recent(n) => n,
+            Walked::Old(n) => {
+                self.freshness_cache
+                    .refresh(store.id, known.clone(), self.walk_options(store));
+                n
             }
-            // The folder is gone: everything indexed is stale.
-            Err(_) => manifest.len(),
+            Walked::Never => {
+                let n = changed_files(&known, self.walk_options(store));
+                self.freshness_cache.record(store.id, &known, n);
+                n
+            }
         };
-        let (chunks, left) = self.catalog.embedding_progress(store.id)?;
+        self.freshness_with(store, &known, changed_files)
+    }
+
+    /// The store's manifest and chunk count as of its current index run (both change only
+    /// with a run), read once per run.
+    fn known(&self, store: &StoreRecord) -> Result<Arc<Known>, EngineError> {
+        let key = (store.generation, store.indexed_at);
+        if let Some(k) = self.freshness_cache.known(store.id, key) {
+            return Ok(k);
+        }
+        let known = Arc::new(Known {
+            key,
+            root: store.root.clone(),
+            manifest: self.catalog.manifest(store.id)?,
+            chunks: self.catalog.chunk_count(store.id)?,
+        });
+        self.freshness_cache.keep(store.id, known.clone());
+        Ok(known)
+    }
+
+    fn freshness_with(
+        &self,
+        store: &StoreRecord,
+        known: &Known,
+        changed_files: usize,
+    ) -> Result<Freshness, EngineError> {
+        let chunks = known.chunks;
+        let left = if chunks == 0 {
+            0
+        } else {
+            self.catalog.unembedded_count(store.id)?
+        };
         Ok(Freshness {
             store: store.name.clone(),
             indexed_at: store.indexed_at,
@@ -125,6 +180,128 @@ impl Engine {
                 ((chunks - left.min(chunks)) as f32 / chunks as f32 * 100.0).floor() / 100.0
             },
         })
+    }
+}
+
+/// How long a search reuses the walk's count of changed files before it asks for a new one.
+const WALK_REUSED_FOR: Duration = Duration::from_secs(2);
+
+/// What a store's index holds as of one run: `key` is its (generation, indexed_at).
+pub(crate) struct Known {
+    key: (i64, Option<i64>),
+    root: PathBuf,
+    manifest: HashMap<String, FileRecord>,
+    chunks: u64,
+}
+
+/// Files added, changed or deleted since the run `known` describes: one walk.
+fn changed_files(known: &Known, options: WalkOptions) -> usize {
+    match lore_source::walk(&known.root, &options) {
+        Ok(w) => {
+            let (todo, deleted) = diff(&w.files, &known.manifest, false);
+            todo.len() + deleted.len()
+        }
+        // The folder is gone: everything indexed is stale.
+        Err(_) => known.manifest.len(),
+    }
+}
+
+enum Walked {
+    Recent(usize),
+    Old(usize),
+    Never,
+}
+
+/// Per store, what its last run indexed and what the last walk found (shared by an
+/// engine's clones, and by the background walks that refresh it).
+#[derive(Default, Clone)]
+pub(crate) struct FreshnessCache(Arc<Mutex<HashMap<i64, Cached>>>);
+
+struct Cached {
+    known: Arc<Known>,
+    /// The last walk against `known`: when it started, and the files it found changed.
+    walked: Option<(Instant, usize)>,
+    /// A background walk is under way.
+    refreshing: bool,
+}
+
+impl FreshnessCache {
+    fn known(&self, store_id: i64, key: (i64, Option<i64>)) -> Option<Arc<Known>> {
+        let map = self.0.lock().ok()?;
+        map.get(&store_id)
+            .filter(|c| c.known.key == key)
+            .map(|c| c.known.clone())
+    }
+
+    /// Keeps what a new run indexed; the last walk (against the old run) no longer counts.
+    fn keep(&self, store_id: i64, known: Arc<Known>) {
+        if let Ok(mut map) = self.0.lock() {
+            map.insert(
+                store_id,
+                Cached {
+                    known,
+                    walked: None,
+                    refreshing: false,
+                },
+            );
+        }
+    }
+
+    fn walked(&self, store_id: i64, known: &Arc<Known>) -> Walked {
+        let Ok(map) = self.0.lock() else {
+            return Walked::Never;
+        };
+        match map.get(&store_id) {
+            Some(c) if Arc::ptr_eq(&c.known, known) => match c.walked {
+                Some((at, n)) if at.elapsed() < WALK_REUSED_FOR => Walked::Recent(n),
+                Some((_, n)) => Walked::Old(n),
+                None => Walked::Never,
+            },
+            _ => Walked::Never,
+        }
+    }
+
+    /// What a walk that started at `started` found, if the run it compared with is still
+    /// the store's last.
+    fn record_at(&self, store_id: i64, known: &Arc<Known>, started: Instant, n: usize) {
+        if let Ok(mut map) = self.0.lock()
+            && let Some(c) = map.get_mut(&store_id)
+            && Arc::ptr_eq(&c.known, known)
+        {
+            c.walked = Some((started, n));
+            c.refreshing = false;
+        }
+    }
+
+    fn record(&self, store_id: i64, known: &Arc<Known>, n: usize) {
+        self.record_at(store_id, known, Instant::now(), n);
+    }
+
+    /// Walks the store again on a thread of its own, unless a walk is under way.
+    fn refresh(&self, store_id: i64, known: Arc<Known>, options: WalkOptions) {
+        {
+            let Ok(mut map) = self.0.lock() else {
+                return;
+            };
+            match map.get_mut(&store_id) {
+                Some(c) if Arc::ptr_eq(&c.known, &known) && !c.refreshing => c.refreshing = true,
+                _ => return,
+            }
+        }
+        let cache = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name("lore-freshness".into())
+            .spawn(move || {
+                let started = Instant::now();
+                let n = changed_files(&known, options);
+                cache.record_at(store_id, &known, started, n);
+            });
+        if spawned.is_err()
+            && let Ok(mut map) = self.0.lock()
+            && let Some(c) = map.get_mut(&store_id)
+        {
+            c.refreshing = false;
+        }
     }
 }
 
@@ -146,5 +323,48 @@ fn stale_files(store: &str, paths: &[String], indexing: Option<&str>) -> String 
             "{store}: {list} changed since indexing, so the lines shown may be out of date; \
              run `lore index {store}`"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{AddStore, Mode, NoProgress, SearchRequest};
+
+    #[test]
+    fn a_search_reuses_the_walk_for_a_while_and_is_exact_after_a_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(src.join("a.py"), "def wombat():\n    pass\n").unwrap();
+        let mut e = crate::test_engine(dir.path());
+        let req = AddStore {
+            name: "py".into(),
+            source: src.display().to_string(),
+            ..Default::default()
+        };
+        e.add_store(&req, &NoProgress).unwrap();
+        let mut search = SearchRequest::new("wombat");
+        search.mode = Mode::Fts;
+        let changed = |e: &crate::Engine| e.search(&search).unwrap().stores[0].changed_files;
+        assert_eq!(changed(&e), 0);
+
+        // A file added after the walk: the exact count sees it at once, and a search sees
+        // it once its reused walk is refreshed in the background.
+        std::fs::write(src.join("b.py"), "def numbat():\n    pass\n").unwrap();
+        let store = e.store_record("py").unwrap();
+        assert_eq!(e.freshness(&store).unwrap().changed_files, 1);
+        std::fs::write(src.join("c.py"), "def quoll():\n    pass\n").unwrap();
+        let started = std::time::Instant::now();
+        while changed(&e) != 2 {
+            assert!(
+                started.elapsed() < super::WALK_REUSED_FOR * 5,
+                "the background walk never saw c.py"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+
+        // A run changes the store's generation: the next search walks again, exactly.
+        e.index(&["py".to_string()], false, &NoProgress).unwrap();
+        assert_eq!(changed(&e), 0);
     }
 }

@@ -125,6 +125,8 @@ pub struct Engine {
     /// A second connection to the catalog, this engine's own, opened on first use: a
     /// search's vector half runs on it while its BM25 half runs on `catalog`.
     side: std::sync::Mutex<Option<Catalog>>,
+    /// What search responses reuse of each store's freshness (shared by clones).
+    freshness_cache: freshness::FreshnessCache,
 }
 
 /// The data dir's catalog: its SQLite file, or the PostgreSQL database it names
@@ -166,6 +168,7 @@ impl Engine {
             writer_lock: None,
             store_locks: Default::default(),
             side: Default::default(),
+            freshness_cache: Default::default(),
         })
     }
 
@@ -181,6 +184,7 @@ impl Engine {
             writer_lock: None,
             store_locks: self.store_locks.clone(),
             side: Default::default(),
+            freshness_cache: self.freshness_cache.clone(),
         })
     }
 

@@ -741,7 +741,7 @@ impl Engine {
         let stores = if req.freshness {
             stores
                 .iter()
-                .map(|s| self.freshness(s))
+                .map(|s| self.search_freshness(s))
                 .collect::<Result<Vec<_>, _>>()?
         } else {
             Vec::new()

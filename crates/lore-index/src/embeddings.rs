@@ -26,12 +26,21 @@ impl Catalog {
     /// A store's chunks, and how many of them have no embedding yet (cheap: an index
     /// scan, and a partial index of the unembedded ones on SQLite).
     pub fn embedding_progress(&self, store_id: i64) -> Result<(u64, u64), IndexError> {
-        let chunks = self.chunk_count(store_id)?;
-        let left = self.db.query_int(
-            "SELECT COUNT(*) FROM chunks WHERE store_id = ?1 AND embedding IS NULL",
-            args![store_id],
-        )?;
-        Ok((chunks, left as u64))
+        Ok((
+            self.chunk_count(store_id)?,
+            self.unembedded_count(store_id)?,
+        ))
+    }
+
+    /// How many of a store's chunks have no vector yet (read from the partial index of
+    /// those, so it costs nothing once all are embedded).
+    pub fn unembedded_count(&self, store_id: i64) -> Result<u64, IndexError> {
+        self.db
+            .query_int(
+                "SELECT COUNT(*) FROM chunks WHERE store_id = ?1 AND embedding IS NULL",
+                args![store_id],
+            )
+            .map(|n| n as u64)
     }
 
     /// Up to `limit` chunks of a store that have no embedding yet, by ascending id (what
