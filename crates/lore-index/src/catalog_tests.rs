@@ -27,7 +27,14 @@ fn old_catalogs_are_migrated() {
         conn.execute_batch(
             "CREATE TABLE files (store_id INTEGER NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
              mtime_ns INTEGER NOT NULL, hash TEXT NOT NULL, chunks INTEGER NOT NULL,
-             PRIMARY KEY (store_id, path)) WITHOUT ROWID;",
+             PRIMARY KEY (store_id, path)) WITHOUT ROWID;
+             CREATE TABLE symbols (id INTEGER PRIMARY KEY, store_id INTEGER NOT NULL,
+             path TEXT NOT NULL, name TEXT NOT NULL, qualified TEXT NOT NULL,
+             kind TEXT NOT NULL, container TEXT, signature TEXT, doc TEXT,
+             exported INTEGER NOT NULL, is_async INTEGER NOT NULL, is_test INTEGER NOT NULL,
+             start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
+             start_byte INTEGER NOT NULL, end_byte INTEGER NOT NULL, returns TEXT);
+             CREATE INDEX symbols_by_name ON symbols(store_id, name);",
         )
         .unwrap();
     }
@@ -35,6 +42,17 @@ fn old_catalogs_are_migrated() {
     assert!(catalog.manifest(1).unwrap().is_empty());
     let version = catalog.db.query_int("PRAGMA user_version", &[]).unwrap();
     assert_eq!(version, crate::schema::SCHEMA_VERSION);
+    // v11: symbols by name are also by file.
+    let by_name = catalog
+        .db
+        .query_opt(
+            "SELECT sql FROM sqlite_master WHERE name = 'symbols_by_name'",
+            &[],
+            |r| r.text(0),
+        )
+        .unwrap()
+        .unwrap();
+    assert!(by_name.ends_with("(store_id, name, path)"), "{by_name}");
     drop(catalog);
     // Opening again is a no-op.
     Catalog::open(&path).unwrap();

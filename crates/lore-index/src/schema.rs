@@ -81,7 +81,7 @@ CREATE TABLE IF NOT EXISTS symbols (
     params TEXT,
     decorators TEXT
 );
-CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(store_id, name);
+CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(store_id, name, path);
 CREATE INDEX IF NOT EXISTS symbols_by_qualified ON symbols(store_id, qualified);
 CREATE INDEX IF NOT EXISTS symbols_by_file ON symbols(store_id, path, start_byte);
 CREATE TABLE IF NOT EXISTS imports (
@@ -176,7 +176,7 @@ CREATE INDEX IF NOT EXISTS feedback_by_store ON feedback(store_id, at);
 ";
 
 /// The schema version `SCHEMA` creates; `migrate` brings older catalogs up to it.
-pub(crate) const SCHEMA_VERSION: i64 = 10;
+pub(crate) const SCHEMA_VERSION: i64 = 11;
 
 /// What made a store's vectors when it did not record it: stores embedded before lore
 /// recorded it were all embedded by the built-in model. The migrations that added the
@@ -187,6 +187,10 @@ pub(crate) const LEGACY_EMBEDDER: &str = "all-MiniLM-L6-v2/384";
 /// (the v7 migration).
 const LEGACY_FILL: &str = "UPDATE stores SET embedder = ?1 WHERE embedder IS NULL \
      AND EXISTS (SELECT 1 FROM chunks WHERE chunks.store_id = stores.id AND chunks.embedding IS NOT NULL)";
+
+/// The v11 index of symbols by name (shared with PostgreSQL's v11).
+pub(crate) const SYMBOLS_BY_NAME: &str = "DROP INDEX IF EXISTS symbols_by_name; \
+     CREATE INDEX symbols_by_name ON symbols(store_id, name, path);";
 
 fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
@@ -250,6 +254,11 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
         add_column("stores", "host", "TEXT")?;
     }
     // v10 added the feedback table (created above).
+    if version < 11 {
+        // v11: symbols by name are also by file, so a chunk's unit is one seek however
+        // common its name (`new`: thousands of rows in a large store).
+        conn.execute_batch(SYMBOLS_BY_NAME)?;
+    }
     if version != SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }

@@ -306,7 +306,7 @@ fn a_newer_schema_is_refused_and_migration_is_idempotent() {
     assert_eq!(lore_index::postgres_status(&db).unwrap().version, 0);
     assert_eq!(
         lore_index::migrate_postgres(&db).unwrap(),
-        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
     );
     assert!(lore_index::migrate_postgres(&db).unwrap().is_empty());
     // v7: BM25 reads a term's postings from the key's leaves alone (an index-only scan).
@@ -319,6 +319,16 @@ fn a_newer_schema_is_refused_and_migration_is_idempotent() {
         .unwrap()
         .unwrap();
     assert!(pkey.ends_with("INCLUDE (tf, dl)"), "{pkey}");
+    // v11: a chunk's unit is one seek by name and file.
+    let by_name = db
+        .query_opt(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'symbols_by_name'",
+            &[],
+            |r| r.text(0),
+        )
+        .unwrap()
+        .unwrap();
+    assert!(by_name.ends_with("(store_id, name, path)"), "{by_name}");
     let status = lore_index::postgres_status(&db).unwrap();
     assert_eq!(status.version, status.latest);
     assert!(status.pgvector.is_some());

@@ -8,7 +8,7 @@ use crate::IndexError;
 use crate::sql::{Sql, args};
 
 /// The newest schema this lore knows.
-pub const VERSION: i64 = 10;
+pub const VERSION: i64 = 11;
 
 /// Key of the advisory lock migrations hold (any constant unlikely to collide).
 const LOCK_KEY: i64 = 0x006c_6f72_655f_6462; // "lore_db"
@@ -238,6 +238,10 @@ const V10: &str = "CREATE TABLE IF NOT EXISTS feedback (store_id BIGINT NOT NULL
      CREATE INDEX IF NOT EXISTS feedback_by_chunk ON feedback(chunk_id); \
      CREATE INDEX IF NOT EXISTS feedback_by_store ON feedback(store_id, at);";
 
+/// v11: symbols by name are also by file, so a chunk's unit is one seek however common its
+/// name (as on SQLite).
+const V11: &str = super::SYMBOLS_BY_NAME;
+
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, V1),
     (2, V2),
@@ -249,6 +253,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (8, V8),
     (9, V9),
     (10, V10),
+    (11, V11),
 ];
 
 /// Where a database's schema stands.
