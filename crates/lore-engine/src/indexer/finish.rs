@@ -30,6 +30,18 @@ impl Engine {
         let dir = self.data.store_dir(store_id);
         std::fs::create_dir_all(&dir).map_err(|e| EngineError::io(dir.display().to_string(), e))?;
         let path = dir.join("vectors.bin");
+        // Written at the store's generation (every commit that changes its chunks bumps
+        // it) and holding as many vectors as the catalog: within one generation vectors
+        // are only added, so it is current, known without reading every chunk's row (on
+        // 137k chunks that read was 400 ms, most of a run that found nothing to do).
+        if let Ok(Some(set)) = VectorSet::load(&path)
+            && set.generation() == store.generation
+        {
+            let (chunks, left) = self.catalog.embedding_progress(store_id)?;
+            if set.len() as u64 == chunks - left.min(chunks) {
+                return Ok(());
+            }
+        }
         let (facts, problem) =
             crate::doctor::check_vectors(&self.catalog, store_id, store.generation, &path)?;
         if problem.is_none() && facts.state == "ok" {
