@@ -252,7 +252,7 @@ pub(crate) fn check_bm25(
 }
 
 /// Checks a store's vector snapshot against the catalog's stored vectors.
-pub(crate) fn check_vectors(
+fn check_vectors(
     catalog: &Catalog,
     store_id: i64,
     generation: i64,

@@ -6,8 +6,8 @@ use lore_index::{StoreRecord, VectorSet};
 use lore_source::PathFilter;
 
 impl Engine {
-    /// Rewrites the vector snapshot when it is missing, damaged or disagrees with the
-    /// catalog (doctor's check); on PostgreSQL, builds the HNSW index a large store needs.
+    /// Rewrites the vector snapshot when it is missing, damaged or behind the catalog; on
+    /// PostgreSQL, builds the HNSW index a large store needs.
     pub(super) fn refresh_vectors(&self, store_id: i64) -> Result<(), EngineError> {
         if self.catalog.holds_indexes() {
             // PostgreSQL keeps the vectors; a store grown past the exact scan gets HNSW.
@@ -34,6 +34,8 @@ impl Engine {
         // it) and holding as many vectors as the catalog: within one generation vectors
         // are only added, so it is current, known without reading every chunk's row (on
         // 137k chunks that read was 400 ms, most of a run that found nothing to do).
+        // Anything else (missing, damaged, older, short) is rewritten from the catalog;
+        // `lore doctor` compares every id.
         if let Ok(Some(set)) = VectorSet::load(&path)
             && set.generation() == store.generation
         {
@@ -41,11 +43,6 @@ impl Engine {
             if set.len() as u64 == chunks - left.min(chunks) {
                 return Ok(());
             }
-        }
-        let (facts, problem) =
-            crate::doctor::check_vectors(&self.catalog, store_id, store.generation, &path)?;
-        if problem.is_none() && facts.state == "ok" {
-            return Ok(());
         }
         let mut rows = Vec::new();
         self.catalog
