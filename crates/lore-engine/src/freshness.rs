@@ -114,10 +114,11 @@ impl Engine {
         self.freshness_with(store, &known, changed_files)
     }
 
-    /// `freshness` as a search response shows it: the walk's count of changed files may
-    /// be up to `WALK_REUSED_FOR` old (plus one walk's time), and an older one is
-    /// refreshed in the background, so a search does not wait for a walk of thousands of
-    /// files. Exact when first asked, and whenever the store was indexed since: a run
+    /// `freshness` as a search response shows it: the walk's count of changed files is
+    /// reused for `WALK_REUSED_FOR`; one up to `WALK_SHOWN_FOR` old is still shown while
+    /// a new walk runs in the background (the next search sees it), and an older one is
+    /// walked again first. So a search does not wait for a walk of thousands of files,
+    /// and never shows a count older than `WALK_SHOWN_FOR`. Exact when first asked, and whenever the store was indexed since: a run
     /// changes its generation or its time. The shown results' own files are checked
     /// exactly apart from this (`stale_warning`).
     pub(crate) fn search_freshness(&self, store: &StoreRecord) -> Result<Freshness, EngineError> {
@@ -185,6 +186,8 @@ impl Engine {
 
 /// How long a search reuses the walk's count of changed files before it asks for a new one.
 const WALK_REUSED_FOR: Duration = Duration::from_secs(2);
+/// The oldest walk a search still shows (while a new one runs): past it, the search walks.
+const WALK_SHOWN_FOR: Duration = Duration::from_secs(30);
 
 /// What a store's index holds as of one run: `key` is its (generation, indexed_at).
 pub(crate) struct Known {
@@ -254,8 +257,8 @@ impl FreshnessCache {
         match map.get(&store_id) {
             Some(c) if Arc::ptr_eq(&c.known, known) => match c.walked {
                 Some((at, n)) if at.elapsed() < WALK_REUSED_FOR => Walked::Recent(n),
-                Some((_, n)) => Walked::Old(n),
-                None => Walked::Never,
+                Some((at, n)) if at.elapsed() < WALK_SHOWN_FOR => Walked::Old(n),
+                _ => Walked::Never,
             },
             _ => Walked::Never,
         }
