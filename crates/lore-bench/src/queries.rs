@@ -94,11 +94,10 @@ pub fn store_latency(
             continue;
         }
         status(&format!("queries, {} mode", mode.as_str()));
+        // As every adapter asks: with the store's freshness (the default).
         let req = |q: &str| SearchRequest {
             stores: vec![store.into()],
             mode,
-            // As every adapter asks: with the store's freshness.
-            freshness: true,
             ..SearchRequest::new(q)
         };
         for q in QUERIES {

@@ -109,8 +109,7 @@ impl Engine {
     /// exact, one walk of the store's folder now.
     pub fn freshness(&self, store: &StoreRecord) -> Result<Freshness, EngineError> {
         let known = self.known(store)?;
-        let changed_files = changed_files(&known, self.walk_options(store));
-        self.freshness_cache.record(store.id, &known, changed_files);
+        let changed_files = self.walk_now(store, &known);
         self.freshness_with(store, &known, changed_files)
     }
 
@@ -118,9 +117,9 @@ impl Engine {
     /// reused for `WALK_REUSED_FOR`; one up to `WALK_SHOWN_FOR` old is still shown while
     /// a new walk runs in the background (the next search sees it), and an older one is
     /// walked again first. So a search does not wait for a walk of thousands of files,
-    /// and never shows a count older than `WALK_SHOWN_FOR`. Exact when first asked, and whenever the store was indexed since: a run
-    /// changes its generation or its time. The shown results' own files are checked
-    /// exactly apart from this (`stale_warning`).
+    /// and never shows a count older than `WALK_SHOWN_FOR`. Exact when first asked, and
+    /// whenever the store was indexed since: a run changes its generation or its time.
+    /// The shown results' own files are checked exactly apart from this (`stale_warning`).
     pub(crate) fn search_freshness(&self, store: &StoreRecord) -> Result<Freshness, EngineError> {
         let known = self.known(store)?;
         let walked = self.freshness_cache.walked(store.id, &known);
@@ -131,13 +130,17 @@ impl Engine {
                     .refresh(store.id, known.clone(), self.walk_options(store));
                 n
             }
-            Walked::Never => {
-                let n = changed_files(&known, self.walk_options(store));
-                self.freshness_cache.record(store.id, &known, n);
-                n
-            }
+            Walked::Never => self.walk_now(store, &known),
         };
         self.freshness_with(store, &known, changed_files)
+    }
+
+    /// Walks the store here and now, and keeps what the walk found for later searches.
+    fn walk_now(&self, store: &StoreRecord, known: &Arc<Known>) -> usize {
+        let started = Instant::now();
+        let n = changed_files(known, self.walk_options(store));
+        self.freshness_cache.record(store.id, known, started, n);
+        n
     }
 
     /// The store's manifest and chunk count as of its current index run (both change only
@@ -266,7 +269,7 @@ impl FreshnessCache {
 
     /// What a walk that started at `started` found, if the run it compared with is still
     /// the store's last.
-    fn record_at(&self, store_id: i64, known: &Arc<Known>, started: Instant, n: usize) {
+    fn record(&self, store_id: i64, known: &Arc<Known>, started: Instant, n: usize) {
         if let Ok(mut map) = self.0.lock()
             && let Some(c) = map.get_mut(&store_id)
             && Arc::ptr_eq(&c.known, known)
@@ -274,10 +277,6 @@ impl FreshnessCache {
             c.walked = Some((started, n));
             c.refreshing = false;
         }
-    }
-
-    fn record(&self, store_id: i64, known: &Arc<Known>, n: usize) {
-        self.record_at(store_id, known, Instant::now(), n);
     }
 
     /// Walks the store again on a thread of its own, unless a walk is under way.
@@ -297,7 +296,7 @@ impl FreshnessCache {
             .spawn(move || {
                 let started = Instant::now();
                 let n = changed_files(&known, options);
-                cache.record_at(store_id, &known, started, n);
+                cache.record(store_id, &known, started, n);
             });
         if spawned.is_err()
             && let Ok(mut map) = self.0.lock()
