@@ -319,7 +319,8 @@ impl Engine {
         } else {
             TermPolicy::SEARCH
         };
-        let retrieved = self.retrieve_with(&req.task, stores, req.mode, CANDIDATES, terms)?;
+        let (retrieved, ()) =
+            self.retrieve_with(&req.task, stores, req.mode, CANDIDATES, terms, || ())?;
         let ranked = Self::rank(&retrieved, req.mode, self.config.fusion);
         let store_index: HashMap<i64, usize> =
             stores.iter().enumerate().map(|(i, s)| (s.id, i)).collect();

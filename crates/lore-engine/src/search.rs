@@ -303,6 +303,12 @@ impl StoreReaders {
 #[derive(Default)]
 pub(crate) struct ReaderCache(Mutex<HashMap<i64, Arc<StoreReaders>>>);
 
+/// What a response says of its stores whatever its results (`Engine::store_state`).
+struct StoreState {
+    warnings: Vec<String>,
+    freshness: Vec<Freshness>,
+}
+
 /// Candidates of one query over several stores, before fusion.
 pub struct Retrieved {
     pub candidates: Candidates,
@@ -394,18 +400,22 @@ impl Engine {
         mode: Mode,
         n: usize,
     ) -> Result<Retrieved, EngineError> {
-        self.retrieve_with(query, stores, mode, n, TermPolicy::SEARCH)
+        self.retrieve_with(query, stores, mode, n, TermPolicy::SEARCH, || ())
+            .map(|(r, ())| r)
     }
 
-    /// `retrieve` with a choice of how the query's terms count for BM25.
-    pub(crate) fn retrieve_with(
+    /// `retrieve` with a choice of how the query's terms count for BM25, running
+    /// `meanwhile` on this thread while the query is embedded on another (after BM25): work
+    /// that does not wait for the candidates costs a vector search nothing.
+    pub(crate) fn retrieve_with<T>(
         &self,
         query: &str,
         stores: &[StoreRecord],
         mode: Mode,
         n: usize,
         terms: TermPolicy,
-    ) -> Result<Retrieved, EngineError> {
+        meanwhile: impl FnOnce() -> T,
+    ) -> Result<(Retrieved, T), EngineError> {
         // Stores kept without vectors need no query vector (nor a model).
         let vectors_wanted =
             mode.uses_vectors() && stores.iter().any(|s| !crate::stores::lexical_only(s));
@@ -435,7 +445,7 @@ impl Engine {
         // The vector half (embed the query, then search each store's vectors on the side
         // connection) runs while BM25 runs here (in tantivy, or in the database): neither
         // waits for the other.
-        let (lexical, vector) = std::thread::scope(|scope| {
+        let (lexical, vector, done) = std::thread::scope(|scope| {
             let vector = embedder.as_ref().zip(side).map(|(e, side)| {
                 let vectors = &vectors;
                 scope.spawn(move || {
@@ -462,8 +472,9 @@ impl Engine {
                         .search(&self.catalog, query, n, &self.config.boosts, terms)
                 })
                 .collect::<Result<Vec<_>, _>>();
+            let done = meanwhile();
             let vector = vector.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-            (lexical, vector)
+            (lexical, vector, done)
         });
         let vector = match vector {
             Some((found, side)) => {
@@ -504,10 +515,13 @@ impl Engine {
             let ids: Vec<i64> = c.bm25.iter().chain(&c.vector).map(|h| h.0).collect();
             c.prose = self.catalog.prose_ids(&ids)?;
         }
-        Ok(Retrieved {
-            candidates: c,
-            owner,
-        })
+        Ok((
+            Retrieved {
+                candidates: c,
+                owner,
+            },
+            done,
+        ))
     }
 
     /// Fused ranking of retrieved candidates for a mode: a single signal ranks by itself.
@@ -549,10 +563,23 @@ impl Engine {
         };
         if intent.is_some_and(|i| i.intent == Intent::FindTask) {
             let results = self.task_hits(req, &stores)?;
-            return self.respond(req, &stores, intent, results, started);
+            let state = self.store_state(req, &stores)?;
+            return self.respond(req, &stores, intent, results, state, started);
         }
         let n = self.config.candidates.max(req.limit * 3);
-        let retrieved = self.retrieve(&req.query, &stores, req.mode, n)?;
+        // What does not wait for the candidates is read while the query is embedded.
+        let (retrieved, (state, taught)) =
+            self.retrieve_with(&req.query, &stores, req.mode, n, TermPolicy::SEARCH, || {
+                // What agents taught, in one lookup.
+                let taught = if req.priors && req.feedback {
+                    let store_ids: Vec<i64> = stores.iter().map(|s| s.id).collect();
+                    self.taught(&store_ids, &req.query)
+                } else {
+                    Ok(crate::feedback::Taught::default())
+                };
+                (self.store_state(req, &stores), taught)
+            })?;
+        let (state, taught) = (state?, taught?);
         let ranked = Self::rank(&retrieved, req.mode, self.config.fusion);
         let by_id: HashMap<i64, &StoreRecord> = stores.iter().map(|s| (s.id, s)).collect();
         let words = query_words(&req.query);
@@ -574,15 +601,9 @@ impl Engine {
 
         // Every candidate's chunk, re-scored by the intent's priors.
         let mut ranked = ranked;
-        // What agents taught, in one lookup: units opened for similar queries join the
-        // candidates on the footing of a typical good one (the median of the first ten),
-        // and each unit's bounded lift ranks them with the rest.
-        let taught = if req.priors && req.feedback {
-            let store_ids: Vec<i64> = stores.iter().map(|s| s.id).collect();
-            self.taught(&store_ids, &req.query)?
-        } else {
-            crate::feedback::Taught::default()
-        };
+        // What agents taught: units opened for similar queries join the candidates on the
+        // footing of a typical good one (the median of the first ten), and each unit's
+        // bounded lift ranks them with the rest.
         if !taught.associated.is_empty() {
             let known: HashSet<i64> = ranked.iter().map(|c| c.0).collect();
             let mut top: Vec<f32> = ranked.iter().take(10).map(|c| c.1).collect();
@@ -698,19 +719,16 @@ impl Engine {
             }
             results.push(hit);
         }
-        self.respond(req, &stores, intent, results, started)
+        self.respond(req, &stores, intent, results, state, started)
     }
 
-    /// The response around `results`: warnings for empty stores, per-store freshness when
-    /// asked, token estimates.
-    fn respond(
+    /// What a response says of its stores whatever the results: warnings for empty stores
+    /// and missing BM25 indexes, and per-store freshness when asked.
+    fn store_state(
         &self,
         req: &SearchRequest,
         stores: &[StoreRecord],
-        intent: Option<IntentUsed>,
-        results: Vec<SearchHit>,
-        started: Instant,
-    ) -> Result<SearchResponse, EngineError> {
+    ) -> Result<StoreState, EngineError> {
         let mut warnings = Vec::new();
         for s in stores {
             if !self.catalog.has_chunks(s.id)? {
@@ -731,14 +749,7 @@ impl Engine {
                 ));
             }
         }
-        for s in stores {
-            let shown = results
-                .iter()
-                .filter(|h| h.unit.store == s.name)
-                .map(|h| h.unit.path.as_str());
-            warnings.extend(self.stale_warning(s, shown)?);
-        }
-        let stores = if req.freshness {
+        let freshness = if req.freshness {
             stores
                 .iter()
                 .map(|s| self.search_freshness(s))
@@ -746,6 +757,35 @@ impl Engine {
         } else {
             Vec::new()
         };
+        Ok(StoreState {
+            warnings,
+            freshness,
+        })
+    }
+
+    /// The response around `results`: the stores' state, warnings for shown files changed
+    /// since they were indexed, token estimates.
+    fn respond(
+        &self,
+        req: &SearchRequest,
+        stores: &[StoreRecord],
+        intent: Option<IntentUsed>,
+        results: Vec<SearchHit>,
+        state: StoreState,
+        started: Instant,
+    ) -> Result<SearchResponse, EngineError> {
+        let StoreState {
+            mut warnings,
+            freshness: stores_fresh,
+        } = state;
+        for s in stores {
+            let shown = results
+                .iter()
+                .filter(|h| h.unit.store == s.name)
+                .map(|h| h.unit.path.as_str());
+            warnings.extend(self.stale_warning(s, shown)?);
+        }
+        let stores = stores_fresh;
         warnings.extend(stores.iter().filter_map(Freshness::warning));
         let mut resp = SearchResponse {
             query: req.query.clone(),
