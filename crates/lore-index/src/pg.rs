@@ -18,7 +18,7 @@ use crate::fts::{BM25_B, BM25_K1, FIELDS, FieldBoosts, FtsHits, QueryPlan, TermP
 use crate::sql::{Arg, Sql, args};
 use crate::{IndexError, LexicalIndex, VectorIndex};
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// Documents and average field lengths of a store's BM25 index.
 #[derive(Debug, Clone, Copy)]
@@ -27,18 +27,25 @@ struct Stats {
     avgdl: [f64; 4],
 }
 
-/// A store's BM25 index in PostgreSQL, for one catalog generation (its statistics are
-/// read once).
+/// A store's BM25 index in PostgreSQL, for one catalog generation: its statistics are
+/// read once, and each term's document frequencies once (a generation's postings do not
+/// change; every index run starts another).
 pub struct PgLexical {
     store_id: i64,
     stats: OnceLock<Stats>,
+    /// Chunks holding a term, per field, for the terms searched so far.
+    doc_freqs: Mutex<HashMap<String, [u64; FIELDS.len()]>>,
 }
+
+/// Terms whose document frequencies a `PgLexical` keeps; past it they are read again.
+const DOC_FREQS_KEPT: usize = 100_000;
 
 impl PgLexical {
     pub fn new(store_id: i64) -> PgLexical {
         PgLexical {
             store_id,
             stats: OnceLock::new(),
+            doc_freqs: Mutex::new(HashMap::new()),
         }
     }
 
@@ -66,19 +73,54 @@ impl PgLexical {
         Ok(*self.stats.get_or_init(|| stats))
     }
 
-    /// Chunks holding each (term, field) of `terms` in this store.
+    /// Chunks holding each (term, field) of `terms` in this store: counted in the postings
+    /// for the terms not searched before (the count reads every posting of the term, as
+    /// much as scoring does).
     fn doc_freqs(
         &self,
         db: &Sql,
         terms: Vec<String>,
-    ) -> Result<HashMap<(String, usize), u64>, IndexError> {
+    ) -> Result<HashMap<String, [u64; FIELDS.len()]>, IndexError> {
+        let mut known = HashMap::with_capacity(terms.len());
+        let mut missing = Vec::new();
+        if let Ok(kept) = self.doc_freqs.lock() {
+            for t in terms {
+                match kept.get(&t) {
+                    Some(df) => {
+                        known.insert(t, *df);
+                    }
+                    None => missing.push(t),
+                }
+            }
+        } else {
+            missing = terms;
+        }
+        if missing.is_empty() {
+            return Ok(known);
+        }
         let rows = db.query(
             "SELECT term, field, COUNT(*) FROM lex_postings WHERE store_id = ?1 AND term = ANY(?2) \
              GROUP BY term, field",
-            &[self.store_id.into(), Arg::Texts(terms)],
-            |r| Ok(((r.text(0)?, r.int(1)? as usize), r.int(2)? as u64)),
+            &[self.store_id.into(), Arg::Texts(missing.clone())],
+            |r| Ok((r.text(0)?, r.int(1)? as usize, r.int(2)? as u64)),
         )?;
-        Ok(rows.into_iter().collect())
+        let mut found: HashMap<String, [u64; FIELDS.len()]> = missing
+            .into_iter()
+            .map(|t| (t, [0; FIELDS.len()]))
+            .collect();
+        for (term, field, n) in rows {
+            if let Some(df) = found.get_mut(&term).and_then(|f| f.get_mut(field)) {
+                *df = n;
+            }
+        }
+        if let Ok(mut kept) = self.doc_freqs.lock() {
+            if kept.len() + found.len() > DOC_FREQS_KEPT {
+                kept.clear();
+            }
+            kept.extend(found.iter().map(|(t, df)| (t.clone(), *df)));
+        }
+        known.extend(found);
+        Ok(known)
     }
 }
 
@@ -99,7 +141,7 @@ impl LexicalIndex for PgLexical {
         let stats = self.stats(db)?;
         let df = self.doc_freqs(db, terms)?;
         let plan = QueryPlan::new(query, boosts, policy, stats.docs, |field, t| {
-            df.get(&(t.to_string(), field)).copied().unwrap_or(0)
+            df.get(t).and_then(|f| f.get(field)).copied().unwrap_or(0)
         });
         if plan.clauses.is_empty() {
             return Ok(FtsHits::default());

@@ -224,6 +224,13 @@ fn the_catalog_bm25_and_vectors_agree_with_the_embedded_backend() {
         };
         assert_eq!(ranked(&pg, &a.hits), ranked(&lite, &b.hits), "{query}");
         assert!((a.max_score - b.max_score).abs() < 1e-3, "{query}");
+        // Searched again, the terms' document frequencies come from what the first search
+        // counted: the same hits and scores.
+        let again = lexical
+            .search(&pg, query, 10, &FieldBoosts::default(), TermPolicy::SEARCH)
+            .unwrap();
+        assert_eq!(again.hits, a.hits, "{query}");
+        assert_eq!(again.max_score, a.max_score, "{query}");
         assert_eq!(a.hits.is_empty(), query.contains("xyzzy"), "{query}");
     }
 
