@@ -20,6 +20,7 @@ mod present;
 mod progress;
 pub mod project;
 mod related;
+mod retrieve;
 pub mod sample;
 mod search;
 mod shared_brain;
@@ -45,7 +46,8 @@ pub use lore_embed::settle_threads;
 pub use present::{ContextLayer, FullLayer, estimate_tokens};
 pub use progress::{NoProgress, Phase, Progress};
 pub use related::{Related, RelatedUnit, Usage};
-pub use search::{IntentUsed, Mode, Retrieved, SearchHit, SearchRequest, SearchResponse, UnitRef};
+pub use retrieve::Retrieved;
+pub use search::{IntentUsed, Mode, SearchHit, SearchRequest, SearchResponse, UnitRef};
 pub use stores::StoreSummary;
 pub use task::{Frame, TaskClues};
 pub use unit::{Lines, MAX_UNIT_LINES, Truncation};
@@ -115,7 +117,7 @@ pub struct Engine {
     config: EngineConfig,
     /// Shared by engines cloned with `try_clone`: the model loads once per process.
     embedder: Arc<OnceLock<Arc<Embedder>>>,
-    readers: Arc<search::ReaderCache>,
+    readers: Arc<retrieve::ReaderCache>,
     /// Held for the engine's lifetime after `hold_writer_lock` (servers, watchers), and
     /// shared by the engines cloned with `try_clone_writer`.
     writer_lock: Option<Arc<WriterLock>>,

@@ -2,17 +2,14 @@
 
 use crate::evidence;
 use crate::freshness::Freshness;
-use crate::fusion::{Candidates, Fusion, Signals, fuse};
+use crate::fusion::Signals;
 use crate::intent::{Candidate, prior, query_identifiers};
 use crate::present::{ContextLayer, FullLayer, json_tokens, query_words, reason, snippet, summary};
 use crate::unit::{Lines, unit_lines};
-use crate::{Detail, Engine, EngineError, Intent, NoProgress, Param};
-use lore_index::{
-    FtsHits, LexicalIndex, StoreRecord, StoredChunk, SymbolRow, TermPolicy, VectorIndex,
-};
+use crate::{Detail, Engine, EngineError, Intent, Param};
+use lore_index::{StoreRecord, StoredChunk, SymbolRow, TermPolicy};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
@@ -37,10 +34,10 @@ impl Mode {
     pub fn parse(s: &str) -> Option<Mode> {
         Mode::ALL.into_iter().find(|m| m.as_str() == s)
     }
-    fn uses_bm25(self) -> bool {
+    pub(crate) fn uses_bm25(self) -> bool {
         self != Mode::Vector
     }
-    fn uses_vectors(self) -> bool {
+    pub(crate) fn uses_vectors(self) -> bool {
         self != Mode::Fts
     }
 }
@@ -276,94 +273,13 @@ pub struct SearchResponse {
     pub warnings: Vec<String>,
 }
 
-/// Open readers of one store, valid for one catalog generation. The vectors are opened on
-/// first use, so BM25-only searches never depend on them.
-pub(crate) struct StoreReaders {
-    generation: i64,
-    store_id: i64,
-    dir: std::path::PathBuf,
-    lexical: Box<dyn LexicalIndex>,
-    /// The BM25 index was missing when opened (it answers nothing).
-    lexical_missing: bool,
-    /// The dimension of the store's vectors.
-    dim: usize,
-    vectors: OnceLock<Arc<dyn VectorIndex>>,
-}
-
-impl StoreReaders {
-    fn vectors(&self, catalog: &lore_index::Catalog) -> Result<Arc<dyn VectorIndex>, EngineError> {
-        if let Some(v) = self.vectors.get() {
-            return Ok(v.clone());
-        }
-        let loaded = lore_index::open_vectors(catalog, self.store_id, &self.dir, self.dim)?;
-        Ok(self.vectors.get_or_init(|| loaded).clone())
-    }
-}
-
-#[derive(Default)]
-pub(crate) struct ReaderCache(Mutex<HashMap<i64, Arc<StoreReaders>>>);
-
 /// What a response says of its stores whatever its results (`Engine::store_state`).
 struct StoreState {
     warnings: Vec<String>,
     freshness: Vec<Freshness>,
 }
 
-/// Candidates of one query over several stores, before fusion.
-pub struct Retrieved {
-    pub candidates: Candidates,
-    /// Which store each candidate id belongs to.
-    pub owner: HashMap<i64, i64>,
-}
-
 impl Engine {
-    /// This engine's side connection to the catalog (see `Engine::side`), taken until
-    /// given back with `put_side_catalog`.
-    fn side_catalog(&self) -> Result<lore_index::Catalog, EngineError> {
-        let idle = self.side.lock().ok().and_then(|mut s| s.take());
-        match idle {
-            Some(side) => Ok(side),
-            None => crate::open_catalog(&self.data),
-        }
-    }
-
-    fn put_side_catalog(&self, side: lore_index::Catalog) {
-        if let Ok(mut s) = self.side.lock() {
-            *s = Some(side);
-        }
-    }
-
-    pub(crate) fn forget_readers(&self, store_id: i64) {
-        if let Ok(mut m) = self.readers.0.lock() {
-            m.remove(&store_id);
-        }
-    }
-
-    fn readers(&self, store: &StoreRecord) -> Result<Arc<StoreReaders>, EngineError> {
-        if let Ok(m) = self.readers.0.lock()
-            && let Some(r) = m.get(&store.id)
-            && r.generation == store.generation
-        {
-            return Ok(r.clone());
-        }
-        let dir = self.data.store_dir(store.id);
-        let lexical_missing = lore_index::lexical_missing(&self.catalog, &dir);
-        let lexical = lore_index::open_lexical(&self.catalog, store.id, &dir)?;
-        let r = Arc::new(StoreReaders {
-            generation: store.generation,
-            store_id: store.id,
-            dir,
-            lexical,
-            lexical_missing,
-            dim: crate::stores::store_dim(store),
-            vectors: OnceLock::new(),
-        });
-        if let Ok(mut m) = self.readers.0.lock() {
-            m.insert(store.id, r.clone());
-        }
-        Ok(r)
-    }
-
     /// Checks a request and resolves its stores.
     fn validate(&self, req: &SearchRequest) -> Result<Vec<StoreRecord>, EngineError> {
         if req.query.trim().is_empty() {
@@ -390,161 +306,6 @@ impl Engine {
             ));
         }
         Ok(stores)
-    }
-
-    /// BM25 and vector candidates of `query` over `stores` (`n` from each signal).
-    pub fn retrieve(
-        &self,
-        query: &str,
-        stores: &[StoreRecord],
-        mode: Mode,
-        n: usize,
-    ) -> Result<Retrieved, EngineError> {
-        self.retrieve_with(query, stores, mode, n, TermPolicy::SEARCH, || ())
-            .map(|(r, ())| r)
-    }
-
-    /// `retrieve` with a choice of how the query's terms count for BM25, running
-    /// `meanwhile` on this thread while the query is embedded on another (after BM25): work
-    /// that does not wait for the candidates costs a vector search nothing.
-    pub(crate) fn retrieve_with<T>(
-        &self,
-        query: &str,
-        stores: &[StoreRecord],
-        mode: Mode,
-        n: usize,
-        terms: TermPolicy,
-        meanwhile: impl FnOnce() -> T,
-    ) -> Result<(Retrieved, T), EngineError> {
-        // Stores kept without vectors need no query vector (nor a model).
-        let vectors_wanted =
-            mode.uses_vectors() && stores.iter().any(|s| !crate::stores::lexical_only(s));
-        let embedder = if vectors_wanted {
-            let embedder = self.embedder(false, &NoProgress)?;
-            for store in stores {
-                self.check_embedder(store, &embedder, false)?;
-            }
-            Some(embedder)
-        } else {
-            None
-        };
-        let mut c = Candidates::default();
-        let mut owner = HashMap::new();
-        let readers = stores
-            .iter()
-            .map(|s| self.readers(s))
-            .collect::<Result<Vec<_>, _>>()?;
-        let vectors = match embedder {
-            Some(_) => readers
-                .iter()
-                .map(|r| r.vectors(&self.catalog))
-                .collect::<Result<Vec<_>, _>>()?,
-            None => Vec::new(),
-        };
-        let side = embedder.as_ref().map(|_| self.side_catalog()).transpose()?;
-        // The vector half (embed the query, then search each store's vectors on the side
-        // connection) runs while BM25 runs here (in tantivy, or in the database): neither
-        // waits for the other.
-        let (lexical, vector, done) = std::thread::scope(|scope| {
-            let vector = embedder.as_ref().zip(side).map(|(e, side)| {
-                let vectors = &vectors;
-                scope.spawn(move || {
-                    let found = e
-                        .embed_query(query)
-                        .map_err(EngineError::from)
-                        .and_then(|q| {
-                            let hits = vectors
-                                .iter()
-                                .map(|v| v.search(&side, &q, n))
-                                .collect::<Result<Vec<_>, _>>()?;
-                            Ok((q, hits))
-                        });
-                    (found, side)
-                })
-            });
-            let lexical = readers
-                .iter()
-                .map(|r| {
-                    if !mode.uses_bm25() {
-                        return Ok(FtsHits::default());
-                    }
-                    r.lexical
-                        .search(&self.catalog, query, n, &self.config.boosts, terms)
-                })
-                .collect::<Result<Vec<_>, _>>();
-            let done = meanwhile();
-            let vector = vector.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-            (lexical, vector, done)
-        });
-        let vector = match vector {
-            Some((found, side)) => {
-                // A side connection that failed is dropped (the next search opens another).
-                if found.is_ok() {
-                    self.put_side_catalog(side);
-                }
-                Some(found?)
-            }
-            None => None,
-        };
-        for (i, (store, hits)) in stores.iter().zip(lexical?).enumerate() {
-            c.bm25_max = c.bm25_max.max(hits.max_score);
-            for &(id, _) in &hits.hits {
-                owner.insert(id, store.id);
-            }
-            let lexical: Vec<i64> = hits.hits.iter().map(|h| h.0).collect();
-            c.bm25.extend(hits.hits);
-            if let Some((q, found)) = &vector {
-                for &(id, _) in &found[i] {
-                    owner.insert(id, store.id);
-                }
-                c.vector.extend(found[i].iter().copied());
-                // Exact cosine for this store's BM25 candidates; those it has no vector for
-                // are not embedded yet.
-                let cosines = vectors[i].scores(&self.catalog, &lexical, q)?;
-                c.unembedded
-                    .extend(lexical.iter().filter(|id| !cosines.contains_key(id)));
-                c.extra_cosine.extend(cosines);
-            }
-        }
-        let desc = |a: &(i64, f32), b: &(i64, f32)| b.1.total_cmp(&a.1);
-        c.bm25.sort_by(desc);
-        c.bm25.truncate(n);
-        c.vector.sort_by(desc);
-        c.vector.truncate(n);
-        if mode == Mode::Hybrid {
-            let ids: Vec<i64> = c.bm25.iter().chain(&c.vector).map(|h| h.0).collect();
-            c.prose = self.catalog.prose_ids(&ids)?;
-        }
-        Ok((
-            Retrieved {
-                candidates: c,
-                owner,
-            },
-            done,
-        ))
-    }
-
-    /// Fused ranking of retrieved candidates for a mode: a single signal ranks by itself.
-    pub fn rank(retrieved: &Retrieved, mode: Mode, fusion: Fusion) -> Vec<(i64, f32, Signals)> {
-        let c = &retrieved.candidates;
-        match mode {
-            Mode::Hybrid => fuse(c, fusion),
-            Mode::Fts => fuse(
-                &Candidates {
-                    bm25: c.bm25.clone(),
-                    bm25_max: c.bm25_max,
-                    ..Default::default()
-                },
-                Fusion::convex(0.0),
-            ),
-            Mode::Vector => fuse(
-                &Candidates {
-                    vector: c.vector.clone(),
-                    ..Default::default()
-                },
-                Fusion::convex(1.0),
-            ),
-        }
     }
 
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse, EngineError> {
@@ -776,7 +537,7 @@ impl Engine {
     ) -> Result<SearchResponse, EngineError> {
         let StoreState {
             mut warnings,
-            freshness: stores_fresh,
+            freshness,
         } = state;
         for s in stores {
             let shown = results
@@ -785,8 +546,7 @@ impl Engine {
                 .map(|h| h.unit.path.as_str());
             warnings.extend(self.stale_warning(s, shown)?);
         }
-        let stores = stores_fresh;
-        warnings.extend(stores.iter().filter_map(Freshness::warning));
+        warnings.extend(freshness.iter().filter_map(Freshness::warning));
         let mut resp = SearchResponse {
             query: req.query.clone(),
             mode: req.mode,
@@ -795,7 +555,7 @@ impl Engine {
             results,
             estimated_tokens: 0,
             elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
-            stores,
+            stores: freshness,
             warnings,
         };
         resp.estimated_tokens = json_tokens(&resp);
