@@ -1,6 +1,7 @@
 //! Phase 5b (`lore bench --database URL`): the query store of phase 5, vectors included,
 //! copied into PostgreSQL by `db import` and timed with the same queries, side by side with
-//! the embedded backend in one run; then removed from the database.
+//! the embedded backend in one run, first reading the database, then the read copy a
+//! server keeps of it; then removed from the database.
 
 use crate::corpus::Scratch;
 use crate::queries;
@@ -46,9 +47,15 @@ pub(crate) fn measure(
     let vectors = copied.iter().map(|c| c.copied.vectors).sum();
     let timed = queries::latency(pg, repeats);
     let hnsw = hnsw_recall(pg, url);
+    status("building the server's read copy of the store, then the same queries");
+    let started = Instant::now();
+    let copied_store = pg.build_replica(STORE);
+    let copy_secs = started.elapsed().as_secs_f64();
+    let copy_timed = copied_store.map(|_| queries::latency(pg, repeats));
     let removed = pg.remove_store(STORE);
     let modes = timed?;
     let hnsw = hnsw?;
+    let copy_modes = copy_timed.context("building the read copy")??;
     removed.context("removing the bench store from PostgreSQL")?;
     Ok(PostgresReport {
         database: lore_index::redact_url(url),
@@ -56,6 +63,8 @@ pub(crate) fn measure(
         chunks,
         vectors,
         modes,
+        copy_secs,
+        copy_modes,
         hnsw,
     })
 }

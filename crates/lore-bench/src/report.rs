@@ -137,7 +137,12 @@ pub struct PostgresReport {
     pub chunks: u64,
     /// Of them, with a (synthetic) vector.
     pub vectors: u64,
+    /// Searches reading the database (no read copy).
     pub modes: Vec<ModeLatency>,
+    /// The server's read copy of the store (`Engine::build_replica`): how long it took,
+    /// and the same queries with it.
+    pub copy_secs: f64,
+    pub copy_modes: Vec<ModeLatency>,
     /// The store's HNSW index (built by the import when the store is large enough).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hnsw: Option<HnswReport>,

@@ -20,6 +20,7 @@ mod present;
 mod progress;
 pub mod project;
 mod related;
+mod replica;
 mod retrieve;
 pub mod sample;
 mod search;
@@ -90,6 +91,9 @@ pub struct EngineConfig {
     /// Embed through an OpenAI-compatible server instead of the built-in model
     /// (`LORE_EMBED_URL`, `LORE_EMBED_MODEL`, `LORE_EMBED_API_KEY`; read by `Engine::open`).
     pub endpoint: Option<lore_embed::EndpointConfig>,
+    /// On PostgreSQL, build a read copy of each searched store in the data dir (in the
+    /// background, per store generation; servers). A current copy is used either way.
+    pub replica: bool,
 }
 
 impl Default for EngineConfig {
@@ -107,6 +111,7 @@ impl Default for EngineConfig {
             reads: lore_source::Reads::default(),
             trusted_sources: Vec::new(),
             endpoint: None,
+            replica: false,
         }
     }
 }
@@ -129,6 +134,8 @@ pub struct Engine {
     side: std::sync::Mutex<Option<Catalog>>,
     /// What search responses reuse of each store's freshness (shared by clones).
     freshness_cache: freshness::FreshnessCache,
+    /// The read copies this process builds (PostgreSQL; shared by clones).
+    replicas: replica::Replicas,
 }
 
 /// The data dir's catalog: its SQLite file, or the PostgreSQL database it names
@@ -171,6 +178,7 @@ impl Engine {
             store_locks: Default::default(),
             side: Default::default(),
             freshness_cache: Default::default(),
+            replicas: Default::default(),
         })
     }
 
@@ -187,6 +195,7 @@ impl Engine {
             store_locks: self.store_locks.clone(),
             side: Default::default(),
             freshness_cache: self.freshness_cache.clone(),
+            replicas: self.replicas.clone(),
         })
     }
 

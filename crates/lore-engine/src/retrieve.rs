@@ -8,6 +8,7 @@ use crate::{Engine, EngineError, NoProgress};
 use lore_index::{FtsHits, LexicalIndex, StoreRecord, TermPolicy, VectorIndex};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
 
 /// Open readers of one store, valid for one catalog generation. The vectors are opened on
 /// first use, so BM25-only searches never depend on them.
@@ -21,6 +22,9 @@ pub(crate) struct StoreReaders {
     /// The dimension of the store's vectors.
     dim: usize,
     vectors: OnceLock<Arc<dyn VectorIndex>>,
+    /// When these readers are to be opened again though the generation holds (a read copy
+    /// still waiting for vectors, see `replica`).
+    reopen_at: Option<Instant>,
 }
 
 impl StoreReaders {
@@ -31,10 +35,22 @@ impl StoreReaders {
         let loaded = lore_index::open_vectors(catalog, self.store_id, &self.dir, self.dim)?;
         Ok(self.vectors.get_or_init(|| loaded).clone())
     }
+
+    fn current(&self, store: &StoreRecord) -> bool {
+        self.generation == store.generation && self.reopen_at.is_none_or(|t| Instant::now() < t)
+    }
 }
 
 #[derive(Default)]
 pub(crate) struct ReaderCache(Mutex<HashMap<i64, Arc<StoreReaders>>>);
+
+impl ReaderCache {
+    pub(crate) fn forget(&self, store_id: i64) {
+        if let Ok(mut m) = self.0.lock() {
+            m.remove(&store_id);
+        }
+    }
+}
 
 /// Candidates of one query over several stores, before fusion.
 pub struct Retrieved {
@@ -61,21 +77,39 @@ impl Engine {
     }
 
     pub(crate) fn forget_readers(&self, store_id: i64) {
-        if let Ok(mut m) = self.readers.0.lock() {
-            m.remove(&store_id);
-        }
+        self.readers.forget(store_id);
     }
 
     pub(crate) fn readers(&self, store: &StoreRecord) -> Result<Arc<StoreReaders>, EngineError> {
         if let Ok(m) = self.readers.0.lock()
             && let Some(r) = m.get(&store.id)
-            && r.generation == store.generation
+            && r.current(store)
         {
             return Ok(r.clone());
         }
         let dir = self.data.store_dir(store.id);
         let lexical_missing = lore_index::lexical_missing(&self.catalog, &dir);
-        let lexical = lore_index::open_lexical(&self.catalog, store.id, &dir)?;
+        let vectors = OnceLock::new();
+        let mut reopen_at = None;
+        let lexical = if self.catalog.holds_indexes() {
+            // PostgreSQL: this server's read copy where it is current, else the database.
+            let copy = lore_index::open_replica(&dir, store.generation);
+            let vectors_wanted = !crate::stores::lexical_only(store);
+            let behind = copy.lexical.is_none() || (vectors_wanted && copy.vectors.is_none());
+            if behind && self.config.replica {
+                self.replicas.refresh(&self.data, &self.readers, store);
+                reopen_at = Some(Instant::now() + crate::replica::VECTORS_RETRY);
+            }
+            if let Some(v) = copy.vectors {
+                let _ = vectors.set(Arc::new(v) as Arc<dyn VectorIndex>);
+            }
+            match copy.lexical {
+                Some(fts) => Box::new(fts) as Box<dyn LexicalIndex>,
+                None => lore_index::open_lexical(&self.catalog, store.id, &dir)?,
+            }
+        } else {
+            lore_index::open_lexical(&self.catalog, store.id, &dir)?
+        };
         let r = Arc::new(StoreReaders {
             generation: store.generation,
             store_id: store.id,
@@ -83,7 +117,8 @@ impl Engine {
             lexical,
             lexical_missing,
             dim: crate::stores::store_dim(store),
-            vectors: OnceLock::new(),
+            vectors,
+            reopen_at,
         });
         if let Ok(mut m) = self.readers.0.lock() {
             m.insert(store.id, r.clone());

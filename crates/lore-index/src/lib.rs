@@ -6,7 +6,9 @@
 //! - [`LexicalIndex`] and [`VectorIndex`]: a store's BM25 and vector search, opened for a
 //!   catalog by [`open_lexical`] and [`open_vectors`]. Embedded: [`Fts`] (tantivy, with a
 //!   code-aware tokenizer) and [`VectorSet`] (an exact snapshot), files beside the catalog.
-//!   PostgreSQL: `PgLexical` (postings tables) and `PgVectors` (pgvector), inside it.
+//!   PostgreSQL: `PgLexical` (postings tables) and `PgVectors` (pgvector), inside it; a
+//!   replica may keep a read copy of a store in its own data dir (`replica`), current
+//!   while its generation is the store's.
 //! - [`WriterLock`]: one writer per data dir (embedded).
 //!
 //! Commit order (crash safety, embedded): BM25 first, then the catalog. A crash between the
@@ -26,6 +28,7 @@ mod jobs;
 mod lock;
 mod pg;
 mod postings;
+mod replica;
 mod schema;
 mod sql;
 pub mod tokenizer;
@@ -45,6 +48,7 @@ pub use graph::{Edge, ImportRow, RefRow, RefTarget, ResolvedRef, SymbolRow};
 pub use jobs::{JOB_EXPIRY_SECS, JobProgress, JobRecord, JobStatus, Lease, is_job_id, new_job_id};
 pub use lock::{WriterLock, is_held as writer_lock_held};
 pub use pg::{CacheFit, HNSW_EF_SEARCH, HNSW_MIN_VECTORS, PgLexical, PgVectors};
+pub use replica::{REPLICA_DIR, ReplicaBuilt, ReplicaCopy, build_replica, open_replica};
 pub use schema::postgres::{SchemaStatus, migrate as migrate_postgres, status as postgres_status};
 pub use sql::{Arg, Dialect, PgOptions, Sql, SqlError, blob_to_embedding, redact as redact_url};
 pub use vectors::{VectorSet, dot};

@@ -86,6 +86,47 @@ const TEXTS: &[(&str, &str)] = &[
     ),
 ];
 
+/// A store holding [`TEXTS`] as chunks of three files, each with its vector.
+fn add_texts(catalog: &mut Catalog, new: &NewStore) -> lore_index::StoreRecord {
+    let store = catalog.create_store(new).unwrap();
+    let chunks: Vec<Chunk> = TEXTS
+        .iter()
+        .enumerate()
+        .map(|(i, (s, c))| chunk(s, c, i as u32 * 3 + 1))
+        .collect();
+    let vectors: Vec<Vec<f32>> = (0..chunks.len()).map(unit).collect();
+    let tx = catalog.begin().unwrap();
+    for (i, pair) in chunks.chunks(2).enumerate() {
+        let path = format!("src/f{i}.rs");
+        let file_rows: Vec<ChunkRow> = pair
+            .iter()
+            .enumerate()
+            .map(|(j, c)| ChunkRow {
+                id: lore_index::chunk_id(store.id, &path, c.start_byte, c.end_byte, &c.content),
+                chunk: c,
+                embedding: Some(vectors[i * 2 + j].as_slice()),
+            })
+            .collect();
+        tx.replace_file(store.id, &file(&path, file_rows.len()), &file_rows)
+            .unwrap();
+    }
+    tx.bump_generation(store.id).unwrap();
+    tx.commit().unwrap();
+    catalog.store_by_id(store.id).unwrap().unwrap()
+}
+
+fn file(path: &str, chunks: usize) -> FileRecord {
+    FileRecord {
+        path: path.into(),
+        size: 100,
+        mtime_ns: 7,
+        hash: format!("h{path}"),
+        chunks: chunks as u32,
+        skipped: None,
+        parse_error: None,
+    }
+}
+
 #[test]
 fn the_catalog_bm25_and_vectors_agree_with_the_embedded_backend() {
     let Some(url) = fresh_database("parity") else {
@@ -113,42 +154,11 @@ fn the_catalog_bm25_and_vectors_agree_with_the_embedded_backend() {
     };
     let mut rows = Vec::new();
     for catalog in [&mut pg, &mut lite] {
-        let store = catalog.create_store(&new).unwrap();
+        let store = add_texts(catalog, &new);
         assert!(matches!(
             catalog.create_store(&new),
             Err(IndexError::StoreExists(_))
         ));
-        let chunks: Vec<Chunk> = TEXTS
-            .iter()
-            .enumerate()
-            .map(|(i, (s, c))| chunk(s, c, i as u32 * 3 + 1))
-            .collect();
-        let vectors: Vec<Vec<f32>> = (0..chunks.len()).map(unit).collect();
-        let tx = catalog.begin().unwrap();
-        for (i, pair) in chunks.chunks(2).enumerate() {
-            let path = format!("src/f{i}.rs");
-            let file_rows: Vec<ChunkRow> = pair
-                .iter()
-                .enumerate()
-                .map(|(j, c)| ChunkRow {
-                    id: lore_index::chunk_id(store.id, &path, c.start_byte, c.end_byte, &c.content),
-                    chunk: c,
-                    embedding: Some(vectors[i * 2 + j].as_slice()),
-                })
-                .collect();
-            let file = FileRecord {
-                path: path.clone(),
-                size: 100,
-                mtime_ns: 7,
-                hash: format!("h{i}"),
-                chunks: file_rows.len() as u32,
-                skipped: None,
-                parse_error: None,
-            };
-            tx.replace_file(store.id, &file, &file_rows).unwrap();
-        }
-        tx.bump_generation(store.id).unwrap();
-        tx.commit().unwrap();
         rows.push(store);
     }
     // The embedded side's BM25 and snapshot, from its catalog.
@@ -806,4 +816,127 @@ fn index_batches_are_claimed_once_and_again_when_their_holder_dies() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("--database"), "{err}");
+}
+
+#[test]
+fn a_read_copy_answers_as_the_database_does_while_it_is_current() {
+    let Some(url) = fresh_database("replica") else {
+        return;
+    };
+    let mut pg = Catalog::connect(&url, &PgOptions::default()).unwrap();
+    let spec = AddStore {
+        name: "code".into(),
+        ..Default::default()
+    };
+    let new = NewStore {
+        spec: &spec,
+        kind: StoreKind::Folder,
+        source: "/src".into(),
+        root: "/src".into(),
+        max_file_bytes: 1 << 20,
+        web: None,
+        host: None,
+    };
+    let store = add_texts(&mut pg, &new);
+    let dir = tempfile::tempdir().unwrap();
+    let copy_of = |g: i64| lore_index::open_replica(dir.path(), g);
+    assert!(
+        copy_of(store.generation).lexical.is_none(),
+        "nothing built yet"
+    );
+
+    let built = lore_index::build_replica(&pg, store.id, dir.path())
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (built.generation, built.chunks, built.vectors),
+        (store.generation, 6, Some(6))
+    );
+    let copy = copy_of(store.generation);
+    let (fts, set) = (copy.lexical.unwrap(), copy.vectors.unwrap());
+    let lexical = PgLexical::new(store.id);
+    let boosts = FieldBoosts::default();
+    for query in ["retry backoff delay", "config file", "socket", "xyzzy"] {
+        let a = lexical
+            .search(&pg, query, 10, &boosts, TermPolicy::SEARCH)
+            .unwrap();
+        let b = LexicalIndex::search(&fts, &pg, query, 10, &boosts, TermPolicy::SEARCH).unwrap();
+        let scored = |hits: &[(i64, f32)]| -> Vec<(i64, i64)> {
+            let mut v: Vec<(i64, i64)> = hits
+                .iter()
+                .map(|h| (-(h.1 * 1e3).round() as i64, h.0))
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(scored(&a.hits), scored(&b.hits), "{query}");
+        assert_eq!(a.hits.is_empty(), query == "xyzzy", "{query}");
+    }
+    let q = unit(3);
+    let exact = PgVectors::new(store.id).search(&pg, &q, 3).unwrap();
+    let copied = VectorIndex::search(&set, &pg, &q, 3).unwrap();
+    assert_eq!(
+        exact.iter().map(|h| h.0).collect::<Vec<_>>(),
+        copied.iter().map(|h| h.0).collect::<Vec<_>>()
+    );
+
+    // A commit that changes the store moves its generation: the copy no longer answers,
+    // and the next build holds the change.
+    let tx = pg.begin().unwrap();
+    tx.remove_file(store.id, "src/f0.rs").unwrap();
+    let g2 = tx.bump_generation(store.id).unwrap();
+    tx.commit().unwrap();
+    let stale = copy_of(g2);
+    assert!(stale.lexical.is_none() && stale.vectors.is_none());
+    let built = lore_index::build_replica(&pg, store.id, dir.path())
+        .unwrap()
+        .unwrap();
+    assert_eq!((built.generation, built.vectors), (g2, Some(4)));
+    let fts = copy_of(g2).lexical.unwrap();
+    let hits = LexicalIndex::search(
+        &fts,
+        &pg,
+        "retry_with_backoff",
+        10,
+        &boosts,
+        TermPolicy::SEARCH,
+    )
+    .unwrap();
+    assert_eq!(
+        hits.hits.len(),
+        lexical
+            .search(&pg, "retry_with_backoff", 10, &boosts, TermPolicy::SEARCH)
+            .unwrap()
+            .hits
+            .len()
+    );
+
+    // A chunk not embedded yet: BM25 is copied, the vectors are left to the database
+    // (they are added without a new generation).
+    let c = chunk("late", "fn late() { embedded later }", 90);
+    let row = ChunkRow {
+        id: lore_index::chunk_id(
+            store.id,
+            "src/late.rs",
+            c.start_byte,
+            c.end_byte,
+            &c.content,
+        ),
+        chunk: &c,
+        embedding: None,
+    };
+    let tx = pg.begin().unwrap();
+    tx.replace_file(store.id, &file("src/late.rs", 1), &[row])
+        .unwrap();
+    let g3 = tx.bump_generation(store.id).unwrap();
+    tx.commit().unwrap();
+    let built = lore_index::build_replica(&pg, store.id, dir.path())
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (built.generation, built.chunks, built.vectors),
+        (g3, 5, None)
+    );
+    let copy = copy_of(g3);
+    assert!(copy.lexical.is_some() && copy.vectors.is_none());
 }

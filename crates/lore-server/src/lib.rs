@@ -202,6 +202,8 @@ pub fn serve(data: DataDir, opts: ServeOptions) -> Result<(), ServerError> {
     engine.config_mut().fetch = policy.fetch;
     engine.config_mut().reads = policy.reads.clone();
     engine.config_mut().workers = opts.workers;
+    // On PostgreSQL, searches read this server's copy of each store (kept current).
+    engine.config_mut().replica = true;
     engine.hold_writer_lock()?;
     // The stores already here are the operator's: their sources stay readable.
     engine.trust_present_sources()?;
@@ -287,7 +289,8 @@ pub fn serve(data: DataDir, opts: ServeOptions) -> Result<(), ServerError> {
 /// The brain is brought up to date at start and watched, so notes edited by hand are found.
 /// Its one client is the agent its user started: it reads and fetches like the CLI.
 pub fn mcp_stdio(data: DataDir) -> Result<(), ServerError> {
-    let engine = Engine::open(data.clone())?;
+    let mut engine = Engine::open(data.clone())?;
+    engine.config_mut().replica = true;
     let cwd = std::env::current_dir().ok();
     let rt = runtime()?;
     let (app, watcher) = rt.block_on(async move {

@@ -173,16 +173,20 @@ fn with_a_database_the_queries_run_on_both_backends_side_by_side() {
     assert!(pg["import_secs"].as_f64().unwrap() > 0.0, "{pg:#}");
     // The synthetic vectors went along: vector search on PostgreSQL has rows to scan.
     assert_eq!(pg["vectors"], pg["chunks"], "{pg:#}");
-    for (embedded, on_pg) in r["queries"]["modes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .zip(pg["modes"].as_array().unwrap())
-    {
-        assert_eq!(embedded["mode"], on_pg["mode"]);
-        assert!(on_pg["latency"]["p50_ms"].as_f64().unwrap() > 0.0, "{pg:#}");
+    // Reading the database, then the read copy a server keeps.
+    for timed in ["modes", "copy_modes"] {
+        for (embedded, on_pg) in r["queries"]["modes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(pg[timed].as_array().unwrap())
+        {
+            assert_eq!(embedded["mode"], on_pg["mode"]);
+            assert!(on_pg["latency"]["p50_ms"].as_f64().unwrap() > 0.0, "{pg:#}");
+        }
+        assert_eq!(pg[timed].as_array().unwrap().len(), 3, "{pg:#}");
     }
-    assert_eq!(pg["modes"].as_array().unwrap().len(), 3, "{pg:#}");
+    assert!(pg["copy_secs"].as_f64().unwrap() > 0.0, "{pg:#}");
     // The bench's store is gone from the database: a second run finds it free.
     let stores = lore.json(&["--database", &url, "store", "list"]);
     assert!(!stores.to_string().contains("\"bench\""), "{stores:#}");

@@ -900,6 +900,69 @@ fn two_servers_on_one_database_watch_and_index_each_store_once() {
     assert_eq!(info["files"], 4, "{info}");
 }
 
+/// On PostgreSQL a server searches its own read copy of a store once it has built one
+/// (BM25 in its data dir), with the answers the database gives; a store changed through
+/// the other server is searched in the database until the copy catches up, never older.
+#[test]
+fn a_server_searches_its_read_copy_and_never_an_older_store() {
+    if !ON_POSTGRES {
+        return;
+    }
+    let a = Lore::without_model();
+    if a.database().is_none() {
+        return;
+    }
+    let b = a.replica();
+    let notes = a.path("notes");
+    for k in 0..3 {
+        write(&notes, &format!("n{k}.md"), format!("# Note {k}\n\nzebra{k} stripes\n"));
+    }
+    a.ok(&["store", "add", "notes", notes.to_str().unwrap(), "--embed", "none"]);
+    let allow = a.root().display().to_string();
+    let start = |lore: &Lore| {
+        Server::start_with(
+            lore,
+            &["--addr", "127.0.0.1:0", "--allow-path", &allow],
+            &[("LORE_LOG", "info")],
+        )
+    };
+    let (sa, sb) = (start(&a), start(&b));
+    let search = |s: &Server, query: &str| {
+        let (status, body) = post(
+            &s.api("/api/search"),
+            &json!({ "query": query, "mode": "fts", "limit": 5 }),
+        );
+        assert_eq!(status, 200, "{body}");
+        body["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["path"].as_str().unwrap().to_string(), r["score"].to_string()))
+            .collect::<Vec<_>>()
+    };
+    let copies = |s: &Server| s.log().matches("read copy at generation").count();
+    let from_database = search(&sb, "zebra1 stripes");
+    assert_eq!(from_database[0].0, "n1.md", "{from_database:?}");
+    eventually("B's read copy", || copies(&sb) == 1);
+    assert!(
+        files_under(&b.data()).iter().any(|f| f.contains("replica/fts")),
+        "the copy is in B's data dir"
+    );
+    assert_eq!(search(&sb, "zebra1 stripes"), from_database, "the copy answers alike");
+
+    // A's change: B finds it at once (its copy is behind, so it reads the database) and
+    // builds a new copy.
+    write(&notes, "n3.md", "# Note 3\n\nokapi stripes\n");
+    let (status, job) = post(&sa.api("/api/stores/notes/index"), &json!({}));
+    assert_eq!(status, 202, "{job}");
+    let job = wait_job(&sa, job["id"].as_str().unwrap(), Duration::from_secs(60));
+    assert_eq!(job["status"], "done", "{job}");
+    assert_eq!(search(&sb, "okapi")[0].0, "n3.md");
+    eventually("B's second copy", || copies(&sb) == 2);
+    assert_eq!(search(&sb, "okapi")[0].0, "n3.md");
+    assert_eq!(search(&sb, "zebra1 stripes")[0].0, "n1.md");
+}
+
 #[test]
 fn two_servers_share_one_brain() {
     if !ON_POSTGRES {
