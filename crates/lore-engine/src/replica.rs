@@ -4,7 +4,6 @@
 //! store's generation; until a new one is built (on a thread of its own, after a search
 //! found the copy behind), searches read the database as before.
 
-use crate::retrieve::ReaderCache;
 use crate::{Engine, EngineError};
 use lore_core::DataDir;
 use lore_index::{ReplicaBuilt, StoreRecord};
@@ -17,9 +16,13 @@ use std::time::{Duration, Instant};
 pub(crate) const VECTORS_RETRY: Duration = Duration::from_secs(60);
 
 /// The copies this process is building, and when each store's last build ended (shared
-/// by an engine's clones: one build per store at a time).
+/// by an engine's clones). One build runs at a time: a first search over many stores
+/// queues theirs rather than building all at once.
 #[derive(Clone, Default)]
-pub(crate) struct Replicas(Arc<Mutex<HashMap<i64, Attempt>>>);
+pub(crate) struct Replicas {
+    attempts: Arc<Mutex<HashMap<i64, Attempt>>>,
+    one_at_a_time: Arc<Mutex<()>>,
+}
 
 #[derive(Clone, Copy)]
 struct Attempt {
@@ -32,7 +35,7 @@ impl Replicas {
     /// Claims the build of `store`'s copy at `generation`, unless one is running or one
     /// for this generation ended less than [`VECTORS_RETRY`] ago.
     fn claim(&self, store_id: i64, generation: i64) -> bool {
-        let Ok(mut map) = self.0.lock() else {
+        let Ok(mut map) = self.attempts.lock() else {
             return false;
         };
         let attempt = map.entry(store_id).or_insert(Attempt {
@@ -54,7 +57,7 @@ impl Replicas {
     }
 
     fn release(&self, store_id: i64) {
-        if let Ok(mut map) = self.0.lock()
+        if let Ok(mut map) = self.attempts.lock()
             && let Some(a) = map.get_mut(&store_id)
         {
             a.running = false;
@@ -62,17 +65,22 @@ impl Replicas {
         }
     }
 
-    /// Builds `store`'s copy on a thread of its own, unless `claim` refuses; the readers
-    /// of the store are reopened when it wrote something.
-    pub(crate) fn refresh(&self, data: &DataDir, readers: &Arc<ReaderCache>, store: &StoreRecord) {
+    /// Builds `store`'s copy on a thread of its own, unless `claim` refuses; `on_built` runs
+    /// when it wrote one (the store's readers are to be opened again).
+    pub(crate) fn refresh(
+        &self,
+        data: &DataDir,
+        store: &StoreRecord,
+        on_built: impl FnOnce() + Send + 'static,
+    ) {
         if !self.claim(store.id, store.generation) {
             return;
         }
-        let (this, data, readers, store_id) =
-            (self.clone(), data.clone(), readers.clone(), store.id);
+        let (this, data, store_id) = (self.clone(), data.clone(), store.id);
         let spawned = std::thread::Builder::new()
             .name("lore-replica".into())
             .spawn(move || {
+                let _turn = this.one_at_a_time.lock();
                 let started = Instant::now();
                 match build(&data, store_id) {
                     Ok(Some(built)) => {
@@ -87,7 +95,7 @@ impl Replicas {
                                 }),
                             started.elapsed().as_secs_f64()
                         );
-                        readers.forget(store_id);
+                        on_built();
                     }
                     Ok(None) => {}
                     Err(e) => tracing::warn!("store #{store_id}: read copy not built: {e}"),

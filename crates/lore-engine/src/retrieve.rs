@@ -97,7 +97,10 @@ impl Engine {
             let vectors_wanted = !crate::stores::lexical_only(store);
             let behind = copy.lexical.is_none() || (vectors_wanted && copy.vectors.is_none());
             if behind && self.config.replica {
-                self.replicas.refresh(&self.data, &self.readers, store);
+                let readers = self.readers.clone();
+                let store_id = store.id;
+                self.replicas
+                    .refresh(&self.data, store, move || readers.forget(store_id));
                 reopen_at = Some(Instant::now() + crate::replica::VECTORS_RETRY);
             }
             if let Some(v) = copy.vectors {

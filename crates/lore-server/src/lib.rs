@@ -137,6 +137,8 @@ pub struct ServeOptions {
     pub max_file_bytes: u64,
     /// How index runs share their files with `lore worker`s (PostgreSQL).
     pub workers: lore_engine::Workers,
+    /// On PostgreSQL, search a read copy of each store kept in the data dir.
+    pub read_copy: bool,
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, ServerError> {
@@ -203,7 +205,7 @@ pub fn serve(data: DataDir, opts: ServeOptions) -> Result<(), ServerError> {
     engine.config_mut().reads = policy.reads.clone();
     engine.config_mut().workers = opts.workers;
     // On PostgreSQL, searches read this server's copy of each store (kept current).
-    engine.config_mut().replica = true;
+    engine.config_mut().replica = opts.read_copy;
     engine.hold_writer_lock()?;
     // The stores already here are the operator's: their sources stay readable.
     engine.trust_present_sources()?;

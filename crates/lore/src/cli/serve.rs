@@ -32,6 +32,11 @@ pub struct ServeArgs {
     /// (`maxFileSize`), never more.
     #[arg(long, value_name = "BYTES", default_value_t = lore_server::DEFAULT_MAX_FILE_BYTES)]
     pub max_file_size: u64,
+    /// On PostgreSQL, search the database itself rather than a read copy of each store
+    /// kept in the data dir (BM25 and vectors, rebuilt in the background when a store
+    /// changes; the database answers until it is current).
+    #[arg(long)]
+    pub no_read_copy: bool,
 }
 
 impl ServeArgs {
@@ -45,6 +50,7 @@ impl ServeArgs {
             max_query_bytes: self.max_query_bytes,
             max_file_bytes: self.max_file_size,
             workers: lore_engine::Workers::None,
+            read_copy: !self.no_read_copy,
         }
     }
 }
