@@ -2,7 +2,8 @@
 //! after a search (recorded by the server), become a bounded lift in later rankings.
 //!
 //! Learning is a per-unit prior with decay: each signal weighs useful +1, opened +0.5, not
-//! useful −1, halves every [`HALF_LIFE_DAYS`], and counts fully when the new query shares the
+//! useful −1, missed −0.25 (shown first by a search the searcher redid with other words,
+//! opening nothing), halves every [`HALF_LIFE_DAYS`], and counts fully when the new query shares the
 //! signal's query terms, half when it shares none (a unit that helped helps again, for other
 //! words too, but less). One client's signals on a unit are capped at ±[`CLIENT_CAP`], so a
 //! flood from one client moves a unit by at most `1 ± LIFT × tanh(CAP / 2)`; all clients
@@ -10,7 +11,7 @@
 //! a unit that changes starts afresh. A search reads them in one lookup for its candidates.
 
 use crate::{Engine, EngineError};
-use lore_index::FeedbackRow;
+use lore_index::{FeedbackRow, StoreRecord};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
@@ -29,6 +30,7 @@ fn weight(kind: &str) -> f64 {
         "useful" => 1.0,
         "not_useful" => -1.0,
         "opened" => 0.5,
+        "missed" => -0.25,
         _ => 0.0,
     }
 }
@@ -84,37 +86,78 @@ impl Engine {
     /// Records an explicit mark on a result.
     pub fn feedback(&self, req: &FeedbackRequest) -> Result<FeedbackRecorded, EngineError> {
         let kind = if req.useful { "useful" } else { "not_useful" };
-        self.record_signal(&req.result_id, req.query.as_deref(), kind, &req.client)
+        let (store, recorded) =
+            self.record_signal(&req.result_id, req.query.as_deref(), kind, &req.client)?;
+        recorded.ok_or_else(|| {
+            EngineError::Input(format!(
+                "feedback is off for store {store}; `lore feedback on {store}` turns it on"
+            ))
+        })
     }
 
-    /// Records that a result was opened after the search `query` showed it.
+    /// Records that a result was opened after the search `query` showed it (nothing when
+    /// the store's feedback is off).
     pub fn record_opened(
         &self,
         result_id: &str,
         query: &str,
         client: &str,
-    ) -> Result<FeedbackRecorded, EngineError> {
-        self.record_signal(result_id, Some(query), "opened", client)
+    ) -> Result<Option<FeedbackRecorded>, EngineError> {
+        Ok(self
+            .record_signal(result_id, Some(query), "opened", client)?
+            .1)
     }
 
+    /// Records that a search's first results were passed over: the searcher searched again
+    /// with other words soon after, opening none of them (a weak signal against them for
+    /// that query's words). Units changed since are skipped; returns how many were recorded.
+    pub fn record_missed(
+        &self,
+        result_ids: &[String],
+        query: &str,
+        client: &str,
+    ) -> Result<usize, EngineError> {
+        let mut n = 0;
+        for id in result_ids {
+            match self.record_signal(id, Some(query), "missed", client) {
+                Ok((_, recorded)) => n += usize::from(recorded.is_some()),
+                Err(EngineError::NotFound(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(n)
+    }
+
+    /// Turns what agents teach on or off for one store: off, no signal is recorded for it
+    /// and none changes its ranking (those recorded are kept, for when it is on again).
+    pub fn set_feedback(&self, store: &str, on: bool) -> Result<StoreRecord, EngineError> {
+        let s = self.require_store(store)?;
+        self.catalog.set_feedback(s.id, on)?;
+        self.require_store(store)
+    }
+
+    /// The store the result is in, and the signal recorded (`None`: its feedback is off).
     fn record_signal(
         &self,
         result_id: &str,
         query: Option<&str>,
         kind: &str,
         client: &str,
-    ) -> Result<FeedbackRecorded, EngineError> {
+    ) -> Result<(String, Option<FeedbackRecorded>), EngineError> {
         let id = parse_id(result_id)?;
         let Some(chunk) = self.catalog.chunks(&[id])?.into_iter().next() else {
             return Err(EngineError::NotFound(format!(
                 "no result {result_id}: the unit changed or its store was re-indexed; search again"
             )));
         };
-        let store = self
-            .catalog
-            .store_by_id(chunk.store_id)?
-            .map(|s| s.name)
-            .unwrap_or_default();
+        let Some(store) = self.catalog.store_by_id(chunk.store_id)? else {
+            return Err(EngineError::NotFound(format!(
+                "no result {result_id}: its store was removed"
+            )));
+        };
+        if !store.feedback {
+            return Ok((store.name, None));
+        }
         let row = FeedbackRow {
             store_id: chunk.store_id,
             chunk_id: id,
@@ -125,12 +168,13 @@ impl Engine {
             at: 0,
         };
         self.catalog.add_feedback(&row, RETENTION_DAYS * 86_400)?;
-        Ok(FeedbackRecorded {
-            store,
+        let recorded = FeedbackRecorded {
+            store: store.name.clone(),
             id: format!("{id:016x}"),
             kind: kind.to_string(),
             weight: row.weight,
-        })
+        };
+        Ok((store.name, Some(recorded)))
     }
 
     /// Recorded signals, newest first (of one store, or all).
@@ -151,6 +195,11 @@ impl Engine {
             .map(|s| self.require_store(s).map(|r| r.id))
             .transpose()?;
         Ok(self.catalog.feedback_reset(id)?)
+    }
+
+    /// Bytes the recorded signals take in the catalog (rows and indexes).
+    pub fn feedback_bytes(&self) -> Result<u64, EngineError> {
+        Ok(self.catalog.feedback_bytes()?)
     }
 
     /// Forgets what one client sent (an evaluation's own signals).

@@ -333,7 +333,9 @@ impl Engine {
             self.retrieve_with(&req.query, &stores, req.mode, n, TermPolicy::SEARCH, || {
                 // What agents taught, in one lookup.
                 let taught = if req.priors && req.feedback {
-                    let store_ids: Vec<i64> = stores.iter().map(|s| s.id).collect();
+                    // Only stores whose feedback is on.
+                    let store_ids: Vec<i64> =
+                        stores.iter().filter(|s| s.feedback).map(|s| s.id).collect();
                     self.taught(&store_ids, &req.query)
                 } else {
                     Ok(crate::feedback::Taught::default())

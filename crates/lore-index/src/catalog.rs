@@ -41,6 +41,9 @@ pub struct StoreRecord {
     /// for stores added before lore recorded it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    /// Whether what agents teach (`lore feedback`) is recorded for it and changes its
+    /// ranking.
+    pub feedback: bool,
 }
 
 /// What `create_store` needs: the store as asked for, and what the engine resolved.
@@ -124,7 +127,7 @@ fn parse_list(s: &str) -> Vec<String> {
 }
 
 const STORE_COLUMNS: &str = "id, name, kind, source, root, branch, includes, excludes, description, \
-     max_file_bytes, created_at, indexed_at, generation, web, embedder, host";
+     max_file_bytes, created_at, indexed_at, generation, web, embedder, host, feedback";
 
 fn store_from_row(r: &mut Row) -> Result<StoreRecord, SqlError> {
     Ok(StoreRecord {
@@ -144,6 +147,7 @@ fn store_from_row(r: &mut Row) -> Result<StoreRecord, SqlError> {
         web: r.opt_text(13)?.and_then(|j| serde_json::from_str(&j).ok()),
         embedder: r.opt_text(14)?,
         host: r.opt_text(15)?,
+        feedback: r.int(16)? != 0,
     })
 }
 

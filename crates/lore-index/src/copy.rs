@@ -67,8 +67,9 @@ pub fn copy_store(
         let tx = to.begin()?;
         tx.db.execute(
             "INSERT INTO stores (id, name, kind, source, root, branch, includes, excludes, \
-             description, max_file_bytes, created_at, indexed_at, generation, web, embedder, host) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+             description, max_file_bytes, created_at, indexed_at, generation, web, embedder, host, \
+             feedback) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
             args![
                 store.id,
                 &store.name,
@@ -88,7 +89,8 @@ pub fn copy_store(
                     .as_ref()
                     .and_then(|w| serde_json::to_string(w).ok()),
                 &store.embedder,
-                &store.host
+                &store.host,
+                i64::from(store.feedback)
             ],
         )?;
         tx.commit()?;

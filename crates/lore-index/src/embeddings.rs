@@ -7,6 +7,15 @@ use crate::sql::{Arg, args};
 use std::collections::HashMap;
 
 impl Catalog {
+    /// Turns what agents teach on or off for a store.
+    pub fn set_feedback(&self, store_id: i64, on: bool) -> Result<(), IndexError> {
+        self.db.execute(
+            "UPDATE stores SET feedback = ?2 WHERE id = ?1",
+            args![store_id, i64::from(on)],
+        )?;
+        Ok(())
+    }
+
     /// Records what embeds the store's vectors (`MODEL/DIMENSION`), or forgets it (`None`)
     /// with every vector of the store, for a re-embedding.
     pub fn set_embedder(&self, store_id: i64, embedder: Option<&str>) -> Result<(), IndexError> {

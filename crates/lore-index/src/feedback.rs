@@ -44,6 +44,18 @@ fn row(r: &mut crate::sql::Row) -> Result<FeedbackRow, crate::sql::SqlError> {
 }
 
 impl Catalog {
+    /// Bytes the feedback rows and their indexes take (every store's).
+    pub fn feedback_bytes(&self) -> Result<u64, IndexError> {
+        let sql = match self.dialect() {
+            crate::Dialect::Sqlite => {
+                "SELECT COALESCE(SUM(pgsize), 0) FROM dbstat \
+                 WHERE name IN ('feedback', 'feedback_by_chunk', 'feedback_by_store')"
+            }
+            crate::Dialect::Postgres => "SELECT pg_total_relation_size('feedback')",
+        };
+        Ok(self.db.query_int(sql, &[])?.max(0) as u64)
+    }
+
     /// Records `row` (its `at` set to now when 0), then trims the store to its bound and
     /// its retention (`retention_secs`; 0 keeps rows forever).
     pub fn add_feedback(&self, row: &FeedbackRow, retention_secs: i64) -> Result<(), IndexError> {

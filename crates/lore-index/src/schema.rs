@@ -24,7 +24,8 @@ CREATE TABLE IF NOT EXISTS stores (
     generation INTEGER NOT NULL DEFAULT 0,
     web TEXT,
     embedder TEXT,
-    host TEXT
+    host TEXT,
+    feedback INTEGER NOT NULL DEFAULT 1
 );
 CREATE TABLE IF NOT EXISTS files (
     store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
@@ -176,7 +177,7 @@ CREATE INDEX IF NOT EXISTS feedback_by_store ON feedback(store_id, at);
 ";
 
 /// The schema version `SCHEMA` creates; `migrate` brings older catalogs up to it.
-pub(crate) const SCHEMA_VERSION: i64 = 11;
+pub(crate) const SCHEMA_VERSION: i64 = 12;
 
 /// What made a store's vectors when it did not record it: stores embedded before lore
 /// recorded it were all embedded by the built-in model. The migrations that added the
@@ -258,6 +259,10 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
         // v11: symbols by name are also by file, so a chunk's unit is one seek however
         // common its name (`new`: thousands of rows in a large store).
         conn.execute_batch(SYMBOLS_BY_NAME)?;
+    }
+    if version < 12 {
+        // v12: stores.feedback (whether what agents teach changes the store's ranking).
+        add_column("stores", "feedback", "INTEGER NOT NULL DEFAULT 1")?;
     }
     if version != SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;

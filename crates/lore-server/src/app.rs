@@ -41,12 +41,21 @@ pub(crate) struct App {
     recent: Arc<std::sync::Mutex<std::collections::VecDeque<Shown>>>,
 }
 
-/// A search as remembered: when, its query, the ids it showed.
-type Shown = (Instant, String, Vec<String>);
+/// A search as remembered: when, its query, the ids it showed, whether one was opened.
+struct Shown {
+    at: Instant,
+    query: String,
+    ids: Vec<String>,
+    opened: bool,
+}
 
 /// Searches remembered for implicit feedback, and for how long.
 const RECENT_SEARCHES: usize = 64;
 const RECENT_FOR: Duration = Duration::from_secs(600);
+/// A search with other words this soon after one whose results were not opened says
+/// those results missed; its first [`MISSED_SHOWN`] are recorded as passed over.
+const SEARCHED_AGAIN_WITHIN: Duration = Duration::from_secs(120);
+const MISSED_SHOWN: usize = 3;
 
 impl App {
     pub fn new(
@@ -101,9 +110,15 @@ impl App {
             .boolean("deps")
             .map_err(AppError::BadRequest)?;
         let project = if deps { Some(dep_project()?) } else { None };
+        let missed = self.missed_before(&req.query);
         let resp = self
             .pool
             .run(move |e| {
+                if let Some((query, ids)) = missed
+                    && let Err(err) = e.record_missed(&ids, &query, "server")
+                {
+                    tracing::warn!("recording that a search was searched again: {err}");
+                }
                 if let Some(project) = project {
                     let stores = e.project_dep_stores(&project)?;
                     if stores.is_empty() {
@@ -121,10 +136,29 @@ impl App {
             if recent.len() >= RECENT_SEARCHES {
                 recent.pop_front();
             }
-            let ids = resp.results.iter().map(|h| h.unit.id.clone()).collect();
-            recent.push_back((Instant::now(), resp.query.clone(), ids));
+            recent.push_back(Shown {
+                at: Instant::now(),
+                query: resp.query.clone(),
+                ids: resp.results.iter().map(|h| h.unit.id.clone()).collect(),
+                opened: false,
+            });
         }
         Ok(resp)
+    }
+
+    /// The last search's query and first results, when `query` searches again with other
+    /// words soon after it and none of its results was opened.
+    fn missed_before(&self, query: &str) -> Option<(String, Vec<String>)> {
+        let recent = self.recent.lock().ok()?;
+        let last = recent.back()?;
+        let again = last.at.elapsed() < SEARCHED_AGAIN_WITHIN
+            && !last.opened
+            && !last.ids.is_empty()
+            && !last.query.trim().eq_ignore_ascii_case(query.trim());
+        again.then(|| {
+            let ids = last.ids.iter().take(MISSED_SHOWN).cloned().collect();
+            (last.query.clone(), ids)
+        })
     }
 
     /// Explicit feedback on a result: {id, useful, query?}.
@@ -178,12 +212,13 @@ impl App {
     pub async fn context(&self, id: &str) -> Result<UnitContext, AppError> {
         let id = id.to_string();
         // Shown by a recent search: opening it says it mattered for that query.
-        let shown = self.recent.lock().ok().and_then(|recent| {
-            recent
-                .iter()
+        let shown = self.recent.lock().ok().and_then(|mut recent| {
+            let s = recent
+                .iter_mut()
                 .rev()
-                .find(|(at, _, ids)| at.elapsed() < RECENT_FOR && ids.contains(&id))
-                .map(|(_, q, _)| q.clone())
+                .find(|s| s.at.elapsed() < RECENT_FOR && s.ids.contains(&id))?;
+            s.opened = true;
+            Some(s.query.clone())
         });
         self.pool
             .run(move |e| {

@@ -401,6 +401,7 @@ mod tests {
             web: None,
             embedder: None,
             host: None,
+            feedback: true,
         };
         let mut w = Watched {
             filter: engine.path_filter(&store).unwrap(),

@@ -296,6 +296,30 @@ fn run_feedback(engine: &Engine, a: FeedbackArgs, json: bool) -> anyhow::Result<
             s.queries
         );
     }
+    let p = &r.poisoning;
+    out!(
+        "poisoning: {} useful marks from one client on the last unit each control query shows",
+        p.marks_per_query
+    );
+    for q in &p.queries {
+        let rank = |r: Option<usize>| r.map_or("-".to_string(), |r| r.to_string());
+        out!(
+            "  {:<50} unit {:>2} -> {:>2}   relevant {} -> {}",
+            q.query,
+            q.unit_before,
+            rank(q.unit_after),
+            rank(q.relevant_before),
+            rank(q.relevant_after)
+        );
+    }
+    out!(
+        "  best climb {} places; control while poisoned MRR@10 {:.3} Acc@5 {:.3}; \
+         {} bytes per 10,000 signals",
+        p.best_climb,
+        p.control_poisoned.mrr_at_10,
+        p.control_poisoned.acc_at_5,
+        p.bytes_per_10k_signals
+    );
     Ok(())
 }
 

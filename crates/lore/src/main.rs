@@ -452,6 +452,26 @@ fn feedback(
             }
             Ok(())
         }
+        "on" | "off" => {
+            let Some(store) = arg else {
+                return Err(EngineError::Input(format!(
+                    "say which store: lore feedback {target} STORE"
+                ))
+                .into());
+            };
+            let s = engine.set_feedback(&store, target == "on")?;
+            if ctx.json {
+                return output::print_json(
+                    &serde_json::json!({ "store": s.name, "feedback": s.feedback }),
+                );
+            }
+            out!(
+                "feedback is {} for store {}",
+                if s.feedback { "on" } else { "off" },
+                s.name
+            );
+            Ok(())
+        }
         "reset" => {
             let n = engine.feedback_reset(arg.as_deref())?;
             if ctx.json {

@@ -8,7 +8,7 @@ use crate::IndexError;
 use crate::sql::{Sql, args};
 
 /// The newest schema this lore knows.
-pub const VERSION: i64 = 11;
+pub const VERSION: i64 = 12;
 
 /// Key of the advisory lock migrations hold (any constant unlikely to collide).
 const LOCK_KEY: i64 = 0x006c_6f72_655f_6462; // "lore_db"
@@ -242,6 +242,10 @@ const V10: &str = "CREATE TABLE IF NOT EXISTS feedback (store_id BIGINT NOT NULL
 /// name (as on SQLite).
 const V11: &str = super::SYMBOLS_BY_NAME;
 
+/// v12: whether what agents teach changes a store's ranking (as on SQLite).
+const V12: &str =
+    "ALTER TABLE stores ADD COLUMN IF NOT EXISTS feedback INTEGER NOT NULL DEFAULT 1;";
+
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, V1),
     (2, V2),
@@ -254,6 +258,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (9, V9),
     (10, V10),
     (11, V11),
+    (12, V12),
 ];
 
 /// Where a database's schema stands.

@@ -226,11 +226,13 @@ pub enum Command {
     },
     /// Teach lore which results helped: `lore feedback RESULT_ID useful|not-useful [--query
     /// Q]`; `lore feedback list [STORE]` shows what was recorded, `lore feedback reset
-    /// [STORE]` forgets it.
+    /// [STORE]` forgets it, `lore feedback off|on STORE` stops or resumes recording and
+    /// using it for one store.
     Feedback {
-        /// A result id, or `list` or `reset`.
+        /// A result id, or `list`, `reset`, `on` or `off`.
         target: String,
-        /// `useful` or `not-useful` (after a result id); a store name (after list or reset).
+        /// `useful` or `not-useful` (after a result id); a store name (after list, reset,
+        /// on or off).
         arg: Option<String>,
         /// The query the result answered (its words count most for the same words again).
         #[arg(long)]

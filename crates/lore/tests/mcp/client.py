@@ -5,7 +5,8 @@
 
 Checks, in order: the handshake (server info, tools capability), the tool list (names,
 annotations, small schemas), `search` (results with ids, the expected file first, per-store
-freshness), `get_full_context` on the first result id, `code_graph` (a definition, and a tool
+freshness), `get_full_context` on the first result id, `feedback` on it (and a tool error
+without `useful`), `code_graph` (a definition, and a tool
 error for a bad direction), a tool error for an unknown store, a
 tool error for a bad result id, and a protocol error for an unknown tool. With --add NAME=PATH it
 also adds a folder store through the `stores` tool and polls the job until it is done.
@@ -63,6 +64,12 @@ async def run(args):
         unit = await ok(client, "get_full_context", {"resultId": results[0]["id"]})
         check(unit["path"] == args.expect and unit["content"], f"bad unit: {unit}")
         check(isinstance(unit.get("outline"), list), "unit has no outline")
+
+        # Opening it after the search recorded an "opened" signal; marks are explicit.
+        marked = await ok(client, "feedback", {"id": results[0]["id"], "useful": True, "query": args.query})
+        check(marked["kind"] == "useful" and marked["id"] == results[0]["id"], f"feedback: {marked}")
+        r = await client.call_tool("feedback", {"id": results[0]["id"]})
+        check(r.is_error and "useful" in text_of(r), f"feedback without useful: {text_of(r)}")
 
         graph = await ok(client, "code_graph", {"symbol": args.symbol, "direction": "definition"})
         check(graph["definitions"] and graph["definitions"][0]["path"] == args.expect, f"graph: {graph}")

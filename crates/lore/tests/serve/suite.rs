@@ -53,6 +53,14 @@ fn mcp_over_stdio_with_the_python_sdk() {
     );
     eprintln!("stdio: {m}");
     assert!(m["first_search_ms"].as_f64().unwrap() > 0.0);
+    // The client opened its first result after the search (`get_full_context`) and marked
+    // it useful (`feedback`): both recorded, on that unit.
+    let list = lore.json(&["feedback", "list"]);
+    let rows = list.as_array().unwrap();
+    let mut kinds: Vec<&str> = rows.iter().filter_map(|r| r["kind"].as_str()).collect();
+    kinds.sort_unstable();
+    assert_eq!(kinds, ["opened", "useful"], "{list}");
+    assert_eq!(rows[0]["chunk_id"], rows[1]["chunk_id"], "{list}");
     // The stdio server added the store in its own process; the CLI sees it.
     let info = lore.json(&["store", "info", "notes"]);
     assert_eq!(info["files"], 1, "{info}");
@@ -1205,8 +1213,13 @@ fn opened_and_marked_results_teach_the_ranking() {
     let err = lore.fails(&["feedback", id, "maybe"], 1);
     assert!(err.contains("useful or not-useful"), "{err}");
 
-    // Through the server: a search, then the result opened, is recorded as opened.
+    // Through the server: a search redone with other words at once, nothing opened,
+    // records the first one's results as missed; a search, then the result opened, is
+    // recorded as opened.
     let server = Server::no_watch(&lore, &[]);
+    let (status, passed) = post(&server.api("/api/search"), &json!({"query": "retry", "mode": "fts"}));
+    assert_eq!(passed["results"].as_array().map(Vec::len), Some(2), "{passed}");
+    assert_eq!(status, 200, "{passed}");
     let (status, found) = post(&server.api("/api/search"), &json!({"query": "failed attempt", "mode": "fts"}));
     assert_eq!(status, 200, "{found}");
     let opened = found["results"][0]["id"].as_str().unwrap().to_string();
@@ -1221,9 +1234,24 @@ fn opened_and_marked_results_teach_the_ranking() {
     let list = lore.json(&["feedback", "list", "code"]);
     let mut kinds: Vec<&str> = list.as_array().unwrap().iter().filter_map(|r| r["kind"].as_str()).collect();
     kinds.sort_unstable();
-    assert_eq!(kinds, ["not_useful", "opened", "useful"], "{list}");
+    assert_eq!(kinds, ["missed", "missed", "not_useful", "opened", "useful"], "{list}");
     let reset = lore.json(&["feedback", "reset", "code"]);
-    assert_eq!(reset["removed"], 3);
+    assert_eq!(reset["removed"], 5);
     let back = search(&[]);
     assert_eq!(back["results"][0]["path"], first.as_str(), "forgotten: {back}");
+
+    // Off for the store: its marks no longer lift anything, new ones are refused; on
+    // again, the kept mark lifts again.
+    lore.ok(&["feedback", id, "useful", "--query", "retry after a failed attempt"]);
+    assert_eq!(search(&[])["results"][0]["id"], other["id"]);
+    let off = lore.json(&["feedback", "off", "code"]);
+    assert_eq!(off["feedback"], false, "{off}");
+    let unlifted = search(&[]);
+    assert_eq!(unlifted["results"][0]["path"], first.as_str(), "off: {unlifted}");
+    let err = lore.fails(&["feedback", id, "useful"], 1);
+    assert!(err.contains("feedback is off for store code"), "{err}");
+    let err = lore.fails(&["feedback", "off"], 1);
+    assert!(err.contains("lore feedback off STORE"), "{err}");
+    lore.ok(&["feedback", "on", "code"]);
+    assert_eq!(search(&[])["results"][0]["id"], other["id"], "on again");
 }
