@@ -14,6 +14,7 @@ use crate::{Engine, EngineError};
 use lore_index::{FeedbackRow, StoreRecord};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 
 /// The most a unit's score moves (±25%).
 pub const LIFT: f32 = 0.25;
@@ -207,13 +208,21 @@ impl Engine {
         Ok(self.catalog.feedback_forget_client(client)?)
     }
 
-    /// What agents taught about `store_ids` for `query`, read in one lookup: each unit's
-    /// lift, and the units opened or marked useful for queries like it (sharing two of its
-    /// analysed terms, or half of them), which join a search's candidates even when neither
-    /// signal retrieved them.
-    pub(crate) fn taught(&self, store_ids: &[i64], query: &str) -> Result<Taught, EngineError> {
-        let rows = self.catalog.feedback_of_stores(store_ids)?;
-        if rows.is_empty() {
+    /// What agents taught about `stores` for `query`: each unit's lift, and the units
+    /// opened or marked useful for queries like it (sharing two of its analysed terms, or
+    /// half of them), which join a search's candidates even when neither signal retrieved
+    /// them. A store's signals are read once per change of them (`feedback_seq`), so a
+    /// search reads none.
+    pub(crate) fn taught(
+        &self,
+        stores: &[&StoreRecord],
+        query: &str,
+    ) -> Result<Taught, EngineError> {
+        let mut signals: Vec<Arc<[Signal]>> = Vec::with_capacity(stores.len());
+        for s in stores {
+            signals.push(self.taught_cache.signals(&self.catalog, s)?);
+        }
+        if signals.iter().all(|s| s.is_empty()) {
             return Ok(Taught::default());
         }
         let q = terms(query);
@@ -221,11 +230,15 @@ impl Engine {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64);
         let words: HashSet<&str> = q.iter().map(String::as_str).collect();
-        let mut associated: Vec<i64> = rows
-            .iter()
+        let all = || signals.iter().flat_map(|s| s.iter());
+        let mut associated: Vec<i64> = all()
             .filter(|r| r.weight > 0.0 && !r.terms.is_empty())
             .filter(|r| {
-                let shared = r.terms.split(' ').filter(|t| words.contains(t)).count();
+                let shared = r
+                    .terms
+                    .iter()
+                    .filter(|t| words.contains(t.as_str()))
+                    .count();
                 shared >= 2 || (shared > 0 && 2 * shared >= words.len())
             })
             .map(|r| r.chunk_id)
@@ -233,9 +246,70 @@ impl Engine {
         associated.sort_unstable();
         associated.dedup();
         Ok(Taught {
-            lift: learn(&rows, &q, now),
+            lift: learn(all(), &q, now),
             associated,
         })
+    }
+}
+
+/// One recorded signal as searches use it: its query's terms split once.
+#[derive(Debug)]
+pub(crate) struct Signal {
+    chunk_id: i64,
+    terms: Box<[String]>,
+    weight: f64,
+    kind: String,
+    client: String,
+    at: i64,
+}
+
+impl From<FeedbackRow> for Signal {
+    fn from(r: FeedbackRow) -> Signal {
+        Signal {
+            chunk_id: r.chunk_id,
+            terms: r
+                .terms
+                .split(' ')
+                .filter(|t| !t.is_empty())
+                .map(String::from)
+                .collect(),
+            weight: r.weight,
+            kind: r.kind,
+            client: r.client,
+            at: r.at,
+        }
+    }
+}
+
+/// Each store's signals as last read, with the `feedback_seq` they were read at (shared by
+/// an engine's clones).
+#[derive(Clone, Default)]
+pub(crate) struct TaughtCache(Arc<Mutex<HashMap<i64, Read>>>);
+
+/// A store's signals and the `feedback_seq` they were read at.
+type Read = (i64, Arc<[Signal]>);
+
+impl TaughtCache {
+    fn signals(
+        &self,
+        catalog: &lore_index::Catalog,
+        store: &StoreRecord,
+    ) -> Result<Arc<[Signal]>, EngineError> {
+        if let Ok(map) = self.0.lock()
+            && let Some((seq, signals)) = map.get(&store.id)
+            && *seq == store.feedback_seq
+        {
+            return Ok(signals.clone());
+        }
+        let signals: Arc<[Signal]> = catalog
+            .feedback_of_store(store.id)?
+            .into_iter()
+            .map(Signal::from)
+            .collect();
+        if let Ok(mut map) = self.0.lock() {
+            map.insert(store.id, (store.feedback_seq, signals.clone()));
+        }
+        Ok(signals)
     }
 }
 
@@ -248,20 +322,28 @@ pub(crate) struct Taught {
     pub associated: Vec<i64>,
 }
 
-/// The factor and the words for each unit the rows are about.
-fn learn(rows: &[FeedbackRow], query: &[String], now: i64) -> HashMap<i64, Learned> {
+/// The factor and the words for each unit the signals are about.
+fn learn<'a>(
+    signals: impl Iterator<Item = &'a Signal>,
+    query: &[String],
+    now: i64,
+) -> HashMap<i64, Learned> {
     let query: HashSet<&str> = query.iter().map(String::as_str).collect();
     // unit → client → summed signal; unit → kind → count.
     let mut sums: HashMap<i64, HashMap<&str, f64>> = HashMap::new();
     let mut counts: HashMap<i64, HashMap<&str, usize>> = HashMap::new();
-    for r in rows {
+    for r in signals {
         let age_days = (now - r.at).max(0) as f64 / 86_400.0;
         let decay = 0.5f64.powf(age_days / HALF_LIFE_DAYS);
         let shared = if query.is_empty() || r.terms.is_empty() {
             0.0
         } else {
-            let words: HashSet<&str> = r.terms.split(' ').collect();
-            words.intersection(&query).count() as f64 / query.len() as f64
+            let shared = r
+                .terms
+                .iter()
+                .filter(|t| query.contains(t.as_str()))
+                .count();
+            shared as f64 / query.len() as f64
         };
         let signal = r.weight * decay * (0.5 + 0.5 * shared);
         *sums
@@ -299,6 +381,10 @@ fn learn(rows: &[FeedbackRow], query: &[String], now: i64) -> HashMap<i64, Learn
 mod tests {
     use super::*;
 
+    fn signals(rows: &[FeedbackRow]) -> Vec<Signal> {
+        rows.iter().cloned().map(Signal::from).collect()
+    }
+
     fn row(chunk: i64, kind: &str, client: &str, terms: &str, at: i64) -> FeedbackRow {
         FeedbackRow {
             store_id: 1,
@@ -317,19 +403,19 @@ mod tests {
         let flood: Vec<FeedbackRow> = (0..1000)
             .map(|_| row(7, "useful", "a", "retri", now))
             .collect();
-        let one = learn(&flood, &["retri".into()], now)[&7].factor;
+        let one = learn(signals(&flood).iter(), &["retri".into()], now)[&7].factor;
         let cap = 1.0 + LIFT * (CLIENT_CAP as f32 / 2.0).tanh();
         assert!((one - cap).abs() < 1e-4, "{one} vs {cap}");
         let against: Vec<FeedbackRow> = (0..1000)
             .map(|_| row(7, "not_useful", "b", "", now))
             .collect();
-        let down = learn(&against, &[], now)[&7].factor;
+        let down = learn(signals(&against).iter(), &[], now)[&7].factor;
         assert!((down - (2.0 - cap)).abs() < 1e-4, "{down}");
         // Many clients together: never past 1 ± LIFT.
         let many: Vec<FeedbackRow> = (0..50)
             .map(|c| row(7, "useful", &format!("c{c}"), "", now))
             .collect();
-        let all = learn(&many, &[], now)[&7].factor;
+        let all = learn(signals(&many).iter(), &[], now)[&7].factor;
         assert!(all <= 1.0 + LIFT && all > cap, "{all}");
     }
 
@@ -340,7 +426,11 @@ mod tests {
             row(1, "opened", "a", "retri backoff", now),
             row(2, "opened", "a", "cooki", now),
         ];
-        let l = learn(&rows, &["retri".into(), "backoff".into()], now);
+        let l = learn(
+            signals(&rows).iter(),
+            &["retri".into(), "backoff".into()],
+            now,
+        );
         assert!(
             l[&1].factor > l[&2].factor,
             "{:?} {:?}",
@@ -352,8 +442,56 @@ mod tests {
             l[&1].why,
             format!("feedback: opened 1× (×{:.2})", l[&1].factor)
         );
-        let old = learn(&[row(3, "useful", "a", "", now - 60 * 86_400)], &[], now)[&3].factor;
-        let new = learn(&[row(3, "useful", "a", "", now)], &[], now)[&3].factor;
+        let old = learn(
+            signals(&[row(3, "useful", "a", "", now - 60 * 86_400)]).iter(),
+            &[],
+            now,
+        )[&3]
+            .factor;
+        let new = learn(signals(&[row(3, "useful", "a", "", now)]).iter(), &[], now)[&3].factor;
         assert!(old < new && old > 1.0, "{old} {new}");
+    }
+
+    /// A search reads a store's signals once, and again after each change of them (a mark,
+    /// a reset), in the same engine and in one that shares nothing with it.
+    #[test]
+    fn searches_see_each_change_of_the_signals() {
+        use crate::{AddStore, Mode, NoProgress, SearchRequest};
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        for (file, name) in [("a.py", "retry_first"), ("b.py", "retry_later")] {
+            let body =
+                format!("def {name}(attempt):\n    \"\"\"Retry after a failed attempt.\"\"\"\n");
+            std::fs::write(src.join(file), body).unwrap();
+        }
+        let mut e = crate::test_engine(dir.path());
+        let add = AddStore {
+            name: "py".into(),
+            source: src.display().to_string(),
+            ..Default::default()
+        };
+        e.add_store(&add, &NoProgress).unwrap();
+        let mut req = SearchRequest::new("retry after a failed attempt");
+        req.mode = Mode::Fts;
+        let first = |e: &Engine| e.search(&req).unwrap().results[0].unit.id.clone();
+        let before = e.search(&req).unwrap();
+        let other = before.results[1].unit.id.clone();
+        let mark = |useful: bool| FeedbackRequest {
+            result_id: other.clone(),
+            useful,
+            query: Some(req.query.clone()),
+            client: "test".into(),
+        };
+        e.feedback(&mark(true)).unwrap();
+        assert_eq!(first(&e), other, "the mark lifts it at once");
+        let second = Engine::open_with(e.data.clone(), e.config.clone()).unwrap();
+        assert_eq!(first(&second), other);
+        e.feedback_reset(Some("py")).unwrap();
+        assert_eq!(first(&e), before.results[0].unit.id, "reset: read again");
+        assert_eq!(first(&second), before.results[0].unit.id);
+        e.set_feedback("py", false).unwrap();
+        assert!(e.feedback(&mark(true)).is_err(), "off: refused");
+        assert!(e.feedback_list(Some("py"), 10).unwrap().is_empty());
     }
 }

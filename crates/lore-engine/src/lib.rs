@@ -136,6 +136,8 @@ pub struct Engine {
     freshness_cache: freshness::FreshnessCache,
     /// The read copies this process builds (PostgreSQL; shared by clones).
     replicas: replica::Replicas,
+    /// Each store's feedback signals as last read (shared by clones).
+    taught_cache: feedback::TaughtCache,
 }
 
 /// The data dir's catalog: its SQLite file, or the PostgreSQL database it names
@@ -179,6 +181,7 @@ impl Engine {
             side: Default::default(),
             freshness_cache: Default::default(),
             replicas: Default::default(),
+            taught_cache: Default::default(),
         })
     }
 
@@ -196,6 +199,7 @@ impl Engine {
             side: Default::default(),
             freshness_cache: self.freshness_cache.clone(),
             replicas: self.replicas.clone(),
+            taught_cache: self.taught_cache.clone(),
         })
     }
 

@@ -334,9 +334,8 @@ impl Engine {
                 // What agents taught, in one lookup.
                 let taught = if req.priors && req.feedback {
                     // Only stores whose feedback is on.
-                    let store_ids: Vec<i64> =
-                        stores.iter().filter(|s| s.feedback).map(|s| s.id).collect();
-                    self.taught(&store_ids, &req.query)
+                    let on: Vec<&StoreRecord> = stores.iter().filter(|s| s.feedback).collect();
+                    self.taught(&on, &req.query)
                 } else {
                     Ok(crate::feedback::Taught::default())
                 };

@@ -44,6 +44,10 @@ pub struct StoreRecord {
     /// Whether what agents teach (`lore feedback`) is recorded for it and changes its
     /// ranking.
     pub feedback: bool,
+    /// Moved by every change of its feedback rows (a reader's cache of them is current
+    /// while this is the number it read them at).
+    #[serde(skip)]
+    pub feedback_seq: i64,
 }
 
 /// What `create_store` needs: the store as asked for, and what the engine resolved.
@@ -127,7 +131,8 @@ fn parse_list(s: &str) -> Vec<String> {
 }
 
 const STORE_COLUMNS: &str = "id, name, kind, source, root, branch, includes, excludes, description, \
-     max_file_bytes, created_at, indexed_at, generation, web, embedder, host, feedback";
+     max_file_bytes, created_at, indexed_at, generation, web, embedder, host, feedback, \
+     feedback_seq";
 
 fn store_from_row(r: &mut Row) -> Result<StoreRecord, SqlError> {
     Ok(StoreRecord {
@@ -148,6 +153,7 @@ fn store_from_row(r: &mut Row) -> Result<StoreRecord, SqlError> {
         embedder: r.opt_text(14)?,
         host: r.opt_text(15)?,
         feedback: r.int(16)? != 0,
+        feedback_seq: r.int(17)?,
     })
 }
 

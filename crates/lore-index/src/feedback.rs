@@ -90,21 +90,32 @@ impl Catalog {
                 args![row.store_id, n - MAX_ROWS_PER_STORE - 1],
             )?;
         }
+        self.feedback_changed(Some(row.store_id))
+    }
+
+    /// Moves the feedback number of a store (`None`: of every store), after its rows
+    /// changed: a reader that read them before sees a new number and reads them again.
+    fn feedback_changed(&self, store_id: Option<i64>) -> Result<(), IndexError> {
+        match store_id {
+            Some(id) => self.db.execute(
+                "UPDATE stores SET feedback_seq = feedback_seq + 1 WHERE id = ?1",
+                args![id],
+            )?,
+            None => self
+                .db
+                .execute("UPDATE stores SET feedback_seq = feedback_seq + 1", &[])?,
+        };
         Ok(())
     }
 
-    /// Every row of `store_ids`, newest first (at most [`MAX_ROWS_PER_STORE`] each, so a
-    /// bounded read): what a search learns from, in one lookup.
-    pub fn feedback_of_stores(&self, store_ids: &[i64]) -> Result<Vec<FeedbackRow>, IndexError> {
-        if store_ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let sql = format!(
-            "SELECT {COLUMNS} FROM feedback WHERE store_id IN ({}) ORDER BY at DESC",
-            crate::sql::placeholders(store_ids.len(), 1)
-        );
-        let a: Vec<Arg> = store_ids.iter().map(|&id| id.into()).collect();
-        self.db.query(&sql, &a, row)
+    /// Every row of a store, newest first (at most [`MAX_ROWS_PER_STORE`], so a bounded
+    /// read): what searches learn from, read again when its `feedback_seq` moves.
+    pub fn feedback_of_store(&self, store_id: i64) -> Result<Vec<FeedbackRow>, IndexError> {
+        self.db.query(
+            &format!("SELECT {COLUMNS} FROM feedback WHERE store_id = ?1 ORDER BY at DESC"),
+            args![store_id],
+            row,
+        )
     }
 
     /// A store's rows, newest first (`None`: every store's).
@@ -126,17 +137,22 @@ impl Catalog {
 
     /// Forgets every row one client sent; returns how many.
     pub fn feedback_forget_client(&self, client: &str) -> Result<u64, IndexError> {
-        self.db
-            .execute("DELETE FROM feedback WHERE client = ?1", args![client])
+        let n = self
+            .db
+            .execute("DELETE FROM feedback WHERE client = ?1", args![client])?;
+        self.feedback_changed(None)?;
+        Ok(n)
     }
 
     /// Forgets a store's feedback (`None`: every store's); returns how many rows went.
     pub fn feedback_reset(&self, store_id: Option<i64>) -> Result<u64, IndexError> {
-        match store_id {
+        let n = match store_id {
             Some(id) => self
                 .db
-                .execute("DELETE FROM feedback WHERE store_id = ?1", args![id]),
-            None => self.db.execute("DELETE FROM feedback", &[]),
-        }
+                .execute("DELETE FROM feedback WHERE store_id = ?1", args![id])?,
+            None => self.db.execute("DELETE FROM feedback", &[])?,
+        };
+        self.feedback_changed(store_id)?;
+        Ok(n)
     }
 }

@@ -25,7 +25,8 @@ CREATE TABLE IF NOT EXISTS stores (
     web TEXT,
     embedder TEXT,
     host TEXT,
-    feedback INTEGER NOT NULL DEFAULT 1
+    feedback INTEGER NOT NULL DEFAULT 1,
+    feedback_seq INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS files (
     store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
@@ -261,8 +262,11 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
         conn.execute_batch(SYMBOLS_BY_NAME)?;
     }
     if version < 12 {
-        // v12: stores.feedback (whether what agents teach changes the store's ranking).
+        // v12: stores.feedback (whether what agents teach changes the store's ranking) and
+        // stores.feedback_seq (moved by every change of its feedback rows, so a search
+        // reads them again only then).
         add_column("stores", "feedback", "INTEGER NOT NULL DEFAULT 1")?;
+        add_column("stores", "feedback_seq", "INTEGER NOT NULL DEFAULT 0")?;
     }
     if version != SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;

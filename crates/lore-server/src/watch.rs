@@ -402,6 +402,7 @@ mod tests {
             embedder: None,
             host: None,
             feedback: true,
+            feedback_seq: 0,
         };
         let mut w = Watched {
             filter: engine.path_filter(&store).unwrap(),
