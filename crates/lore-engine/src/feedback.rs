@@ -13,7 +13,7 @@
 use crate::{Engine, EngineError};
 use lore_index::{FeedbackRow, StoreRecord};
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 /// The most a unit's score moves (±25%).
@@ -54,13 +54,6 @@ pub struct FeedbackRecorded {
     pub id: String,
     pub kind: String,
     pub weight: f64,
-}
-
-/// What feedback does to one candidate.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Learned {
-    pub factor: f32,
-    pub why: String,
 }
 
 fn parse_id(id: &str) -> Result<i64, EngineError> {
@@ -211,103 +204,184 @@ impl Engine {
     /// What agents taught about `stores` for `query`: each unit's lift, and the units
     /// opened or marked useful for queries like it (sharing two of its analysed terms, or
     /// half of them), which join a search's candidates even when neither signal retrieved
-    /// them. A store's signals are read once per change of them (`feedback_seq`), so a
-    /// search reads none.
+    /// them. A store's signals are read and prepared once per change of them
+    /// (`feedback_seq`), so a search reads none and makes one pass over them.
     pub(crate) fn taught(
         &self,
         stores: &[&StoreRecord],
         query: &str,
     ) -> Result<Taught, EngineError> {
-        let mut signals: Vec<Arc<[Signal]>> = Vec::with_capacity(stores.len());
+        let mut prepared = Vec::with_capacity(stores.len());
         for s in stores {
-            signals.push(self.taught_cache.signals(&self.catalog, s)?);
+            prepared.push(self.taught_cache.signals(&self.catalog, s)?);
         }
-        if signals.iter().all(|s| s.is_empty()) {
-            return Ok(Taught::default());
-        }
-        let q = terms(query);
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as i64);
-        let words: HashSet<&str> = q.iter().map(String::as_str).collect();
-        let all = || signals.iter().flat_map(|s| s.iter());
-        let mut associated: Vec<i64> = all()
-            .filter(|r| r.weight > 0.0 && !r.terms.is_empty())
-            .filter(|r| {
-                let shared = r
-                    .terms
-                    .iter()
-                    .filter(|t| words.contains(t.as_str()))
-                    .count();
-                shared >= 2 || (shared > 0 && 2 * shared >= words.len())
-            })
-            .map(|r| r.chunk_id)
-            .collect();
-        associated.sort_unstable();
-        associated.dedup();
-        Ok(Taught {
-            lift: learn(all(), &q, now),
-            associated,
-        })
+        Ok(teach(prepared, &terms(query)))
     }
 }
 
-/// One recorded signal as searches use it: its query's terms split once.
-#[derive(Debug)]
-pub(crate) struct Signal {
-    chunk_id: i64,
-    terms: Box<[String]>,
-    weight: f64,
-    kind: String,
-    client: String,
-    at: i64,
+/// What the signals of `stores` do to a search for the analysed terms `query`.
+fn teach(stores: Vec<Arc<StoreSignals>>, query: &[String]) -> Taught {
+    let mut taught = Taught::default();
+    for s in &stores {
+        let known = s.known(query);
+        s.lift(&known, query.len(), &mut taught.lift);
+        s.associated(&known, query.len(), &mut taught.associated);
+    }
+    taught.associated.sort_unstable();
+    taught.associated.dedup();
+    taught.stores = stores;
+    taught
 }
 
-impl From<FeedbackRow> for Signal {
-    fn from(r: FeedbackRow) -> Signal {
-        Signal {
-            chunk_id: r.chunk_id,
-            terms: r
+/// Unix seconds now.
+fn now_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// A store's signals as searches use them, prepared once per change of them: weights
+/// decayed to their age, query terms and clients as numbers, ordered by unit and client
+/// (so a search sums them in one pass), and each unit's counts by kind (`why`'s words).
+#[derive(Debug, Default)]
+pub(crate) struct StoreSignals {
+    terms: HashMap<String, u32>,
+    /// Ordered by (unit, client).
+    signals: Vec<Signal>,
+    said: HashMap<i64, String>,
+}
+
+#[derive(Debug)]
+struct Signal {
+    chunk_id: i64,
+    client: u32,
+    terms: Box<[u32]>,
+    /// The kind's weight times its decay.
+    weight: f64,
+}
+
+impl StoreSignals {
+    fn new(rows: Vec<FeedbackRow>, now: i64) -> StoreSignals {
+        let mut prepared = StoreSignals::default();
+        let mut clients: HashMap<String, u32> = HashMap::new();
+        let mut counts: HashMap<i64, std::collections::BTreeMap<String, usize>> = HashMap::new();
+        for r in rows {
+            let age_days = (now - r.at).max(0) as f64 / 86_400.0;
+            let decay = 0.5f64.powf(age_days / HALF_LIFE_DAYS);
+            let next = clients.len() as u32;
+            let client = *clients.entry(r.client).or_insert(next);
+            let terms = r
                 .terms
                 .split(' ')
                 .filter(|t| !t.is_empty())
-                .map(String::from)
-                .collect(),
-            weight: r.weight,
-            kind: r.kind,
-            client: r.client,
-            at: r.at,
+                .map(|t| {
+                    let next = prepared.terms.len() as u32;
+                    *prepared.terms.entry(t.to_string()).or_insert(next)
+                })
+                .collect();
+            *counts
+                .entry(r.chunk_id)
+                .or_default()
+                .entry(r.kind.replace('_', " "))
+                .or_default() += 1;
+            prepared.signals.push(Signal {
+                chunk_id: r.chunk_id,
+                client,
+                terms,
+                weight: r.weight * decay,
+            });
+        }
+        prepared.signals.sort_by_key(|s| (s.chunk_id, s.client));
+        prepared.said = counts
+            .into_iter()
+            .map(|(id, kinds)| {
+                let said: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}×")).collect();
+                (id, said.join(", "))
+            })
+            .collect();
+        prepared
+    }
+
+    /// The numbers of the query's terms this store's signals hold.
+    fn known(&self, query: &[String]) -> Vec<u32> {
+        query
+            .iter()
+            .filter_map(|t| self.terms.get(t).copied())
+            .collect()
+    }
+
+    /// Each unit's factor for a query of `words` terms (`known`: those the signals hold):
+    /// a signal counts fully when it shares all of them, half when it shares none; one
+    /// client's sum on a unit is held within ±[`CLIENT_CAP`].
+    fn lift(&self, known: &[u32], words: usize, out: &mut HashMap<i64, f32>) {
+        let s = &self.signals;
+        let mut i = 0;
+        while i < s.len() {
+            let chunk = s[i].chunk_id;
+            let mut total = 0.0;
+            while i < s.len() && s[i].chunk_id == chunk {
+                let client = s[i].client;
+                let mut sum = 0.0;
+                while i < s.len() && s[i].chunk_id == chunk && s[i].client == client {
+                    let shared = s[i].terms.iter().filter(|t| known.contains(t)).count();
+                    let share = if words == 0 || s[i].terms.is_empty() {
+                        0.0
+                    } else {
+                        shared as f64 / words as f64
+                    };
+                    sum += s[i].weight * (0.5 + 0.5 * share);
+                    i += 1;
+                }
+                total += f64::clamp(sum, -CLIENT_CAP, CLIENT_CAP);
+            }
+            out.insert(chunk, 1.0 + LIFT * (total / 2.0).tanh() as f32);
+        }
+    }
+
+    /// Units marked useful or opened for queries sharing two of the `words` query terms,
+    /// or half of them.
+    fn associated(&self, known: &[u32], words: usize, out: &mut Vec<i64>) {
+        if known.is_empty() {
+            return;
+        }
+        for s in self.signals.iter().filter(|s| s.weight > 0.0) {
+            let shared = s.terms.iter().filter(|t| known.contains(t)).count();
+            if shared >= 2 || (shared > 0 && 2 * shared >= words) {
+                out.push(s.chunk_id);
+            }
         }
     }
 }
 
-/// Each store's signals as last read, with the `feedback_seq` they were read at (shared by
-/// an engine's clones).
-#[derive(Clone, Default)]
-pub(crate) struct TaughtCache(Arc<Mutex<HashMap<i64, Read>>>);
+/// How long prepared signals are used before their decay is worked out again (a change of
+/// the signals prepares them at once).
+const PREPARED_FOR: std::time::Duration = std::time::Duration::from_secs(3600);
 
-/// A store's signals and the `feedback_seq` they were read at.
-type Read = (i64, Arc<[Signal]>);
+/// Each store's prepared signals, with the `feedback_seq` they were read at and when
+/// (shared by an engine's clones).
+#[derive(Clone, Default)]
+pub(crate) struct TaughtCache(Arc<Mutex<HashMap<i64, Prepared>>>);
+
+type Prepared = (i64, std::time::Instant, Arc<StoreSignals>);
 
 impl TaughtCache {
     fn signals(
         &self,
         catalog: &lore_index::Catalog,
         store: &StoreRecord,
-    ) -> Result<Arc<[Signal]>, EngineError> {
+    ) -> Result<Arc<StoreSignals>, EngineError> {
         if let Ok(map) = self.0.lock()
-            && let Some((seq, signals)) = map.get(&store.id)
+            && let Some((seq, at, signals)) = map.get(&store.id)
             && *seq == store.feedback_seq
+            && at.elapsed() < PREPARED_FOR
         {
             return Ok(signals.clone());
         }
-        let signals: Arc<[Signal]> = catalog
-            .feedback_of_store(store.id)?
-            .into_iter()
-            .map(Signal::from)
-            .collect();
+        let rows = catalog.feedback_of_store(store.id)?;
+        let signals = Arc::new(StoreSignals::new(rows, now_secs()));
         if let Ok(mut map) = self.0.lock() {
-            map.insert(store.id, (store.feedback_seq, signals.clone()));
+            let at = std::time::Instant::now();
+            map.insert(store.id, (store.feedback_seq, at, signals.clone()));
         }
         Ok(signals)
     }
@@ -316,73 +390,33 @@ impl TaughtCache {
 /// What feedback does to one search.
 #[derive(Debug, Default)]
 pub(crate) struct Taught {
-    /// Each unit's factor and the words that say why.
-    pub lift: HashMap<i64, Learned>,
+    /// Each unit's factor.
+    pub lift: HashMap<i64, f32>,
     /// Units to add to the candidates.
     pub associated: Vec<i64>,
+    stores: Vec<Arc<StoreSignals>>,
 }
 
-/// The factor and the words for each unit the signals are about.
-fn learn<'a>(
-    signals: impl Iterator<Item = &'a Signal>,
-    query: &[String],
-    now: i64,
-) -> HashMap<i64, Learned> {
-    let query: HashSet<&str> = query.iter().map(String::as_str).collect();
-    // unit → client → summed signal; unit → kind → count.
-    let mut sums: HashMap<i64, HashMap<&str, f64>> = HashMap::new();
-    let mut counts: HashMap<i64, HashMap<&str, usize>> = HashMap::new();
-    for r in signals {
-        let age_days = (now - r.at).max(0) as f64 / 86_400.0;
-        let decay = 0.5f64.powf(age_days / HALF_LIFE_DAYS);
-        let shared = if query.is_empty() || r.terms.is_empty() {
-            0.0
-        } else {
-            let shared = r
-                .terms
-                .iter()
-                .filter(|t| query.contains(t.as_str()))
-                .count();
-            shared as f64 / query.len() as f64
-        };
-        let signal = r.weight * decay * (0.5 + 0.5 * shared);
-        *sums
-            .entry(r.chunk_id)
-            .or_default()
-            .entry(&r.client)
-            .or_default() += signal;
-        *counts
-            .entry(r.chunk_id)
-            .or_default()
-            .entry(&r.kind)
-            .or_default() += 1;
+impl Taught {
+    /// Why a unit moved (`feedback: opened 3× (×1.12)`), when it did.
+    pub fn why(&self, id: i64) -> Option<String> {
+        let factor = self.lift.get(&id)?;
+        let said = self.stores.iter().find_map(|s| s.said.get(&id))?;
+        Some(format!("feedback: {said} (×{factor:.2})"))
     }
-    sums.into_iter()
-        .map(|(id, clients)| {
-            let total: f64 = clients
-                .values()
-                .map(|s| s.clamp(-CLIENT_CAP, CLIENT_CAP))
-                .sum();
-            let factor = 1.0 + LIFT * (total / 2.0).tanh() as f32;
-            let mut said: Vec<String> = counts
-                .get(&id)
-                .into_iter()
-                .flatten()
-                .map(|(kind, n)| format!("{} {n}×", kind.replace('_', " ")))
-                .collect();
-            said.sort();
-            let why = format!("feedback: {} (×{factor:.2})", said.join(", "));
-            (id, Learned { factor, why })
-        })
-        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn signals(rows: &[FeedbackRow]) -> Vec<Signal> {
-        rows.iter().cloned().map(Signal::from).collect()
+    /// What `rows` of one store teach a query of `terms`, at `now`.
+    fn learn(rows: &[FeedbackRow], terms: &[&str], now: i64) -> Taught {
+        let terms: Vec<String> = terms.iter().map(|t| t.to_string()).collect();
+        teach(
+            vec![Arc::new(StoreSignals::new(rows.to_vec(), now))],
+            &terms,
+        )
     }
 
     fn row(chunk: i64, kind: &str, client: &str, terms: &str, at: i64) -> FeedbackRow {
@@ -403,19 +437,19 @@ mod tests {
         let flood: Vec<FeedbackRow> = (0..1000)
             .map(|_| row(7, "useful", "a", "retri", now))
             .collect();
-        let one = learn(signals(&flood).iter(), &["retri".into()], now)[&7].factor;
+        let one = learn(&flood, &["retri"], now).lift[&7];
         let cap = 1.0 + LIFT * (CLIENT_CAP as f32 / 2.0).tanh();
         assert!((one - cap).abs() < 1e-4, "{one} vs {cap}");
         let against: Vec<FeedbackRow> = (0..1000)
             .map(|_| row(7, "not_useful", "b", "", now))
             .collect();
-        let down = learn(signals(&against).iter(), &[], now)[&7].factor;
+        let down = learn(&against, &[], now).lift[&7];
         assert!((down - (2.0 - cap)).abs() < 1e-4, "{down}");
         // Many clients together: never past 1 ± LIFT.
         let many: Vec<FeedbackRow> = (0..50)
             .map(|c| row(7, "useful", &format!("c{c}"), "", now))
             .collect();
-        let all = learn(signals(&many).iter(), &[], now)[&7].factor;
+        let all = learn(&many, &[], now).lift[&7];
         assert!(all <= 1.0 + LIFT && all > cap, "{all}");
     }
 
@@ -425,30 +459,24 @@ mod tests {
         let rows = [
             row(1, "opened", "a", "retri backoff", now),
             row(2, "opened", "a", "cooki", now),
+            row(4, "missed", "b", "retri", now),
+            row(4, "useful", "a", "cooki", now),
         ];
-        let l = learn(
-            signals(&rows).iter(),
-            &["retri".into(), "backoff".into()],
-            now,
-        );
-        assert!(
-            l[&1].factor > l[&2].factor,
-            "{:?} {:?}",
-            l[&1].factor,
-            l[&2].factor
-        );
-        assert!(l[&2].factor > 1.0, "other words still count, less");
+        let l = learn(&rows, &["backoff", "retri"], now);
+        assert!(l.lift[&1] > l.lift[&2], "{:?}", l.lift);
+        assert!(l.lift[&2] > 1.0, "other words still count, less");
         assert_eq!(
-            l[&1].why,
-            format!("feedback: opened 1× (×{:.2})", l[&1].factor)
+            l.why(1).unwrap(),
+            format!("feedback: opened 1× (×{:.2})", l.lift[&1])
         );
-        let old = learn(
-            signals(&[row(3, "useful", "a", "", now - 60 * 86_400)]).iter(),
-            &[],
-            now,
-        )[&3]
-            .factor;
-        let new = learn(signals(&[row(3, "useful", "a", "", now)]).iter(), &[], now)[&3].factor;
+        assert_eq!(
+            l.why(4).unwrap(),
+            format!("feedback: missed 1×, useful 1× (×{:.2})", l.lift[&4])
+        );
+        // Opened for these very words: a candidate; missed only: not.
+        assert_eq!(l.associated, [1]);
+        let old = learn(&[row(3, "useful", "a", "", now - 60 * 86_400)], &[], now).lift[&3];
+        let new = learn(&[row(3, "useful", "a", "", now)], &[], now).lift[&3];
         assert!(old < new && old > 1.0, "{old} {new}");
     }
 

@@ -435,8 +435,8 @@ impl Engine {
             })
             .collect();
         for r in rescored.iter_mut() {
-            if let Some(l) = taught.lift.get(&r.2.id) {
-                r.0 *= l.factor;
+            if let Some(factor) = taught.lift.get(&r.2.id) {
+                r.0 *= factor;
             }
         }
         rescored.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -476,8 +476,8 @@ impl Engine {
             }
             *seen += 1;
             let mut hit = self.hit(sc, store, score, signals, &words, req.detail)?;
-            if let Some(l) = taught.lift.get(&sc.id) {
-                hit.reason = format!("{}; {}", hit.reason, l.why);
+            if let Some(why) = taught.why(sc.id) {
+                hit.reason = format!("{}; {why}", hit.reason);
             }
             results.push(hit);
         }
