@@ -118,6 +118,31 @@ fn build(data: &DataDir, store_id: i64) -> Result<Option<ReplicaBuilt>, EngineEr
 }
 
 impl Engine {
+    /// Removes the read copies of stores the database no longer has (removed through
+    /// another server); returns how many. Servers on PostgreSQL do it at start.
+    pub fn prune_read_copies(&self) -> Result<usize, EngineError> {
+        if !self.catalog.holds_indexes() {
+            return Ok(0);
+        }
+        let live: std::collections::HashSet<i64> =
+            self.catalog.stores()?.iter().map(|s| s.id).collect();
+        let root = self.data.root().join("stores");
+        let Ok(dirs) = std::fs::read_dir(&root) else {
+            return Ok(0);
+        };
+        let mut removed = 0;
+        for dir in dirs.flatten() {
+            let id = dir.file_name().to_string_lossy().parse::<i64>();
+            let copy = dir.path().join(lore_index::REPLICA_DIR);
+            if id.is_ok_and(|id| !live.contains(&id)) && copy.is_dir() {
+                std::fs::remove_dir_all(&copy)
+                    .map_err(|e| EngineError::io(copy.display().to_string(), e))?;
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
     /// Builds the read copy of a store kept in PostgreSQL now, on this thread (`lore
     /// bench` waits for it; servers build copies in the background). `None` when the store
     /// changed while it was read, or on an embedded catalog, which has no copy.

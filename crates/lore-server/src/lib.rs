@@ -207,6 +207,11 @@ pub fn serve(data: DataDir, opts: ServeOptions) -> Result<(), ServerError> {
     // On PostgreSQL, searches read this server's copy of each store (kept current).
     engine.config_mut().replica = opts.read_copy;
     engine.hold_writer_lock()?;
+    match engine.prune_read_copies() {
+        Ok(0) => {}
+        Ok(n) => tracing::info!("removed the read copies of {n} stores the database no longer has"),
+        Err(e) => tracing::warn!("read copies of removed stores: {e}"),
+    }
     // The stores already here are the operator's: their sources stay readable.
     engine.trust_present_sources()?;
     let rt = runtime()?;

@@ -969,6 +969,16 @@ fn a_server_searches_its_read_copy_and_never_an_older_store() {
     eventually("B's second copy", || copies(&sb) == 2);
     assert_eq!(search(&sb, "okapi")[0].0, "n3.md");
     assert_eq!(search(&sb, "zebra1 stripes")[0].0, "n1.md");
+
+    // Removed through A: B's copy goes when B next starts.
+    let (status, removed) = answer(agent().delete(&sa.api("/api/stores/notes")).call());
+    assert_eq!(status, 200, "{removed}");
+    drop(sb);
+    let has_copy = || files_under(&b.data()).iter().any(|f| f.contains("replica/"));
+    assert!(has_copy());
+    let sb = start(&b);
+    eventually("B's copy removed", || !has_copy());
+    assert!(sb.log().contains("removed the read copies of 1 stores"), "{}", sb.log());
 }
 
 #[test]
