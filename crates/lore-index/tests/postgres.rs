@@ -86,6 +86,19 @@ const TEXTS: &[(&str, &str)] = &[
     ),
 ];
 
+/// A folder store at `/src` as `spec` asks for it.
+fn folder(spec: &AddStore) -> NewStore<'_> {
+    NewStore {
+        spec,
+        kind: StoreKind::Folder,
+        source: "/src".into(),
+        root: "/src".into(),
+        max_file_bytes: 1 << 20,
+        web: None,
+        host: None,
+    }
+}
+
 /// A store holding [`TEXTS`] as chunks of three files, each with its vector.
 fn add_texts(catalog: &mut Catalog, new: &NewStore) -> lore_index::StoreRecord {
     let store = catalog.create_store(new).unwrap();
@@ -143,15 +156,7 @@ fn the_catalog_bm25_and_vectors_agree_with_the_embedded_backend() {
         includes: vec!["**/*.rs".into()],
         ..Default::default()
     };
-    let new = NewStore {
-        spec: &spec,
-        kind: StoreKind::Folder,
-        source: "/src".into(),
-        root: "/src".into(),
-        max_file_bytes: 1 << 20,
-        web: None,
-        host: None,
-    };
+    let new = folder(&spec);
     let mut rows = Vec::new();
     for catalog in [&mut pg, &mut lite] {
         let store = add_texts(catalog, &new);
@@ -678,17 +683,7 @@ fn index_batches_are_claimed_once_and_again_when_their_holder_dies() {
         name: "code".into(),
         ..Default::default()
     };
-    let store = catalog
-        .create_store(&NewStore {
-            spec: &spec,
-            kind: StoreKind::Folder,
-            source: "/src".into(),
-            root: "/src".into(),
-            max_file_bytes: 1 << 20,
-            web: None,
-            host: None,
-        })
-        .unwrap();
+    let store = catalog.create_store(&folder(&spec)).unwrap();
     let batches: Vec<Vec<String>> = (0..6).map(|i| vec![format!("f{i}.rs")]).collect();
     catalog
         .enqueue_batches(store.id, "run1", false, None, &batches)
@@ -828,16 +823,7 @@ fn a_read_copy_answers_as_the_database_does_while_it_is_current() {
         name: "code".into(),
         ..Default::default()
     };
-    let new = NewStore {
-        spec: &spec,
-        kind: StoreKind::Folder,
-        source: "/src".into(),
-        root: "/src".into(),
-        max_file_bytes: 1 << 20,
-        web: None,
-        host: None,
-    };
-    let store = add_texts(&mut pg, &new);
+    let store = add_texts(&mut pg, &folder(&spec));
     let dir = tempfile::tempdir().unwrap();
     let copy_of = |g: i64| lore_index::open_replica(dir.path(), g);
     assert!(

@@ -837,31 +837,41 @@ fn health_reports_the_database_and_requests_outlive_its_outage() {
     assert_eq!(get(&server.api("/health")).0, 200);
 }
 
+/// Two worlds on one PostgreSQL database, each with its own data dir (as on two machines);
+/// `None` off PostgreSQL.
+fn two_machines() -> Option<(Lore, Lore)> {
+    if !ON_POSTGRES {
+        return None;
+    }
+    let a = Lore::without_model();
+    a.database()?;
+    let b = a.replica();
+    Some((a, b))
+}
+
+/// A server of `lore` that may read `a`'s files, logging at `log`.
+fn start_on(lore: &Lore, a: &Lore, log: &str) -> Server {
+    let allow = a.root().display().to_string();
+    Server::start_with(
+        lore,
+        &["--addr", "127.0.0.1:0", "--allow-path", &allow],
+        &[("LORE_LOG", log)],
+    )
+}
+
 /// Two servers (two data dirs, as on two machines) on one PostgreSQL database: a folder
 /// both could watch is watched by one of them, so each change is indexed once; the other
 /// still finds it. Two index runs of one store at once: each ends done, or refused naming
 /// the server that holds the store, never failed half-way.
 #[test]
 fn two_servers_on_one_database_watch_and_index_each_store_once() {
-    if !ON_POSTGRES {
+    let Some((a, b)) = two_machines() else {
         return;
-    }
-    let a = Lore::without_model();
-    if a.database().is_none() {
-        return;
-    }
-    let b = a.replica();
+    };
     let notes = a.path("notes");
     write(&notes, "a.md", "# Alpha\n\nfirst note\n");
     a.ok(&["store", "add", "notes", notes.to_str().unwrap(), "--embed", "none"]);
-    let allow = a.root().display().to_string();
-    let start = |lore: &Lore| {
-        Server::start_with(
-            lore,
-            &["--addr", "127.0.0.1:0", "--allow-path", &allow],
-            &[("LORE_LOG", WATCH_LOG)],
-        )
-    };
+    let start = |lore: &Lore| start_on(lore, &a, WATCH_LOG);
     let (sa, sb) = (start(&a), start(&b));
     std::thread::sleep(SETTLE);
     for k in 0..3 {
@@ -913,27 +923,15 @@ fn two_servers_on_one_database_watch_and_index_each_store_once() {
 /// the other server is searched in the database until the copy catches up, never older.
 #[test]
 fn a_server_searches_its_read_copy_and_never_an_older_store() {
-    if !ON_POSTGRES {
+    let Some((a, b)) = two_machines() else {
         return;
-    }
-    let a = Lore::without_model();
-    if a.database().is_none() {
-        return;
-    }
-    let b = a.replica();
+    };
     let notes = a.path("notes");
     for k in 0..3 {
         write(&notes, &format!("n{k}.md"), format!("# Note {k}\n\nzebra{k} stripes\n"));
     }
     a.ok(&["store", "add", "notes", notes.to_str().unwrap(), "--embed", "none"]);
-    let allow = a.root().display().to_string();
-    let start = |lore: &Lore| {
-        Server::start_with(
-            lore,
-            &["--addr", "127.0.0.1:0", "--allow-path", &allow],
-            &[("LORE_LOG", "info")],
-        )
-    };
+    let start = |lore: &Lore| start_on(lore, &a, "info");
     let (sa, sb) = (start(&a), start(&b));
     let search = |s: &Server, query: &str| {
         let (status, body) = post(
@@ -983,14 +981,9 @@ fn a_server_searches_its_read_copy_and_never_an_older_store() {
 
 #[test]
 fn two_servers_share_one_brain() {
-    if !ON_POSTGRES {
+    let Some((a, b)) = two_machines() else {
         return;
-    }
-    let a = Lore::without_model();
-    if a.database().is_none() {
-        return;
-    }
-    let b = a.replica();
+    };
     let start = |lore: &Lore| Server::start(lore, &["--addr", "127.0.0.1:0"]);
     let (sa, mut sb) = (start(&a), start(&b));
     let found = |s: &Server, query: &str, path: &str| {
