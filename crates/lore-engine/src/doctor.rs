@@ -342,6 +342,25 @@ fn in_catalog(
 const PARSE_ERRORS_SHOWN: usize = 5;
 
 /// Every check of one store, on one snapshot of the catalog.
+/// What this data dir's read copy of a PostgreSQL store is (`None`: there is none).
+fn read_copy_note(dir: &std::path::Path, generation: i64) -> Option<String> {
+    let copy = lore_index::open_replica(dir, generation);
+    let parts = match (copy.lexical.is_some(), copy.vectors.is_some()) {
+        (true, true) => "BM25 and vectors",
+        (true, false) => "BM25; vectors are read from the database until every chunk has one",
+        (false, _) if dir.join(lore_index::REPLICA_DIR).is_dir() => {
+            return Some(format!(
+                "this data dir's read copy is behind generation {generation}: searches read \
+                 the database until a server rebuilds it"
+            ));
+        }
+        (false, _) => return None,
+    };
+    Some(format!(
+        "this data dir's read copy is current at generation {generation} ({parts})"
+    ))
+}
+
 fn check_store(
     catalog: &Catalog,
     data: &DataDir,
@@ -422,6 +441,9 @@ fn check_store(
             );
         }
         let mut notes = Vec::new();
+        if catalog.holds_indexes() {
+            notes.extend(read_copy_note(&dir, generation));
+        }
         if stats.parse_errors > 0 {
             let shown = catalog.parse_errors(store.id, PARSE_ERRORS_SHOWN)?;
             let list: Vec<String> = shown.iter().map(|(p, e)| format!("{p} ({e})")).collect();

@@ -955,6 +955,11 @@ fn a_server_searches_its_read_copy_and_never_an_older_store() {
         "the copy is in B's data dir"
     );
     assert_eq!(search(&sb, "zebra1 stripes"), from_database, "the copy answers alike");
+    let doctor = b.json(&["doctor", "notes"]);
+    assert!(
+        doctor.to_string().contains("read copy is current at generation"),
+        "{doctor:#}"
+    );
 
     // A's change: B finds it at once (its copy is behind, so it reads the database) and
     // builds a new copy.
