@@ -66,7 +66,8 @@ impl Replicas {
     }
 
     /// Builds `store`'s copy on a thread of its own, unless `claim` refuses; `on_built` runs
-    /// when it wrote one (the store's readers are to be opened again).
+    /// when the build ends without an error (the store's readers are to be opened again:
+    /// with the new copy, or to ask for one at the store's new generation).
     pub(crate) fn refresh(
         &self,
         data: &DataDir,
@@ -82,25 +83,28 @@ impl Replicas {
             .spawn(move || {
                 let _turn = this.one_at_a_time.lock();
                 let started = Instant::now();
-                match build(&data, store_id) {
-                    Ok(Some(built)) => {
-                        tracing::info!(
-                            "store #{store_id}: read copy at generation {} ({} chunks, {}) in {:.1} s",
-                            built.generation,
-                            built.chunks,
-                            built
-                                .vectors
-                                .map_or("vectors still read from the database".into(), |v| {
-                                    format!("{v} vectors")
-                                }),
-                            started.elapsed().as_secs_f64()
-                        );
-                        on_built();
-                    }
-                    Ok(None) => {}
-                    Err(e) => tracing::warn!("store #{store_id}: read copy not built: {e}"),
-                }
+                let outcome = build(&data, store_id);
                 this.release(store_id);
+                match outcome {
+                    Ok(Some(built)) => tracing::info!(
+                        "store #{store_id}: read copy at generation {} ({} chunks, {}) in {:.1} s",
+                        built.generation,
+                        built.chunks,
+                        built
+                            .vectors
+                            .map_or("vectors still read from the database".into(), |v| {
+                                format!("{v} vectors")
+                            }),
+                        started.elapsed().as_secs_f64()
+                    ),
+                    // The store changed while it was read: the next search asks again.
+                    Ok(None) => {}
+                    Err(e) => {
+                        tracing::warn!("store #{store_id}: read copy not built: {e}");
+                        return;
+                    }
+                }
+                on_built();
             });
         if spawned.is_err() {
             self.release(store_id);
