@@ -51,7 +51,7 @@ pub use pg::{CacheFit, HNSW_EF_SEARCH, HNSW_MIN_VECTORS, PgLexical, PgVectors};
 pub use replica::{REPLICA_DIR, ReplicaBuilt, ReplicaCopy, build_replica, open_replica};
 pub use schema::postgres::{SchemaStatus, migrate as migrate_postgres, status as postgres_status};
 pub use sql::{Arg, Dialect, PgOptions, Sql, SqlError, blob_to_embedding, redact as redact_url};
-pub use vectors::{VectorSet, dot};
+pub use vectors::{SnapshotWriter, VectorSet, dot, stream_snapshot};
 
 use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
 

@@ -67,12 +67,13 @@ pub fn build_replica(
         .map_err(|e| IndexError::Io(fts_dir.display().to_string(), e))?;
     let have = open_replica(store_dir, at);
     let (chunks, left) = catalog.embedding_progress(store_id)?;
-    // Read before the BM25 copy: a generation still `at` after both reads means neither
-    // saw a commit.
-    let mut rows = Vec::new();
-    if have.vectors.is_none() && left == 0 && chunks > 0 {
-        catalog.for_each_embedding(store_id, |id, v| rows.push((id, v)))?;
-    }
+    // Read before the BM25 copy (a generation still `at` after both reads means neither
+    // saw a commit), and written to the snapshot's place only after that check.
+    let snapshot = if have.vectors.is_none() && left == 0 && chunks > 0 {
+        crate::vectors::stream_rows(catalog, store_id, &vectors_path, at)?
+    } else {
+        None
+    };
     let build = match have.lexical {
         Some(_) => None,
         None => {
@@ -88,14 +89,10 @@ pub fn build_replica(
     if let Some(build) = build {
         build.swap_in(Some(at))?;
     }
-    let vectors = match have.vectors {
-        Some(v) => Some(v.len() as u64),
-        None if !rows.is_empty() => {
-            let dim = rows[0].1.len();
-            VectorSet::write(&vectors_path, dim, at, &rows)?;
-            Some(rows.len() as u64)
-        }
-        None => None,
+    let vectors = match (have.vectors, snapshot) {
+        (Some(v), _) => Some(v.len() as u64),
+        (None, Some(writer)) => Some(writer.finish()?),
+        (None, None) => None,
     };
     Ok(Some(ReplicaBuilt {
         generation: at,

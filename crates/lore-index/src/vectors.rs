@@ -278,6 +278,149 @@ fn score_block(
 }
 
 /// A vector's int8 code and scale: `code[i] * scale ≈ v[i]` (symmetric, per vector).
+/// Writes a snapshot row by row without holding it in memory (a million vectors are 1.5
+/// GB): each section goes to a temp file beside it as rows come, and `finish` joins them
+/// under the header and renames the whole over `path`. Dropped unfinished, it leaves
+/// nothing.
+pub struct SnapshotWriter {
+    path: std::path::PathBuf,
+    dim: usize,
+    generation: i64,
+    count: u64,
+    last: Option<i64>,
+    /// Ids, floats, scales, codes.
+    parts: Vec<(std::path::PathBuf, std::io::BufWriter<std::fs::File>)>,
+    codes: Vec<i8>,
+}
+
+impl SnapshotWriter {
+    pub fn create(path: &Path, dim: usize, generation: i64) -> Result<SnapshotWriter, IndexError> {
+        let mut parts = Vec::with_capacity(4);
+        for part in ["ids", "floats", "scales", "codes"] {
+            let p = path.with_extension(format!("{part}.tmp"));
+            let f = std::fs::File::create(&p).map_err(io(&p))?;
+            parts.push((p, std::io::BufWriter::new(f)));
+        }
+        Ok(SnapshotWriter {
+            path: path.to_path_buf(),
+            dim,
+            generation,
+            count: 0,
+            last: None,
+            parts,
+            codes: Vec::with_capacity(dim),
+        })
+    }
+
+    /// Adds one row; ids must ascend.
+    pub fn push(&mut self, id: i64, v: &[f32]) -> Result<(), IndexError> {
+        if v.len() != self.dim {
+            return Err(IndexError::Corrupt(format!(
+                "embedding of dimension {} in a {}-d store",
+                v.len(),
+                self.dim
+            )));
+        }
+        if self.last.is_some_and(|last| last >= id) {
+            return Err(IndexError::Corrupt(format!(
+                "vector snapshot rows out of order at id {id}"
+            )));
+        }
+        self.last = Some(id);
+        self.codes.clear();
+        let scale = quantise(v, &mut self.codes);
+        let [ids, floats, scales, codes] = &mut self.parts[..] else {
+            unreachable!("four parts")
+        };
+        let put = |(p, w): &mut (std::path::PathBuf, std::io::BufWriter<std::fs::File>),
+                   bytes: &[u8]| w.write_all(bytes).map_err(io(p));
+        put(ids, &id.to_le_bytes())?;
+        for x in v {
+            put(floats, &x.to_le_bytes())?;
+        }
+        put(scales, &scale.to_le_bytes())?;
+        put(codes, bytemuck::cast_slice(&self.codes))?;
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Joins the sections under the header, syncs and renames over the snapshot; returns
+    /// how many rows it holds.
+    pub fn finish(mut self) -> Result<u64, IndexError> {
+        let tmp = self.path.with_extension("tmp");
+        let file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+        let mut w = std::io::BufWriter::new(file);
+        let mut header = Vec::with_capacity(HEADER);
+        header.extend_from_slice(MAGIC);
+        header.extend_from_slice(&(self.dim as u32).to_le_bytes());
+        header.extend_from_slice(&0u32.to_le_bytes());
+        header.extend_from_slice(&self.count.to_le_bytes());
+        header.extend_from_slice(&self.generation.to_le_bytes());
+        w.write_all(&header).map_err(io(&tmp))?;
+        for (p, part) in self.parts.drain(..) {
+            part.into_inner().map_err(|e| io(&p)(e.into_error()))?;
+            let mut f = std::fs::File::open(&p).map_err(io(&p))?;
+            std::io::copy(&mut f, &mut w).map_err(io(&tmp))?;
+            let _ = std::fs::remove_file(&p);
+        }
+        let file = w.into_inner().map_err(|e| io(&tmp)(e.into_error()))?;
+        file.sync_all().map_err(io(&tmp))?;
+        std::fs::rename(&tmp, &self.path).map_err(io(&self.path))?;
+        Ok(self.count)
+    }
+}
+
+impl Drop for SnapshotWriter {
+    fn drop(&mut self) {
+        for (p, _) in &self.parts {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+/// A store's vectors from the catalog, streamed row by row into a [`SnapshotWriter`] for
+/// `path` at `generation`, not yet finished (`None`: the store has none).
+pub(crate) fn stream_rows(
+    catalog: &crate::Catalog,
+    store_id: i64,
+    path: &Path,
+    generation: i64,
+) -> Result<Option<SnapshotWriter>, IndexError> {
+    let mut writer: Option<SnapshotWriter> = None;
+    let mut failed = None;
+    catalog.for_each_embedding(store_id, |id, v| {
+        if failed.is_some() {
+            return;
+        }
+        let pushed = match writer.as_mut() {
+            Some(w) => w.push(id, &v),
+            None => SnapshotWriter::create(path, v.len(), generation).and_then(|mut w| {
+                w.push(id, &v)?;
+                writer = Some(w);
+                Ok(())
+            }),
+        };
+        failed = pushed.err();
+    })?;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(writer),
+    }
+}
+
+/// Rewrites the snapshot at `path` from the catalog, row by row; `None` (nothing written)
+/// when the store has no vectors.
+pub fn stream_snapshot(
+    catalog: &crate::Catalog,
+    store_id: i64,
+    path: &Path,
+    generation: i64,
+) -> Result<Option<u64>, IndexError> {
+    stream_rows(catalog, store_id, path, generation)?
+        .map(SnapshotWriter::finish)
+        .transpose()
+}
+
 fn quantise(v: &[f32], codes: &mut Vec<i8>) -> f32 {
     let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
     if max == 0.0 {
@@ -415,37 +558,11 @@ impl VectorSet {
         generation: i64,
         rows: &[(i64, Vec<f32>)],
     ) -> Result<(), IndexError> {
-        if let Some((_, v)) = rows.iter().find(|(_, v)| v.len() != dim) {
-            return Err(IndexError::Corrupt(format!(
-                "embedding of dimension {} in a {dim}-d store",
-                v.len()
-            )));
+        let mut w = SnapshotWriter::create(path, dim, generation)?;
+        for (id, v) in rows {
+            w.push(*id, v)?;
         }
-        let tmp = path.with_extension("tmp");
-        let file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
-        let mut w = std::io::BufWriter::new(file);
-        let mut put = |bytes: &[u8]| w.write_all(bytes).map_err(io(&tmp));
-        put(MAGIC)?;
-        put(&(dim as u32).to_le_bytes())?;
-        put(&0u32.to_le_bytes())?;
-        put(&(rows.len() as u64).to_le_bytes())?;
-        put(&generation.to_le_bytes())?;
-        for (id, _) in rows {
-            put(&id.to_le_bytes())?;
-        }
-        for (_, v) in rows {
-            for x in v {
-                put(&x.to_le_bytes())?;
-            }
-        }
-        let mut codes = Vec::with_capacity(rows.len() * dim);
-        for (_, v) in rows {
-            put(&quantise(v, &mut codes).to_le_bytes())?;
-        }
-        put(bytemuck::cast_slice(&codes))?;
-        let file = w.into_inner().map_err(|e| io(&tmp)(e.into_error()))?;
-        file.sync_all().map_err(io(&tmp))?;
-        std::fs::rename(&tmp, path).map_err(io(path))?;
+        w.finish()?;
         Ok(())
     }
 
@@ -573,6 +690,36 @@ mod tests {
             Some(1000.0)
         );
         assert_eq!(set.score(61, &q), None);
+    }
+
+    #[test]
+    fn a_snapshot_written_row_by_row_leaves_only_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vectors.bin");
+        let files = || {
+            let mut v: Vec<String> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            v.sort();
+            v
+        };
+        // Dropped unfinished (a failed read): nothing is left, nothing replaced.
+        let mut w = SnapshotWriter::create(&path, 3, 1).unwrap();
+        w.push(1, &unit(&[1.0, 0.0, 0.0])).unwrap();
+        drop(w);
+        assert!(files().is_empty(), "{:?}", files());
+        // Out of order or of another dimension: refused.
+        let mut w = SnapshotWriter::create(&path, 3, 1).unwrap();
+        w.push(5, &unit(&[1.0, 2.0, 0.0])).unwrap();
+        assert!(w.push(5, &unit(&[1.0, 0.0, 0.0])).is_err());
+        assert!(w.push(9, &[1.0, 0.0]).is_err());
+        w.push(9, &unit(&[0.0, 1.0, 1.0])).unwrap();
+        assert_eq!(w.finish().unwrap(), 2);
+        assert_eq!(files(), ["vectors.bin"]);
+        let set = VectorSet::load(&path).unwrap().unwrap();
+        assert_eq!((set.ids(), set.generation()), (&[5, 9][..], 1));
+        assert_eq!(set.search(&unit(&[0.0, 1.0, 1.0]), 1)[0].0, 9);
     }
 
     /// xorshift64: deterministic vectors for the recall check.

@@ -44,13 +44,17 @@ impl Engine {
                 return Ok(());
             }
         }
-        let mut rows = Vec::new();
-        self.catalog
-            .for_each_embedding(store_id, |id, v| rows.push((id, v)))?;
-        let dim = rows
-            .first()
-            .map_or(crate::stores::store_dim(&store), |r| r.1.len());
-        VectorSet::write(&path, dim, store.generation, &rows)?;
+        // Row by row: a large store's vectors never sit in memory at once.
+        let snapshot =
+            lore_index::stream_snapshot(&self.catalog, store_id, &path, store.generation)?;
+        if snapshot.is_none() {
+            VectorSet::write(
+                &path,
+                crate::stores::store_dim(&store),
+                store.generation,
+                &[],
+            )?;
+        }
         Ok(())
     }
 }
