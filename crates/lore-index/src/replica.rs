@@ -50,7 +50,8 @@ pub fn open_replica(store_dir: &Path, generation: i64) -> ReplicaCopy {
 
 /// Writes the copy of `store_id` at its current generation into `store_dir`, each part
 /// only when it is not current already. `None` when the store changed while it was read
-/// (the copy would mix generations; nothing is swapped in).
+/// (the copy would mix generations; nothing is swapped in), or when another process is
+/// building this copy now.
 pub fn build_replica(
     catalog: &Catalog,
     store_id: i64,
@@ -63,8 +64,25 @@ pub fn build_replica(
     };
     let at = generation(catalog)?;
     let (fts_dir, vectors_path) = paths(store_dir);
-    std::fs::create_dir_all(&fts_dir)
-        .map_err(|e| IndexError::Io(fts_dir.display().to_string(), e))?;
+    let io = |p: &Path| {
+        let p = p.display().to_string();
+        move |e| IndexError::Io(p, e)
+    };
+    std::fs::create_dir_all(&fts_dir).map_err(io(&fts_dir))?;
+    // One build of a data dir's copy at a time (`lore mcp` processes share a data dir):
+    // another process building it now leaves it to that one.
+    let lock_path = store_dir.join(REPLICA_DIR).join("build.lock");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(false)
+        .open(&lock_path)
+        .map_err(io(&lock_path))?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => return Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => return Err(io(&lock_path)(e)),
+    }
     let have = open_replica(store_dir, at);
     let (chunks, left) = catalog.embedding_progress(store_id)?;
     // Read before the BM25 copy (a generation still `at` after both reads means neither

@@ -925,4 +925,18 @@ fn a_read_copy_answers_as_the_database_does_while_it_is_current() {
     );
     let copy = copy_of(g3);
     assert!(copy.lexical.is_some() && copy.vectors.is_none());
+
+    // Another process building this copy now: this one leaves it to that one.
+    let lock = std::fs::File::open(dir.path().join("replica/build.lock")).unwrap();
+    lock.try_lock().unwrap();
+    assert_eq!(
+        lore_index::build_replica(&pg, store.id, dir.path()).unwrap(),
+        None
+    );
+    drop(lock);
+    assert!(
+        lore_index::build_replica(&pg, store.id, dir.path())
+            .unwrap()
+            .is_some()
+    );
 }
