@@ -91,9 +91,9 @@ pub struct EngineConfig {
     /// Embed through an OpenAI-compatible server instead of the built-in model
     /// (`LORE_EMBED_URL`, `LORE_EMBED_MODEL`, `LORE_EMBED_API_KEY`; read by `Engine::open`).
     pub endpoint: Option<lore_embed::EndpointConfig>,
-    /// On PostgreSQL, build a read copy of each searched store in the data dir (in the
-    /// background, per store generation; servers). A current copy is used either way.
-    pub replica: bool,
+    /// On PostgreSQL, whether searches use a read copy of each store in the data dir, and
+    /// whether this process builds them (see `ReadCopy`).
+    pub read_copy: ReadCopy,
 }
 
 impl Default for EngineConfig {
@@ -111,7 +111,7 @@ impl Default for EngineConfig {
             reads: lore_source::Reads::default(),
             trusted_sources: Vec::new(),
             endpoint: None,
-            replica: false,
+            read_copy: ReadCopy::Use,
         }
     }
 }
@@ -288,6 +288,18 @@ impl Engine {
         let dir = self.model_dir();
         Ok(lore_embed::fetch(&dir, &mut |m| progress.message(m))?)
     }
+}
+
+/// What an engine on PostgreSQL does with read copies of its stores (`replica.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReadCopy {
+    /// Search the database only.
+    Ignore,
+    /// Use a copy that is current; never build one (one-shot commands).
+    #[default]
+    Use,
+    /// Use copies and build them in the background when they are behind (servers).
+    Keep,
 }
 
 /// An engine on a temp data dir that indexes without embeddings (no model needed).

@@ -91,12 +91,13 @@ impl Engine {
         let lexical_missing = lore_index::lexical_missing(&self.catalog, &dir);
         let vectors = OnceLock::new();
         let mut reopen_at = None;
-        let lexical = if self.catalog.holds_indexes() {
+        let read_copy = self.config.read_copy;
+        let lexical = if self.catalog.holds_indexes() && read_copy != crate::ReadCopy::Ignore {
             // PostgreSQL: this server's read copy where it is current, else the database.
             let copy = lore_index::open_replica(&dir, store.generation);
             let vectors_wanted = !crate::stores::lexical_only(store);
             let behind = copy.lexical.is_none() || (vectors_wanted && copy.vectors.is_none());
-            if behind && self.config.replica {
+            if behind && read_copy == crate::ReadCopy::Keep {
                 let readers = self.readers.clone();
                 let store_id = store.id;
                 self.replicas

@@ -205,7 +205,11 @@ pub fn serve(data: DataDir, opts: ServeOptions) -> Result<(), ServerError> {
     engine.config_mut().reads = policy.reads.clone();
     engine.config_mut().workers = opts.workers;
     // On PostgreSQL, searches read this server's copy of each store (kept current).
-    engine.config_mut().replica = opts.read_copy;
+    engine.config_mut().read_copy = if opts.read_copy {
+        lore_engine::ReadCopy::Keep
+    } else {
+        lore_engine::ReadCopy::Ignore
+    };
     engine.hold_writer_lock()?;
     match engine.prune_read_copies() {
         Ok(0) => {}
@@ -297,7 +301,7 @@ pub fn serve(data: DataDir, opts: ServeOptions) -> Result<(), ServerError> {
 /// Its one client is the agent its user started: it reads and fetches like the CLI.
 pub fn mcp_stdio(data: DataDir) -> Result<(), ServerError> {
     let mut engine = Engine::open(data.clone())?;
-    engine.config_mut().replica = true;
+    engine.config_mut().read_copy = lore_engine::ReadCopy::Keep;
     let cwd = std::env::current_dir().ok();
     let rt = runtime()?;
     let (app, watcher) = rt.block_on(async move {

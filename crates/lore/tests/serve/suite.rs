@@ -982,6 +982,27 @@ fn a_server_searches_its_read_copy_and_never_an_older_store() {
     let sb = start(&b);
     eventually("B's copy removed", || !has_copy());
     assert!(sb.log().contains("removed the read copies of 1 stores"), "{}", sb.log());
+
+    // A server told not to keep copies builds none: a new store is searched in the
+    // database only.
+    drop(sb);
+    let allow = a.root().display().to_string();
+    let sb = Server::start_with(
+        &b,
+        &["--addr", "127.0.0.1:0", "--allow-path", &allow, "--no-read-copy"],
+        &[("LORE_LOG", "info")],
+    );
+    let (status, job) = post(
+        &sa.api("/api/stores"),
+        &json!({"name": "again", "source": notes.display().to_string(), "embed": "none"}),
+    );
+    assert_eq!(status, 202, "{job}");
+    let job = wait_job(&sa, job["id"].as_str().unwrap(), Duration::from_secs(60));
+    assert_eq!(job["status"], "done", "{job}");
+    assert_eq!(search(&sb, "okapi")[0].0, "n3.md");
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(copies(&sb), 0, "{}", sb.log());
+    assert!(!has_copy());
 }
 
 #[test]
