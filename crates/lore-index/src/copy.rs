@@ -1,7 +1,8 @@
 //! Copying a store between two catalogs — SQLite to PostgreSQL (`lore db import`) or back
-//! (`lore db export`) — with its vectors, so nothing is embedded again. Store, symbol,
-//! import and reference ids are kept, so chunk ids (which hash the store id) and resolved
-//! references stay valid; a store whose name or id the target already has is refused.
+//! (`lore db export`) — with its vectors, so nothing is embedded again, its code graph and
+//! what agents taught about it. Store, symbol, import and reference ids are kept, so chunk
+//! ids (which hash the store id) and resolved references stay valid; a store whose name or
+//! id the target already has is refused.
 
 use crate::IndexError;
 use crate::catalog::{Catalog, ChunkRow, StoreRecord};
@@ -15,6 +16,8 @@ pub struct CopyReport {
     pub vectors: u64,
     pub symbols: u64,
     pub references: u64,
+    /// What agents taught about it (`feedback`).
+    pub signals: u64,
 }
 
 /// The code-graph tables, copied row for row with their ids.
@@ -35,6 +38,10 @@ const FACT_TABLES: &[(&str, &str)] = &[
     ("bindings", "store_id, path, owner, name, value"),
     ("analyzer_state", "store_id, version"),
     ("graph_state", "store_id, resolved_generation"),
+    (
+        "feedback",
+        "store_id, chunk_id, terms, weight, kind, client, at",
+    ),
 ];
 
 /// Files per transaction.
@@ -136,6 +143,7 @@ pub fn copy_store(
             match *table {
                 "symbols" => report.symbols += 1,
                 "refs" => report.references += 1,
+                "feedback" => report.signals += 1,
                 _ => {}
             }
         }

@@ -146,8 +146,13 @@ pub fn stores_copied(json: bool, copied: &[lore_engine::StoreCopied]) -> anyhow:
     }
     for c in copied {
         let r = &c.copied;
+        let signals = if r.signals > 0 {
+            format!(", {} feedback signals", r.signals)
+        } else {
+            String::new()
+        };
         out!(
-            "{}: {} files, {} chunks, {} vectors (none embedded again), {} symbols, {} references",
+            "{}: {} files, {} chunks, {} vectors (none embedded again), {} symbols, {} references{signals}",
             esc(&c.store),
             r.files,
             r.chunks,

@@ -40,9 +40,16 @@ fn stores_move_into_postgresql_and_back_without_embedding() {
     let info = lore.json(&["store", "info", "proj"]);
     let query = "great circle distance between two points";
     let before = paths(&lore.search(query, "hybrid", &[]));
+    // What an agent taught moves with the store.
+    let first = lore.search(query, "hybrid", &[]);
+    let id = first["results"][0]["id"].as_str().unwrap();
+    lore.ok(&["feedback", id, "useful", "--query", query]);
 
     let imported = lore.json(&["--database", &db, "db", "import"]);
     let copied = &imported[0];
+    assert_eq!(copied["signals"], 1, "{imported:#}");
+    let taught = lore.json(&["--database", &db, "feedback", "list", "proj"]);
+    assert_eq!(taught[0]["chunk_id"], lore.json(&["feedback", "list"])[0]["chunk_id"]);
     assert_eq!(copied["store"], "proj", "{imported:#}");
     assert_eq!(copied["chunks"], info["chunks"], "{imported:#} {info:#}");
     assert_eq!(copied["vectors"], info["embedded"], "every vector copied");
@@ -65,6 +72,7 @@ fn stores_move_into_postgresql_and_back_without_embedding() {
     let out_dir = lore.path("exported");
     let exported = lore.json(&["--database", &db, "db", "export", out_dir.to_str().unwrap()]);
     assert_eq!(exported[0]["vectors"], info["embedded"]);
+    assert_eq!(exported[0]["signals"], 1, "{exported:#}");
     let there = json_in(&lore, &out_dir, &["search", query]);
     assert_eq!(paths(&there), before);
     let doctor = json_in(&lore, &out_dir, &["doctor"]);
