@@ -80,8 +80,13 @@ impl Engine {
     /// Records an explicit mark on a result.
     pub fn feedback(&self, req: &FeedbackRequest) -> Result<FeedbackRecorded, EngineError> {
         let kind = if req.useful { "useful" } else { "not_useful" };
-        let (store, recorded) =
-            self.record_signal(&req.result_id, req.query.as_deref(), kind, &req.client)?;
+        let (store, recorded) = self.record_signal(
+            &req.result_id,
+            req.query.as_deref(),
+            kind,
+            &req.client,
+            None,
+        )?;
         recorded.ok_or_else(|| {
             EngineError::Input(format!(
                 "feedback is off for store {store}; `lore feedback on {store}` turns it on"
@@ -89,16 +94,18 @@ impl Engine {
         })
     }
 
-    /// Records that a result was opened after the search `query` showed it (nothing when
-    /// the store's feedback is off).
+    /// Records that a result was opened after the search `query` showed it, at
+    /// `shown_rank` (1-based; nothing when the store's feedback is off).
     pub fn record_opened(
         &self,
         result_id: &str,
         query: &str,
         client: &str,
+        shown_rank: usize,
     ) -> Result<Option<FeedbackRecorded>, EngineError> {
+        let rank = Some(shown_rank as i64);
         Ok(self
-            .record_signal(result_id, Some(query), "opened", client)?
+            .record_signal(result_id, Some(query), "opened", client, rank)?
             .1)
     }
 
@@ -113,7 +120,7 @@ impl Engine {
     ) -> Result<usize, EngineError> {
         let mut n = 0;
         for id in result_ids {
-            match self.record_signal(id, Some(query), "missed", client) {
+            match self.record_signal(id, Some(query), "missed", client, None) {
                 Ok((_, recorded)) => n += usize::from(recorded.is_some()),
                 Err(EngineError::NotFound(_)) => {}
                 Err(e) => return Err(e),
@@ -137,6 +144,7 @@ impl Engine {
         query: Option<&str>,
         kind: &str,
         client: &str,
+        shown_rank: Option<i64>,
     ) -> Result<(String, Option<FeedbackRecorded>), EngineError> {
         let id = parse_id(result_id)?;
         let Some(chunk) = self.catalog.chunks(&[id])?.into_iter().next() else {
@@ -160,6 +168,7 @@ impl Engine {
             kind: kind.to_string(),
             client: client.to_string(),
             at: 0,
+            shown_rank,
         };
         self.catalog.add_feedback(&row, RETENTION_DAYS * 86_400)?;
         let recorded = FeedbackRecorded {
@@ -428,6 +437,7 @@ mod tests {
             kind: kind.into(),
             client: client.into(),
             at,
+            shown_rank: None,
         }
     }
 

@@ -162,7 +162,7 @@ pub fn run(
                 }
                 let r = search(q, true)?;
                 if let Some(rank) = relevant_rank(&r.results, &l.relevant) {
-                    engine.record_opened(&r.results[rank].unit.id, q, &client)?;
+                    engine.record_opened(&r.results[rank].unit.id, q, &client, rank + 1)?;
                     opened += 1;
                     break;
                 }

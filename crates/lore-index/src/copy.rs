@@ -40,7 +40,7 @@ const FACT_TABLES: &[(&str, &str)] = &[
     ("graph_state", "store_id, resolved_generation"),
     (
         "feedback",
-        "store_id, chunk_id, terms, weight, kind, client, at",
+        "store_id, chunk_id, terms, weight, kind, client, at, shown_rank",
     ),
 ];
 

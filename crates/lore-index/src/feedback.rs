@@ -27,9 +27,12 @@ pub struct FeedbackRow {
     pub client: String,
     /// Unix seconds.
     pub at: i64,
+    /// An opened result's place (1-based) in the search that showed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shown_rank: Option<i64>,
 }
 
-const COLUMNS: &str = "store_id, chunk_id, terms, weight, kind, client, at";
+const COLUMNS: &str = "store_id, chunk_id, terms, weight, kind, client, at, shown_rank";
 
 fn row(r: &mut crate::sql::Row) -> Result<FeedbackRow, crate::sql::SqlError> {
     Ok(FeedbackRow {
@@ -40,6 +43,7 @@ fn row(r: &mut crate::sql::Row) -> Result<FeedbackRow, crate::sql::SqlError> {
         kind: r.text(4)?,
         client: r.text(5)?,
         at: r.int(6)?,
+        shown_rank: r.opt_int(7)?,
     })
 }
 
@@ -61,8 +65,8 @@ impl Catalog {
     pub fn add_feedback(&self, row: &FeedbackRow, retention_secs: i64) -> Result<(), IndexError> {
         let at = if row.at == 0 { now_secs() } else { row.at };
         self.db.execute(
-            "INSERT INTO feedback (store_id, chunk_id, terms, weight, kind, client, at) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO feedback (store_id, chunk_id, terms, weight, kind, client, at, shown_rank) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             args![
                 row.store_id,
                 row.chunk_id,
@@ -70,7 +74,8 @@ impl Catalog {
                 Arg::Real(row.weight),
                 &row.kind,
                 &row.client,
-                at
+                at,
+                row.shown_rank
             ],
         )?;
         if retention_secs > 0 {

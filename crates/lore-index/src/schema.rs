@@ -171,7 +171,8 @@ CREATE TABLE IF NOT EXISTS feedback (
     weight REAL NOT NULL,
     kind TEXT NOT NULL,
     client TEXT NOT NULL,
-    at INTEGER NOT NULL
+    at INTEGER NOT NULL,
+    shown_rank INTEGER
 );
 CREATE INDEX IF NOT EXISTS feedback_by_chunk ON feedback(chunk_id);
 CREATE INDEX IF NOT EXISTS feedback_by_store ON feedback(store_id, at);
@@ -267,6 +268,8 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
         // reads them again only then).
         add_column("stores", "feedback", "INTEGER NOT NULL DEFAULT 1")?;
         add_column("stores", "feedback_seq", "INTEGER NOT NULL DEFAULT 0")?;
+        // And feedback.shown_rank: where the search that showed an opened result had it.
+        add_column("feedback", "shown_rank", "INTEGER")?;
     }
     if version != SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;

@@ -213,18 +213,18 @@ impl App {
         let id = id.to_string();
         // Shown by a recent search: opening it says it mattered for that query.
         let shown = self.recent.lock().ok().and_then(|mut recent| {
-            let s = recent
-                .iter_mut()
-                .rev()
-                .find(|s| s.at.elapsed() < RECENT_FOR && s.ids.contains(&id))?;
+            let (s, rank) = recent.iter_mut().rev().find_map(|s| {
+                let rank = s.ids.iter().position(|i| *i == id)?;
+                (s.at.elapsed() < RECENT_FOR).then_some((s, rank + 1))
+            })?;
             s.opened = true;
-            Some(s.query.clone())
+            Some((s.query.clone(), rank))
         });
         self.pool
             .run(move |e| {
                 let unit = e.context(&id)?;
-                if let Some(query) = shown
-                    && let Err(err) = e.record_opened(&id, &query, "server")
+                if let Some((query, rank)) = shown
+                    && let Err(err) = e.record_opened(&id, &query, "server", rank)
                 {
                     tracing::warn!("recording that {id} was opened: {err}");
                 }

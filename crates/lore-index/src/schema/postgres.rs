@@ -242,10 +242,11 @@ const V10: &str = "CREATE TABLE IF NOT EXISTS feedback (store_id BIGINT NOT NULL
 /// name (as on SQLite).
 const V11: &str = super::SYMBOLS_BY_NAME;
 
-/// v12: whether what agents teach changes a store's ranking, and a number every change of
-/// its feedback rows moves (as on SQLite).
+/// v12: whether what agents teach changes a store's ranking, a number every change of its
+/// feedback rows moves, and where an opened result was shown (as on SQLite).
 const V12: &str = "ALTER TABLE stores ADD COLUMN IF NOT EXISTS feedback INTEGER NOT NULL DEFAULT 1; \
-     ALTER TABLE stores ADD COLUMN IF NOT EXISTS feedback_seq BIGINT NOT NULL DEFAULT 0;";
+     ALTER TABLE stores ADD COLUMN IF NOT EXISTS feedback_seq BIGINT NOT NULL DEFAULT 0; \
+     ALTER TABLE feedback ADD COLUMN IF NOT EXISTS shown_rank INTEGER;";
 
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, V1),

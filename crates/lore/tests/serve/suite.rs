@@ -1264,6 +1264,8 @@ fn opened_and_marked_results_teach_the_ranking() {
     let mut kinds: Vec<&str> = list.as_array().unwrap().iter().filter_map(|r| r["kind"].as_str()).collect();
     kinds.sort_unstable();
     assert_eq!(kinds, ["missed", "missed", "not_useful", "opened", "useful"], "{list}");
+    let opened_row = list.as_array().unwrap().iter().find(|r| r["kind"] == "opened").unwrap();
+    assert_eq!(opened_row["shown_rank"], 1, "where the search showed it: {list}");
     let reset = lore.json(&["feedback", "reset", "code"]);
     assert_eq!(reset["removed"], 5);
     let back = search(&[]);
