@@ -441,8 +441,11 @@ fn feedback(
                 out!("no feedback recorded");
             }
             for r in &rows {
+                let shown = r
+                    .shown_rank
+                    .map_or(String::new(), |n| format!(" (shown #{n})"));
                 out!(
-                    "{:016x}  {:<10} {:+.1}  {}  {}",
+                    "{:016x}  {:<10} {:+.2}  {}  {}{shown}",
                     r.chunk_id,
                     r.kind,
                     r.weight,

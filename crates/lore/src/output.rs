@@ -480,6 +480,12 @@ pub fn store_info(json: bool, s: &StoreSummary) -> anyhow::Result<()> {
             s.stats.parse_errors
         );
     }
+    if !st.feedback {
+        out!(
+            "feedback:    off (`lore feedback on {}` turns it on)",
+            st.name
+        );
+    }
     out!("indexed:     {}", when(st.indexed_at));
     Ok(())
 }
