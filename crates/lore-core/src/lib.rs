@@ -14,4 +14,4 @@ pub use facts::{
     is_auxiliary_path, is_test_path, type_name,
 };
 pub use store::{AddStore, STORE_NAME_RULE, StoreKind, WebSettings, validate_store_name};
-pub use time::UtcTime;
+pub use time::{UtcTime, unix_now};

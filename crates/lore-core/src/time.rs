@@ -3,6 +3,13 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+/// Unix seconds now (0 if the clock is before 1970).
+pub fn unix_now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
 /// A UTC date and time of day, to the second.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct UtcTime {

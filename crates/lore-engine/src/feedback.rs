@@ -242,13 +242,6 @@ fn teach(stores: Vec<Arc<StoreSignals>>, query: &[String]) -> Taught {
     taught
 }
 
-/// Unix seconds now.
-fn now_secs() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
-}
-
 /// A store's signals as searches use them, prepared once per change of them: weights
 /// decayed to their age, query terms and clients as numbers, ordered by unit and client
 /// (so a search sums them in one pass), and each unit's counts by kind (`why`'s words).
@@ -387,7 +380,7 @@ impl TaughtCache {
             return Ok(signals.clone());
         }
         let rows = catalog.feedback_of_store(store.id)?;
-        let signals = Arc::new(StoreSignals::new(rows, now_secs()));
+        let signals = Arc::new(StoreSignals::new(rows, lore_core::unix_now()));
         if let Ok(mut map) = self.0.lock() {
             let at = std::time::Instant::now();
             map.insert(store.id, (store.feedback_seq, at, signals.clone()));

@@ -111,12 +111,7 @@ pub struct Catalog {
     brain_root: Option<PathBuf>,
 }
 
-pub(crate) fn now_secs() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
-}
+pub(crate) use lore_core::unix_now as now_secs;
 
 fn json_list(v: &[String]) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "[]".into())

@@ -13,6 +13,7 @@
 use crate::IndexError;
 use crate::catalog::Catalog;
 use crate::sql::{Row, SqlError, args};
+use lore_core::unix_now as now_secs;
 use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -135,13 +136,6 @@ impl Lease {
 /// A pending or running job whose heartbeat is older than this is interrupted: its writer
 /// renews it every few seconds while it lives.
 pub const JOB_EXPIRY_SECS: i64 = 60;
-
-fn now_secs() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
-}
 
 const JOB_COLUMNS: &str = "id, kind, spec, status, files_done, files_total, chunks_done, \
      chunks_total, message, result, error, cancel_requested, pid, created_at, started_at, finished_at";
