@@ -2,6 +2,7 @@
 //! so each behaviour and each error is written once.
 
 pub mod brain;
+mod container;
 mod context;
 mod db;
 pub mod deps;

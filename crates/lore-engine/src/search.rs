@@ -400,6 +400,25 @@ impl Engine {
                 }
             }
         }
+        // A class whose members match stands for them: it joins the candidates.
+        let mut stand_ins: HashMap<i64, String> = HashMap::new();
+        if req.priors {
+            for c in crate::container::containers(&self.catalog, &ranked, &found)? {
+                let id = c.chunk.id;
+                stand_ins.insert(id, c.why());
+                match found.entry(id) {
+                    std::collections::hash_map::Entry::Vacant(slot) => {
+                        ranked.push((id, c.score, Signals::default()));
+                        slot.insert(c.chunk);
+                    }
+                    std::collections::hash_map::Entry::Occupied(_) => {
+                        if let Some(r) = ranked.iter_mut().find(|r| r.0 == id) {
+                            r.1 = r.1.max(c.score);
+                        }
+                    }
+                }
+            }
+        }
         let mut rescored: Vec<(f32, Signals, &StoredChunk)> = ranked
             .iter()
             .filter_map(|&(id, score, signals)| {
@@ -452,6 +471,8 @@ impl Engine {
         let mut results = Vec::new();
         let mut per_file: HashMap<(i64, &str), usize> = HashMap::new();
         let mut units = HashSet::new();
+        // Containers shown for their members: the members are in them.
+        let mut shown_containers: HashSet<(i64, &str, &str)> = HashSet::new();
         for (score, signals, sc) in rescored {
             let score = score.min(1.0);
             if results.len() >= req.limit {
@@ -470,12 +491,28 @@ impl Engine {
             {
                 continue;
             }
+            if c.parent
+                .as_deref()
+                .is_some_and(|p| shown_containers.contains(&(sc.store_id, sc.path.as_str(), p)))
+            {
+                continue;
+            }
             let seen = per_file.entry((sc.store_id, sc.path.as_str())).or_default();
             if *seen >= req.per_file {
                 continue;
             }
             *seen += 1;
             let mut hit = self.hit(sc, store, score, signals, &words, req.detail)?;
+            if let Some(why) = stand_ins.get(&sc.id) {
+                hit.reason = if hit.reason.is_empty() {
+                    why.clone()
+                } else {
+                    format!("{}; {why}", hit.reason)
+                };
+                if let Some(symbol) = c.symbol.as_deref() {
+                    shown_containers.insert((sc.store_id, sc.path.as_str(), symbol));
+                }
+            }
             if let Some(why) = taught.why(sc.id) {
                 hit.reason = format!("{}; {why}", hit.reason);
             }

@@ -262,6 +262,81 @@ fn an_exact_identifier_answers_with_its_own_definition() {
     }
 }
 
+/// Issue 30: a question that several methods of one class match is about the class
+/// ("ref value getter and setter"): the class answers, whole, and its members are not
+/// repeated after it. A class too long to read whole does not stand in for its members.
+#[test]
+fn a_class_whose_members_match_answers_for_them() {
+    let lore = Lore::without_model();
+    let src = lore.path("limits");
+    let method = |name: &str, body: &str| {
+        format!(
+            "  // {name}: part of the bucket's bookkeeping, kept apart so that each step can be\n  \
+             // read and tested on its own without the others getting in the way of it\n  \
+             {name}(now: number): boolean {{\n{body}  }}\n\n"
+        )
+    };
+    let class = |name: &str, padding: usize| {
+        let mut s = format!(
+            "export class {name} {{\n  private tokens = 0\n  private last = 0\n\n  \
+             constructor(private capacity: number, private perSecond: number) {{}}\n\n"
+        );
+        s += &method(
+            "refill",
+            "    const elapsed = (now - this.last) / 1000\n    \
+             this.tokens = Math.min(this.capacity, this.tokens + elapsed * this.perSecond)\n    \
+             this.last = now\n    return true\n",
+        );
+        s += &method(
+            "take",
+            "    if (this.tokens < 1) {\n      return false\n    }\n    this.tokens -= 1\n    return true\n",
+        );
+        for i in 0..padding {
+            s += &method(
+                &format!("audit{i}"),
+                "    console.log(this.capacity, this.perSecond, now)\n    return false\n",
+            );
+        }
+        s + "}\n"
+    };
+    write(&src, "bucket.ts", class("TokenBucket", 4));
+    // Over 200 lines: its members answer for themselves.
+    write(&src, "huge.ts", class("HugeBucket", 40));
+    lore.json(&["store", "add", "limits", src.to_str().unwrap(), "--embed", "none"]);
+    let found = lore.search("refill the tokens and take one", "fts", &["--per-file", "5"]);
+    let results = found["results"].as_array().unwrap();
+    let top = &results[0];
+    assert_eq!(
+        (&top["symbol"], &top["kind"], &top["path"]),
+        (&Value::from("TokenBucket"), &Value::from("class"), &Value::from("bucket.ts")),
+        "{found:#}"
+    );
+    assert!(
+        top["reason"].as_str().unwrap().contains("members match: "),
+        "{found:#}"
+    );
+    let (first, last) = (top["start_line"].as_u64(), top["end_line"].as_u64());
+    assert_eq!((first, last), (Some(1), Some(54)), "the whole class: {found:#}");
+    let in_bucket = |r: &&Value| r["path"] == "bucket.ts";
+    assert_eq!(
+        results.iter().filter(in_bucket).count(),
+        1,
+        "the members are in the class already: {found:#}"
+    );
+    // The long class's own members answer.
+    assert!(
+        results
+            .iter()
+            .any(|r| r["path"] == "huge.ts" && r["kind"] == "method"),
+        "{found:#}"
+    );
+    assert!(
+        !results.iter().any(|r| r["symbol"] == "HugeBucket"
+            && r["reason"].as_str().unwrap().contains("members match")),
+        "{found:#}"
+    );
+}
+
 /// Issue 30, kind 6: benchmarks, fixtures and vendored trees rank like tests, below the
 /// code they exercise, unless the query asks for them.
 #[test]

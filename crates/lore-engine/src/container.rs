@@ -1,0 +1,118 @@
+//! A class whose members match stands for them. "computed ref caching implementation"
+//! or "ref value getter and setter" retrieve several methods of one class, each a weak
+//! match, while the class's own chunk (its header and fields) says little: the question
+//! is about the class. When two or more members of one small container are among the best
+//! candidates, the container joins them, scored as `locate` scores a file from its chunks
+//! (the best member and a decaying share of the others), and its own priors (a name the
+//! question spells out) then rank it with the rest.
+
+use crate::EngineError;
+use crate::fusion::Signals;
+use lore_core::ChunkKind;
+use lore_index::{Catalog, StoredChunk};
+use std::collections::{BTreeSet, HashMap};
+
+/// How many of the best candidates are looked at for members of one container.
+const WINDOW: usize = 30;
+/// A container this many lines long or shorter stands for its members; a longer one (a
+/// framework's 1,500-line application class) is not what a question about two of its
+/// methods wants to read.
+const MAX_LINES: u32 = 200;
+/// How many matching members a result's reason names.
+const SHOWN: usize = 4;
+/// How many of its members must match.
+const MIN_MEMBERS: usize = 2;
+
+/// A container: its store, file and name.
+type Key<'a> = (i64, &'a str, &'a str);
+
+/// A container that stands for members among the candidates.
+pub(crate) struct Container {
+    pub chunk: StoredChunk,
+    /// Its members' evidence: the best fused score and a decaying share of the others.
+    pub score: f32,
+    /// The members that matched, in the order they ranked.
+    pub members: Vec<String>,
+}
+
+impl Container {
+    /// Why it is a result, for the hit's reason.
+    pub fn why(&self) -> String {
+        let shown = self.members.len().min(SHOWN);
+        let more = match self.members.len() - shown {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        format!("members match: {}{more}", self.members[..shown].join(", "))
+    }
+}
+
+/// The containers that stand for two or more of the best `ranked` candidates (fused
+/// scores, best first; their chunks in `found`).
+pub(crate) fn containers(
+    catalog: &Catalog,
+    ranked: &[(i64, f32, Signals)],
+    found: &HashMap<i64, StoredChunk>,
+) -> Result<Vec<Container>, EngineError> {
+    // Per container, its members' names and best scores, in rank order.
+    let mut groups: HashMap<Key, Vec<(&str, f32)>> = HashMap::new();
+    for (id, score, _) in ranked.iter().take(WINDOW) {
+        let Some(sc) = found.get(id) else { continue };
+        let c = &sc.chunk;
+        let (Some(parent), Some(symbol), ChunkKind::Method) =
+            (c.parent.as_deref(), c.symbol.as_deref(), c.kind)
+        else {
+            continue;
+        };
+        let g = groups
+            .entry((sc.store_id, sc.path.as_str(), parent))
+            .or_default();
+        let name = symbol.rsplit(['.', ':']).next().unwrap_or(symbol);
+        if !g.iter().any(|m| m.0 == name) {
+            g.push((name, *score));
+        }
+    }
+    let mut out = Vec::new();
+    for ((store_id, path, parent), members) in groups {
+        if members.len() < MIN_MEMBERS {
+            continue;
+        }
+        let chunks = catalog.file_chunks(store_id, path)?;
+        let Some(own) = chunks.iter().find(|sc| {
+            matches!(
+                sc.chunk.kind,
+                ChunkKind::Class | ChunkKind::Struct | ChunkKind::Impl | ChunkKind::Enum
+            ) && sc.chunk.symbol.as_deref() == Some(parent)
+        }) else {
+            continue;
+        };
+        // The container's lines: its own chunk and every chunk of its members.
+        let inside: BTreeSet<u32> = chunks
+            .iter()
+            .filter(|sc| sc.chunk.parent.as_deref() == Some(parent))
+            .map(|sc| sc.chunk.end_line)
+            .collect();
+        let last = inside.last().copied().unwrap_or(0).max(own.chunk.end_line);
+        if last.saturating_sub(own.chunk.start_line) + 1 > MAX_LINES {
+            continue;
+        }
+        let score = members[0].1
+            + members[1..]
+                .iter()
+                .zip(crate::locate::CHUNK_DECAY)
+                .map(|(m, w)| m.1 * w)
+                .sum::<f32>();
+        out.push(Container {
+            chunk: own.clone(),
+            score,
+            members: members.iter().map(|m| m.0.to_string()).collect(),
+        });
+    }
+    // Deterministic order whatever the map's.
+    out.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(a.chunk.id.cmp(&b.chunk.id))
+    });
+    Ok(out)
+}
