@@ -1,13 +1,15 @@
 //! A class whose members match stands for them. "computed ref caching implementation"
 //! or "ref value getter and setter" retrieve several methods of one class, each a weak
 //! match, while the class's own chunk (its header and fields) says little: the question
-//! is about the class. When two or more members of one small container are among the best
-//! candidates, the container joins them, scored as `locate` scores a file from its chunks
+//! is about the class. When the question spells out at least half of a small container's
+//! name and two or more of its members are among the best candidates, the container joins
+//! them, scored as `locate` scores a file from its chunks
 //! (the best member and a decaying share of the others), and its own priors (a name the
 //! question spells out) then rank it with the rest.
 
 use crate::EngineError;
 use crate::fusion::Signals;
+use crate::intent::NameWords;
 use lore_core::ChunkKind;
 use lore_index::{Catalog, StoredChunk};
 use std::collections::{BTreeSet, HashMap};
@@ -20,6 +22,10 @@ const WINDOW: usize = 30;
 const MAX_LINES: u32 = 200;
 /// How many matching members a result's reason names.
 const SHOWN: usize = 4;
+/// The share of the container's name the question must spell out (`NameWords::cover`):
+/// without it, any class with two methods near a topic (a router's `add` and `match` for
+/// a question on another router) would stand in for them.
+const MIN_NAME_COVER: f32 = 0.5;
 /// How many of its members must match.
 const MIN_MEMBERS: usize = 2;
 
@@ -53,6 +59,7 @@ pub(crate) fn containers(
     catalog: &Catalog,
     ranked: &[(i64, f32, Signals)],
     found: &HashMap<i64, StoredChunk>,
+    names: &mut NameWords,
 ) -> Result<Vec<Container>, EngineError> {
     // Per container, its members' names and best scores, in rank order.
     let mut groups: HashMap<Key, Vec<(&str, f32)>> = HashMap::new();
@@ -74,7 +81,7 @@ pub(crate) fn containers(
     }
     let mut out = Vec::new();
     for ((store_id, path, parent), members) in groups {
-        if members.len() < MIN_MEMBERS {
+        if members.len() < MIN_MEMBERS || names.cover(None, parent) < MIN_NAME_COVER {
             continue;
         }
         let chunks = catalog.file_chunks(store_id, path)?;

@@ -59,8 +59,25 @@ pub(crate) fn holds(content: &str, phrase: &str) -> bool {
 
 /// A declaration without a body that only types another one: Python's `@overload`
 /// (or `@typing.overload`) stubs, whose body is `...`, and TypeScript's overload
-/// signatures (`export function nextTick(): Promise<void>` above the implementation).
-pub(crate) fn is_overload_stub(content: &str) -> bool {
+/// signatures (`export function nextTick(): Promise<void>` above the implementation, and a
+/// method's `query(key: string): string | undefined` above its own).
+/// A window of a long unit is not one: its declaration opens the body (`{` ends a line).
+pub(crate) fn is_overload_stub(c: &lore_core::Chunk) -> bool {
+    is_stub(c.kind, c.language, &c.content)
+}
+
+/// [`is_overload_stub`] of a unit's text.
+pub(crate) fn is_stub(
+    kind: lore_core::ChunkKind,
+    language: lore_core::Language,
+    text: &str,
+) -> bool {
+    use lore_core::Language as L;
+    let script = matches!(language, L::TypeScript | L::Tsx | L::JavaScript);
+    stub_text(kind, script, text)
+}
+
+fn stub_text(kind: lore_core::ChunkKind, script: bool, content: &str) -> bool {
     let mut lines = content.lines().map(str::trim).filter(|l| {
         !l.is_empty() && !l.starts_with("//") && !l.starts_with('*') && !l.starts_with("/*")
     });
@@ -70,9 +87,41 @@ pub(crate) fn is_overload_stub(content: &str) -> bool {
     let python = (first == "@overload" || first == "@typing.overload" || first == "@t.overload")
         && content.trim_end().ends_with("...");
     let code = first.strip_prefix("export ").unwrap_or(first);
-    let typescript = (code.starts_with("function ") || code.starts_with("async function "))
-        && !content.trim_end().ends_with('}');
-    python || typescript
+    // Code lines only: a doc comment's example may open blocks of its own.
+    let bodiless = !content.trim_end().ends_with('}')
+        && !first.ends_with('{')
+        && !lines.any(|l| l.ends_with('{'));
+    let typescript =
+        (code.starts_with("function ") || code.starts_with("async function ")) && bodiless;
+    let method =
+        script && kind == lore_core::ChunkKind::Method && bodiless && is_method_signature(first);
+    python || typescript || method
+}
+
+/// Whether a line opens a TypeScript method's signature: modifiers, then a name, then its
+/// parameters or type parameters (`public static query<T>(key: string)`).
+fn is_method_signature(line: &str) -> bool {
+    const MODIFIERS: [&str; 7] = [
+        "public ",
+        "private ",
+        "protected ",
+        "static ",
+        "async ",
+        "override ",
+        "abstract ",
+    ];
+    let mut rest = line;
+    while let Some(r) = MODIFIERS.iter().find_map(|m| rest.strip_prefix(m)) {
+        rest = r.trim_start();
+    }
+    let Some(open) = rest.find(['(', '<']) else {
+        return false;
+    };
+    let name = &rest[..open];
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '#'))
 }
 
 #[cfg(test)]
@@ -109,22 +158,47 @@ mod tests {
 
     #[test]
     fn overload_stubs() {
-        assert!(is_overload_stub(
-            "export function nextTick(): Promise<void>"
-        ));
-        assert!(is_overload_stub(
+        use lore_core::ChunkKind::{Function, Method, Module};
+        let stub = |content| stub_text(Function, true, content);
+        let is_overload_stub = |kind, content| stub_text(kind, true, content);
+        assert!(stub("export function nextTick(): Promise<void>"));
+        assert!(stub(
             "/** Waits. */\nexport function on(cb: () => void): Off"
         ));
-        assert!(!is_overload_stub("export function f() {\n  return 1\n}"));
-        assert!(!is_overload_stub("export const f = (a: number) => a + 1"));
-        assert!(is_overload_stub(
-            "@overload\ndef get(self, key: str) -> str: ..."
-        ));
-        assert!(is_overload_stub(
+        assert!(!stub("export function f() {\n  return 1\n}"));
+        assert!(!stub("export const f = (a: number) => a + 1"));
+        assert!(stub("@overload\ndef get(self, key: str) -> str: ..."));
+        assert!(stub(
             "@typing.overload\ndef get(\n    self, key: str\n) -> str:\n    ..."
         ));
+        assert!(!stub("def get(self, key):\n    return self.d[key]"));
+        // A method's overload signatures, with their doc comment.
+        let query = "/**\n * Reads a query parameter.\n * app.get('/', (c) => {\n */\nquery(key: string): string | undefined";
+        assert!(is_overload_stub(Method, query));
+        assert!(is_overload_stub(
+            Method,
+            "public static parse<T>(s: string): T"
+        ));
         assert!(!is_overload_stub(
-            "def get(self, key):\n    return self.d[key]"
+            Method,
+            "query(key?: string) {\n  return this.q[key]\n}"
+        ));
+        // A call at module level is not a declaration.
+        assert!(!is_overload_stub(Module, "register(app)"));
+        assert!(!is_overload_stub(Method, "get value(): T"));
+        // The first window of a long function or method opens its body.
+        assert!(!stub(
+            "export function parse(input: string): Root {\n  reset()\n  const a = 1"
+        ));
+        assert!(!is_overload_stub(
+            Method,
+            "query(key?: string) {\n  const all = this.q\n  if (key) {"
+        ));
+        // Rust is not TypeScript.
+        assert!(!stub_text(
+            Method,
+            false,
+            "pub(super) fn plan(&mut self) -> Plan"
         ));
     }
 }

@@ -199,21 +199,33 @@ fn focus(
             && Some(s.name.as_str()) != c.symbol.as_deref()
             && wanted.contains(&norm(&s.name))
     })?;
+    // An overload signature runs on to the implementation, the last declaration of its
+    // name (the unit the graph knows, with the body's calls).
+    let own = c
+        .content
+        .get(sym.start_byte - c.start_byte..sym.end_byte - c.start_byte)?;
+    let last = if crate::evidence::is_stub(sym.kind, c.language, own) {
+        syms.iter()
+            .rfind(|s| s.qualified == sym.qualified && s.end_byte <= c.end_byte)
+            .unwrap_or(sym)
+    } else {
+        sym
+    };
     // The member's doc comment and attributes above it are part of it.
     let (from, lines_above) = lead_in(c.content.get(..sym.start_byte - c.start_byte)?);
-    let content = c.content.get(from..sym.end_byte - c.start_byte)?;
+    let content = c.content.get(from..last.end_byte - c.start_byte)?;
     let mut focused = sc.clone();
     focused.chunk.content = content.to_string();
     focused.chunk.kind = sym.kind;
     focused.chunk.parent = c.symbol.clone();
     focused.chunk.symbol = Some(sym.name.clone());
     focused.chunk.signature = sym.signature.clone();
-    focused.chunk.doc = sym.doc.clone();
+    focused.chunk.doc = sym.doc.clone().or_else(|| last.doc.clone());
     focused.chunk.start_line = sym.start_line - lines_above;
-    focused.chunk.end_line = sym.end_line;
+    focused.chunk.end_line = last.end_line;
     focused.chunk.start_byte = c.start_byte + from;
-    focused.chunk.end_byte = sym.end_byte;
-    Some((focused, sym.clone()))
+    focused.chunk.end_byte = last.end_byte;
+    Some((focused, last.clone()))
 }
 
 /// Where the comment and attribute lines right above the end of `before` start (a unit's
@@ -307,6 +319,18 @@ impl Presenter<'_> {
         let unit = overlapping.or_else(|| {
             syms.iter()
                 .position(|s| s.name == name && s.start_byte >= c.end_byte)
+        });
+        // An overload signature is one unit with the implementation, the last declaration
+        // of the same qualified name (TypeScript and `@overload` put it below the
+        // signatures): the result then holds the doc comment, every overload and the body.
+        let unit = unit.map(|i| {
+            if !crate::evidence::is_overload_stub(c) {
+                return i;
+            }
+            let qualified = &syms[i].qualified;
+            (i + 1..syms.len())
+                .rfind(|&j| &syms[j].qualified == qualified)
+                .unwrap_or(i)
         });
         Ok((None, unit.map(|i| syms.swap_remove(i))))
     }

@@ -403,7 +403,7 @@ impl Engine {
         // A class whose members match stands for them: it joins the candidates.
         let mut stand_ins: HashMap<i64, String> = HashMap::new();
         if req.priors {
-            for c in crate::container::containers(&self.catalog, &ranked, &found)? {
+            for c in crate::container::containers(&self.catalog, &ranked, &found, &mut names)? {
                 let id = c.chunk.id;
                 stand_ins.insert(id, c.why());
                 match found.entry(id) {
@@ -424,7 +424,9 @@ impl Engine {
             .filter_map(|&(id, score, signals)| {
                 let sc = found.get(&id)?;
                 let c = &sc.chunk;
-                let score = if evidence::is_overload_stub(&c.content) {
+                // A stub without the unit's doc comment yields to the implementation; one with
+                // it answers for the unit (shown through to the body, `Presenter::unit`).
+                let score = if c.doc.is_none() && evidence::is_overload_stub(c) {
                     score * OVERLOAD_STUB
                 } else {
                     score

@@ -337,6 +337,33 @@ fn a_class_whose_members_match_answers_for_them() {
     );
 }
 
+/// Issue 30: a method's doc comment, its overload signatures and its implementation are
+/// one unit. The doc comment sits on the first signature, which is what a question
+/// matches; the answer still holds the body.
+#[test]
+fn a_methods_overloads_and_body_are_one_unit() {
+    let lore = Lore::without_model();
+    let src = lore.path("req");
+    write(
+        &src,
+        "request.ts",
+        "export class Request {\n  constructor(private url: string) {}\n\n  \
+         /**\n   * Reads a query parameter of the request's URL, or all of them.\n   *\n   \
+         * app.get('/search', (c) => {\n   *   const q = c.req.query('q')\n   * })\n   */\n  \
+         query(key: string): string | undefined\n  query(): Record<string, string>\n  \
+         query(key?: string) {\n    return readParams(this.url, key)\n  }\n}\n",
+    );
+    lore.json(&["store", "add", "req", src.to_str().unwrap(), "--embed", "none"]);
+    let found = lore.search("read a query parameter of the request", "fts", &[]);
+    let top = &found["results"][0];
+    assert_eq!(top["qualified"], "Request.query", "{found:#}");
+    assert_eq!(
+        (top["start_line"].as_u64(), top["end_line"].as_u64()),
+        (Some(4), Some(15)),
+        "the doc comment, both overloads and the body: {found:#}"
+    );
+}
+
 /// Issue 30, kind 6: benchmarks, fixtures and vendored trees rank like tests, below the
 /// code they exercise, unless the query asks for them.
 #[test]
