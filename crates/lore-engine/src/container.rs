@@ -1,4 +1,5 @@
-//! A class whose members match stands for them. "computed ref caching implementation"
+//! Units that answer for others. A value answers for the type that types it (below); and a
+//! class whose members match stands for them. "computed ref caching implementation"
 //! or "ref value getter and setter" retrieve several methods of one class, each a weak
 //! match, while the class's own chunk (its header and fields) says little: the question
 //! is about the class. When the question spells out at least half of a small container's
@@ -122,4 +123,59 @@ pub(crate) fn containers(
             .then(a.chunk.id.cmp(&b.chunk.id))
     });
     Ok(out)
+}
+
+fn is_type(kind: ChunkKind) -> bool {
+    matches!(kind, ChunkKind::Interface | ChunkKind::Type)
+}
+
+/// A type and the value it types are one answer: `interface GetCookie` and `const
+/// getCookie: GetCookie`, `type TimingSafeEqual` and `timingSafeEqual`. The type's text is
+/// the shorter, so BM25 prefers it, and with one result per file it would hide the
+/// implementation. A value of the type's name (any case) in the same file takes the better
+/// of the two scores and comes first; `ranked` (scores, best first) is sorted again.
+/// Unless the question asks for a type.
+pub(crate) fn values_over_types(ranked: &mut [(f32, Signals, &StoredChunk)], words: &[String]) {
+    const ASKS_FOR_A_TYPE: [&str; 4] = ["type", "types", "interface", "interfaces"];
+    if words.iter().any(|w| ASKS_FOR_A_TYPE.contains(&w.as_str())) {
+        return;
+    }
+    let key = |sc: &StoredChunk| {
+        let symbol = sc.chunk.symbol.as_deref()?;
+        let name = symbol.rsplit(['.', ':']).next().unwrap_or(symbol);
+        Some((sc.store_id, sc.path.clone(), name.to_lowercase()))
+    };
+    let mut types: HashMap<(i64, String, String), f32> = HashMap::new();
+    for (score, _, sc) in ranked.iter() {
+        if is_type(sc.chunk.kind)
+            && let Some(k) = key(sc)
+        {
+            let best = types.entry(k).or_insert(*score);
+            *best = best.max(*score);
+        }
+    }
+    if types.is_empty() {
+        return;
+    }
+    let mut lifted = false;
+    for (score, _, sc) in ranked.iter_mut() {
+        let value = matches!(
+            sc.chunk.kind,
+            ChunkKind::Function | ChunkKind::Const | ChunkKind::Class
+        );
+        if let (true, Some(k)) = (value, key(sc))
+            && let Some(&typed) = types.get(&k)
+            && typed >= *score
+        {
+            *score = typed;
+            lifted = true;
+        }
+    }
+    if lifted {
+        // At equal scores the value first.
+        ranked.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then(is_type(a.2.chunk.kind).cmp(&is_type(b.2.chunk.kind)))
+        });
+    }
 }

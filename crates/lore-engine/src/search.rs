@@ -461,6 +461,7 @@ impl Engine {
             }
         }
         rescored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        crate::container::values_over_types(&mut rescored, &words);
         if intent.is_none()
             && let Some(phrase) = evidence::phrase(&req.query)
         {

@@ -364,6 +364,31 @@ fn a_methods_overloads_and_body_are_one_unit() {
     );
 }
 
+/// Issue 30, kind 5 beyond a bare identifier: a type and the value it types are one
+/// answer. The type's doc comment holds the question's words, but the value is what to
+/// read, and one result per file must not keep the type instead.
+#[test]
+fn a_value_answers_for_the_type_that_types_it() {
+    let lore = Lore::without_model();
+    let src = lore.path("util");
+    write(
+        &src,
+        "buffer.ts",
+        "/**\n * Compares two secrets in constant time: a timing-safe comparison.\n */\n\
+         type TimingSafeEqual = (a: string, b: string) => Promise<boolean>\n\n\
+         export const timingSafeEqual: TimingSafeEqual = async (a, b) => {\n  \
+         const [x, y] = await Promise.all([sha256(a), sha256(b)])\n  \
+         return x === y && a === b\n}\n",
+    );
+    lore.json(&["store", "add", "util", src.to_str().unwrap(), "--embed", "none"]);
+    let found = lore.search("timing-safe comparison of two secrets", "fts", &[]);
+    let top = &found["results"][0];
+    assert_eq!(top["symbol"], "timingSafeEqual", "{found:#}");
+    // Asked for the type, the type answers.
+    let asked = lore.search("the type of a timing-safe comparison", "fts", &[]);
+    assert_eq!(asked["results"][0]["symbol"], "TimingSafeEqual", "{asked:#}");
+}
+
 /// Issue 30, kind 6: benchmarks, fixtures and vendored trees rank like tests, below the
 /// code they exercise, unless the query asks for them.
 #[test]
