@@ -1,7 +1,9 @@
 //! Code chunking over a tree-sitter tree: units, members, module code.
 
 use crate::ChunkOptions;
-use crate::lang::{self, LangRules, Scope, UnitInfo, collapse_ws, named_children, truncate_chars};
+use crate::lang::{
+    self, LangRules, Scope, UnitInfo, collapse_ws, named_children, strip_comments, truncate_chars,
+};
 use crate::text::{Meta, Src, is_ws};
 use lore_core::{Chunk, ChunkKind, Language};
 use std::cell::RefCell;
@@ -487,7 +489,7 @@ impl Engine<'_, '_> {
                 .collect();
             (!d.is_empty()).then(|| d.join("\n"))
         });
-        let signature = signature(self.src, info);
+        let signature = signature(self.src, info, self.lang);
         let meta = Meta {
             kind: info.kind,
             symbol: info.name.clone(),
@@ -555,12 +557,19 @@ fn collapsed(src: &Src, s: usize, e: usize) -> Option<String> {
 }
 
 /// A unit's declaration as written, without body and trailing `{`, `:` or `=>`.
-pub(crate) fn signature(src: &Src, info: &UnitInfo) -> Option<String> {
+pub(crate) fn signature(src: &Src, info: &UnitInfo, lang: Language) -> Option<String> {
     let mut e = info.sig_end;
     if info.first_line_sig {
         e = e.min(src.line_end_of(info.sig_start));
     }
-    let mut sig = collapsed(src, info.sig_start, e)?;
+    if e <= info.sig_start {
+        return None;
+    }
+    let mut sig = collapse_ws(&strip_comments(lang, src.slice(info.sig_start, e)));
+    truncate_chars(&mut sig, MAX_SIG_CHARS);
+    if sig.is_empty() {
+        return None;
+    }
     loop {
         let t = sig.trim_end();
         let stripped = ["=>", "{", "=", ":", ";", "(", "[", ","]

@@ -132,7 +132,7 @@ impl<'a> Extractor<'_, 'a> {
             qualified: qualified.clone(),
             kind: info.kind,
             container: container.clone(),
-            signature: signature(src, info),
+            signature: signature(src, info, self.lang),
             doc: self.doc(node, info),
             exported: self.exported(node, &name, decl, container.is_some()),
             is_async: decl.split_whitespace().take(4).any(|w| w == "async"),

@@ -80,6 +80,69 @@ pub(crate) fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
     node.children(&mut cursor).collect()
 }
 
+/// `s` without its comments (a doc comment on a parameter or on a member of an inline
+/// type), strings left whole: a signature shows the declaration. Python's are `#` lines
+/// (its `//` divides); the other languages' `/* … */` and `// …`.
+pub(crate) fn strip_comments(lang: Language, s: &str) -> std::borrow::Cow<'_, str> {
+    let python = lang == Language::Python;
+    let marker = if python { "#" } else { "/" };
+    if !s.contains(marker) {
+        return s.into();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        if let Some(q) = quote {
+            out.push(c);
+            if c == '\\' {
+                if let Some(n) = chars.next() {
+                    out.push(n);
+                }
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            // Rust's `'a` is a lifetime, not a quote.
+            ('"' | '`', _) | ('\'', _) if c != '\'' || lang != Language::Rust => {
+                quote = Some(c);
+                out.push(c);
+            }
+            ('/', Some('*')) if !python => {
+                chars.next();
+                let mut prev = ' ';
+                for n in chars.by_ref() {
+                    if prev == '*' && n == '/' {
+                        break;
+                    }
+                    prev = n;
+                }
+                out.push(' ');
+            }
+            ('#', _) if python => {
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        break;
+                    }
+                }
+                out.push('\n');
+            }
+            ('/', Some('/')) if !python => {
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        break;
+                    }
+                }
+                out.push('\n');
+            }
+            _ => out.push(c),
+        }
+    }
+    out.into()
+}
+
 pub(crate) fn collapse_ws(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for w in s.split_whitespace() {
@@ -267,5 +330,36 @@ impl<'a> LangRules<'_, 'a> {
             _ if self.is_c_family() => self.c(node, scope, depth),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments_leave_signatures_but_strings_and_division_stay() {
+        let sig = "serveStatic = (options: Opts & {\n  /**\n   * The runtime's `join`.\n   */\n  join?: (...p: string[]) => string // default: posix\n  root: string\n})";
+        let ts = |s| strip_comments(Language::TypeScript, s);
+        assert_eq!(
+            collapse_ws(&ts(sig)),
+            "serveStatic = (options: Opts & { join?: (...p: string[]) => string root: string })"
+        );
+        // Comment markers inside strings are text.
+        let glob = "function find(pattern = '**/*.ts', url = \"http://x\")";
+        assert_eq!(ts(glob), glob);
+        assert_eq!(collapse_ws(&ts("f(a, // the first\n  b)")), "f(a, b)");
+        let rust = "fn get<'a>(&'a self, // the key\n key: &str) -> &'a str";
+        assert_eq!(
+            collapse_ws(&strip_comments(Language::Rust, rust)),
+            "fn get<'a>(&'a self, key: &str) -> &'a str"
+        );
+        // Python's `//` divides; its comments are `#` lines.
+        let py = |s| strip_comments(Language::Python, s);
+        assert_eq!(py("def f(n=a // 2)"), "def f(n=a // 2)");
+        assert_eq!(
+            collapse_ws(&py("def f(a,  # the first\n      b='#')")),
+            "def f(a, b='#')"
+        );
     }
 }
