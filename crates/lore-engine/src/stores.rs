@@ -357,7 +357,15 @@ impl Engine {
         if names.is_empty() {
             return Ok(self.catalog.stores()?);
         }
-        names.iter().map(|n| self.require_store(n)).collect()
+        let mut out: Vec<StoreRecord> = Vec::with_capacity(names.len());
+        for n in names {
+            let s = self.require_store(n)?;
+            // A store named twice is searched once.
+            if !out.iter().any(|o| o.id == s.id) {
+                out.push(s);
+            }
+        }
+        Ok(out)
     }
 
     /// Incrementally (or, with `full`, completely) re-indexes the named stores.

@@ -272,7 +272,7 @@ fn run_judge(
 }
 
 fn run_feedback(engine: &Engine, a: FeedbackArgs, json: bool) -> anyhow::Result<()> {
-    let r = lore_eval::feedback::run(engine, &a.file, &a.stores, a.mode)?;
+    let r = lore_eval::feedback::run(engine, &a.file, &crate::cli::split_list(&a.stores), a.mode)?;
     if json {
         return print_json(&r);
     }

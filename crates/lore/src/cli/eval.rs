@@ -120,8 +120,8 @@ impl EvalLocateArgs {
 pub struct IntentsArgs {
     /// JSONL: {"query", "intent", "relevant": [{"path", "symbol"?}]} per line.
     pub file: PathBuf,
-    /// Stores to search (repeatable; default: all).
-    #[arg(long = "store", value_name = "S")]
+    /// Stores to search (repeatable or comma-separated; default: all).
+    #[arg(long = "store", visible_alias = "stores", value_name = "S")]
     pub stores: Vec<String>,
     #[arg(long, value_parser = modes(), default_value = Mode::Hybrid.as_str())]
     pub mode: Mode,
@@ -134,7 +134,7 @@ impl IntentsArgs {
     pub fn options(self) -> IntentsOptions {
         IntentsOptions {
             file: self.file,
-            stores: self.stores,
+            stores: split_list(&self.stores),
             mode: self.mode,
             out: self.out,
         }
@@ -144,7 +144,7 @@ impl IntentsArgs {
 #[derive(Args, Debug)]
 pub struct JudgeArgs {
     /// Stores to search (repeatable or comma-separated; default: all).
-    #[arg(long = "store", value_name = "S")]
+    #[arg(long = "store", visible_alias = "stores", value_name = "S")]
     pub stores: Vec<String>,
     /// TOML config: query_count, search_limit, search_mode, stores, max_retries,
     /// timeout_secs, detail, given_intent, and [judge] command / url / model. Flags
@@ -230,8 +230,8 @@ impl JudgeArgs {
 pub struct FeedbackArgs {
     /// JSONL: {"query", "relevant": [{"path", "symbol"?}], "train"?: [..], "heldout"?: ".."}.
     pub file: PathBuf,
-    /// Stores to search (repeatable; default: all).
-    #[arg(long = "store")]
+    /// Stores to search (repeatable or comma-separated; default: all).
+    #[arg(long = "store", visible_alias = "stores", value_name = "S")]
     pub stores: Vec<String>,
     #[arg(long, value_parser = super::modes(), default_value = "hybrid")]
     pub mode: lore_engine::Mode,

@@ -283,15 +283,15 @@ pub enum DbCommand {
 }
 
 /// Comma-separated values, possibly given several times (`--stores a,b --stores c`), as one
-/// list without blanks.
-fn split_list(values: &[String]) -> Vec<String> {
-    values
-        .iter()
-        .flat_map(|v| v.split(','))
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-        .map(String::from)
-        .collect()
+/// list without blanks or repeats.
+pub(crate) fn split_list(values: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for v in values.iter().flat_map(|v| v.split(',')).map(str::trim) {
+        if !v.is_empty() && !out.iter().any(|o| o == v) {
+            out.push(v.to_string());
+        }
+    }
+    out
 }
 
 /// A flag whose values are an engine enum's, by the engine's names (`Mode::ALL` and
@@ -411,5 +411,6 @@ mod tests {
     fn lists_split_on_commas() {
         let v = |s: &[&str]| s.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(split_list(&v(&["a, b", ",", "c"])), v(&["a", "b", "c"]));
+        assert_eq!(split_list(&v(&["a,b", "b", "a"])), v(&["a", "b"]));
     }
 }

@@ -10,8 +10,8 @@ use std::path::PathBuf;
 /// Where and how `search` and `locate` retrieve.
 #[derive(Args, Debug)]
 pub struct Scope {
-    /// Comma-separated store names (default: all).
-    #[arg(long, value_name = "A,B")]
+    /// Store names, comma-separated or repeated (default: all).
+    #[arg(long, visible_alias = "store", value_name = "A,B")]
     pub stores: Vec<String>,
     /// hybrid = BM25 + vectors fused (locate ranks files over it); fts needs no
     /// embedding model.
@@ -114,8 +114,8 @@ pub struct GraphArgs {
     pub direction: Direction,
     /// A name (`parse_query`) or a qualified name (`Parser.parse`, `Store::get`).
     pub symbol: String,
-    /// Only this store (repeatable; default: all).
-    #[arg(long = "store", value_name = "STORE")]
+    /// Only these stores (repeatable or comma-separated; default: all).
+    #[arg(long = "store", visible_alias = "stores", value_name = "STORE")]
     pub stores: Vec<String>,
 }
 
@@ -124,7 +124,7 @@ impl GraphArgs {
         GraphQuery {
             symbol: self.symbol,
             direction: self.direction,
-            stores: self.stores,
+            stores: split_list(&self.stores),
         }
     }
 }
