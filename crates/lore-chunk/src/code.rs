@@ -44,7 +44,7 @@ pub(crate) fn parse_code(src: &Src, lang: Language) -> Option<(Tree, Language)> 
     let tree = parse(lang, src.text)?;
     if lang == Language::TypeScript
         && tree.root_node().has_error()
-        && let Some(patched) = separate_generic_members(src.text)
+        && let Some(patched) = patch_typescript(src.text)
         && let Some(better) = parse(lang, &patched)
         && error_bytes(better.root_node()) < error_bytes(tree.root_node())
     {
@@ -108,14 +108,17 @@ pub(crate) fn chunk_code(
     Some(engine.out)
 }
 
-/// TypeScript's grammar inserts no semicolon before a line that starts with `<`, so a
-/// member of an interface or class that begins with a type parameter list (`<\n  P
-/// extends string,\n>(…): R`, an overloaded call signature or a generic arrow property)
-/// right after a member written without `;` fails to parse, and with it the rest of the
-/// file. This writes the separator the grammar missed: the last indentation byte of such a
-/// line becomes `;` (the text keeps its length, so every offset holds). `None` when no
-/// line needed it.
-fn separate_generic_members(text: &str) -> Option<String> {
+/// What TypeScript's grammar fails on, written so that it parses, the text keeping its
+/// length (so every offset holds): `None` when nothing needed it.
+///
+/// - The grammar inserts no semicolon before a line that starts with `<`, so a member of
+///   an interface or class that begins with a type parameter list (`<\n  P extends
+///   string,\n>(…): R`, an overloaded call signature or a generic arrow property) right
+///   after a member written without `;` fails to parse, and with it the rest of the file.
+///   The last indentation byte of such a line becomes the `;` it missed.
+/// - It does not know TypeScript 5's `export type * from './types'`: `type` there becomes
+///   blanks, a star re-export it knows.
+fn patch_typescript(text: &str) -> Option<String> {
     let mut bytes = text.as_bytes().to_vec();
     let mut changed = false;
     let mut prev_end: Option<u8> = None;
@@ -130,6 +133,13 @@ fn separate_generic_members(text: &str) -> Option<String> {
             && prev_end.is_some_and(|c| c.is_ascii_alphanumeric() || b")]}>'\"`_$".contains(&c))
         {
             bytes[offset + indent - 1] = b';';
+            changed = true;
+        }
+        if let Some(rest) = code.strip_prefix("export type ")
+            && rest.trim_start().starts_with('*')
+        {
+            let at = offset + indent + "export ".len();
+            bytes[at..at + "type".len()].fill(b' ');
             changed = true;
         }
         if !code.is_empty() && !comment {

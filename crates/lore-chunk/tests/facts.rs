@@ -735,6 +735,27 @@ export function createFactory<E extends Env = Env>(init?: Options<E>): Factory<E
     );
 }
 
+/// TypeScript 5's type-only star re-export is not in the grammar; the file parses whole,
+/// and the re-export is one.
+#[test]
+fn type_only_star_re_exports_parse() {
+    let text = "export { render } from './render'\n\nexport type * from './types'\n\
+                export type * as JSX from './jsx'\n\nexport function h(tag: string) {\n  \
+                return tag\n}\n";
+    let analyzed = analyze_file("src/index.ts", text, &ChunkOptions::default());
+    assert_eq!(analyzed.parse_error, None);
+    assert!(analyzed.facts.symbols.iter().any(|s| s.name == "h"));
+    // The chunk text is the file's own.
+    assert!(
+        analyzed
+            .chunks
+            .iter()
+            .any(|c| c.content.contains("export type * from './types'")),
+        "{:#?}",
+        analyzed.chunks
+    );
+}
+
 /// What the parser still could not read is said, with the line it starts at.
 #[test]
 fn a_file_that_parses_with_errors_says_where() {
