@@ -278,6 +278,13 @@ impl Engine {
         report: &mut IndexReport,
     ) -> Result<Option<worker::Committed>, EngineError> {
         let prepared = prepare_all(plan, store.max_file_bytes, &self.config.chunk, progress);
+        // Read before the first commit removes the deleted files.
+        let released = match embedder {
+            Some(_) if !plan.deleted.is_empty() => {
+                self.released_vectors(store.id, &plan.deleted)?
+            }
+            _ => std::collections::HashMap::new(),
+        };
 
         let mut run = Commits::new(writer, generation, full, plan);
         let batch = self.config.commit_every_files.max(1);
@@ -300,7 +307,7 @@ impl Engine {
                 }
                 vectors.push(match p {
                     Prepared::Changed { file, chunks, .. } if embedder.is_some() => {
-                        self.known_vectors(store.id, &file.path, chunks)?
+                        self.known_vectors(store.id, &file.path, chunks, &released)?
                     }
                     _ => Vec::new(),
                 });

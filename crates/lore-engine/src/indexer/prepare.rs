@@ -125,16 +125,47 @@ fn prepare(
     }
 }
 
+/// How many chunks' vectors a run keeps aside from the files it deletes (about 1.5 KB
+/// each with their text: 30 MB at most).
+const MAX_RELEASED: usize = 20_000;
+
 impl Engine {
+    /// The vectors of the chunks in the files a run deletes, by text (at most
+    /// `MAX_RELEASED`), read before the run removes them: a file renamed or moved (deleted
+    /// here, added there), or a function moved to another file, keeps its vectors.
+    pub(super) fn released_vectors(
+        &self,
+        store_id: i64,
+        deleted: &[String],
+    ) -> Result<HashMap<String, Vec<f32>>, EngineError> {
+        let mut out = HashMap::new();
+        for path in deleted {
+            if out.len() >= MAX_RELEASED {
+                break;
+            }
+            let old = self.catalog.file_chunks(store_id, path)?;
+            let ids: Vec<i64> = old.iter().map(|c| c.id).collect();
+            let mut vectors = self.catalog.embeddings(&ids)?;
+            for c in &old {
+                if let Some(v) = vectors.remove(&c.id) {
+                    out.insert(c.chunk.index_text(), v);
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// The vectors a changed file's chunks already have: chunks whose id (path, range,
     /// content) has a vector in the catalog keep it, and so do chunks whose text the file's
-    /// previous version held. Re-indexing after an edit, a migration, an interrupted run or
-    /// `--full` then embeds only what is new (`embed_missing`, after the commit).
+    /// previous version held, or a file this run deletes (`released`). Re-indexing after an
+    /// edit, a rename, a migration, an interrupted run or `--full` then embeds only what is
+    /// new (`embed_missing`, after the commit).
     pub(super) fn known_vectors(
         &self,
         store_id: i64,
         path: &str,
         chunks: &[Chunk],
+        released: &HashMap<String, Vec<f32>>,
     ) -> Result<Vec<Option<Vec<f32>>>, EngineError> {
         let ids: Vec<i64> = chunks.iter().map(|c| chunk_id(store_id, path, c)).collect();
         let mut known = self.catalog.embeddings(&ids)?;
@@ -149,9 +180,11 @@ impl Engine {
                 .filter_map(|c| Some((c.chunk.index_text(), old_vectors.remove(&c.id)?)))
                 .collect();
             for (chunk, id) in chunks.iter().zip(&ids) {
-                if !known.contains_key(id)
-                    && let Some(v) = by_text.get(&chunk.index_text())
-                {
+                if known.contains_key(id) {
+                    continue;
+                }
+                let text = chunk.index_text();
+                if let Some(v) = by_text.get(&text).or_else(|| released.get(&text)) {
                     known.insert(*id, v.clone());
                 }
             }

@@ -267,7 +267,9 @@ impl Engine {
         for (i, p) in prepared.iter().enumerate() {
             vectors.push(match p {
                 Prepared::Changed { file, chunks, .. } if embedder.is_some() => {
-                    let known = self.known_vectors(store.id, &file.path, chunks)?;
+                    // A worker's batch deletes nothing: the planner's run does.
+                    let known =
+                        self.known_vectors(store.id, &file.path, chunks, &Default::default())?;
                     for (j, v) in known.iter().enumerate() {
                         if v.is_none() {
                             missing.push((i, j, chunks[j].index_text()));

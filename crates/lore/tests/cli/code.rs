@@ -233,6 +233,27 @@ fn moved_but_unchanged_units_keep_their_vectors() {
     );
 }
 
+/// A file renamed (or a unit moved to another file) keeps its vectors: the chunks of files a
+/// run deletes lend theirs, by text, to the files it adds.
+#[test]
+fn renamed_files_keep_their_vectors() {
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let src = lore.path("src");
+    let funcs: String = (0..6)
+        .map(|i| format!("def f{i}(x):\n    \"\"\"Step {i} of the pipeline.\"\"\"\n    return x * {i} + {i}\n\n\n"))
+        .collect();
+    write(&src, "pipeline.py", &funcs);
+    lore.json(&["store", "add", "src", src.to_str().unwrap()]);
+    std::fs::rename(src.join("pipeline.py"), src.join("steps.py")).unwrap();
+    let r = &lore.json(&["index"])[0];
+    assert_eq!((&r["added"], &r["deleted"]), (&1.into(), &1.into()), "{r:#}");
+    assert_eq!(r["embedded"], 0, "every chunk's text was embedded before: {r:#}");
+    let found = lore.search("step 3 of the pipeline", "vector", &[]);
+    assert_eq!(found["results"][0]["path"], "steps.py", "{found:#}");
+}
+
 /// Issue 30, kind 5: a bare identifier answers with the unit of exactly that name, not the
 /// type beside it that differs only in case (one result per file would drop the function).
 #[test]
