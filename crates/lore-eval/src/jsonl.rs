@@ -49,8 +49,12 @@ impl JsonlOut {
         &self.out
     }
 
+    /// Writes one line through to the `.part` file: a long run's results so far can be
+    /// read while it goes on, and a killed run keeps every finished line.
     pub(crate) fn line(&mut self, v: &serde_json::Value) -> anyhow::Result<()> {
-        writeln!(self.w, "{v}").with_context(|| format!("cannot write {}", self.tmp.display()))
+        writeln!(self.w, "{v}")
+            .and_then(|()| self.w.flush())
+            .with_context(|| format!("cannot write {}", self.tmp.display()))
     }
 
     /// Renames the finished file into place; returns its path.
