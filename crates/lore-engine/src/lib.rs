@@ -2,7 +2,6 @@
 //! so each behaviour and each error is written once.
 
 pub mod brain;
-mod container;
 mod context;
 mod db;
 pub mod deps;
@@ -26,6 +25,7 @@ mod retrieve;
 pub mod sample;
 mod search;
 mod shared_brain;
+mod stand_in;
 mod stores;
 mod task;
 mod text;

@@ -403,7 +403,7 @@ impl Engine {
         // A class whose members match stands for them: it joins the candidates.
         let mut stand_ins: HashMap<i64, String> = HashMap::new();
         if req.priors {
-            for c in crate::container::containers(&self.catalog, &ranked, &found, &mut names)? {
+            for c in crate::stand_in::containers(&self.catalog, &ranked, &found, &mut names)? {
                 let id = c.chunk.id;
                 stand_ins.insert(id, c.why());
                 match found.entry(id) {
@@ -461,7 +461,7 @@ impl Engine {
             }
         }
         rescored.sort_by(|a, b| b.0.total_cmp(&a.0));
-        crate::container::values_over_types(&mut rescored, &words);
+        crate::stand_in::values_over_types(&mut rescored, &words);
         if intent.is_none()
             && let Some(phrase) = evidence::phrase(&req.query)
         {

@@ -1,19 +1,20 @@
-//! Units that answer for others. A value answers for the type that types it (below); and a
-//! class whose members match stands for them. "computed ref caching implementation"
-//! or "ref value getter and setter" retrieve several methods of one class, each a weak
-//! match, while the class's own chunk (its header and fields) says little: the question
-//! is about the class. When the question spells out at least half of a small container's
-//! name and two or more of its members are among the best candidates, the container joins
-//! them, scored as `locate` scores a file from its chunks
-//! (the best member and a decaying share of the others), and its own priors (a name the
-//! question spells out) then rank it with the rest.
+//! Units that answer for others.
+//!
+//! - A class stands for its matching methods. "computed ref caching implementation"
+//!   retrieves several methods of `ComputedRefImpl`, each a weak match, while the class's
+//!   own chunk (its fields) says little: the question is about the class. When the question
+//!   spells out at least half of a small class's name and two or more of its methods are
+//!   among the best candidates, the class joins them, scored as `locate` scores a file from
+//!   its chunks (the best member and a decaying share of the others); its own priors then
+//!   rank it with the rest.
+//! - A value answers for the type that types it (`values_over_types`).
 
 use crate::EngineError;
 use crate::fusion::Signals;
 use crate::intent::NameWords;
 use lore_core::ChunkKind;
 use lore_index::{Catalog, StoredChunk};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 /// How many of the best candidates are looked at for members of one container.
 const WINDOW: usize = 30;
@@ -95,12 +96,11 @@ pub(crate) fn containers(
             continue;
         };
         // The container's lines: its own chunk and every chunk of its members.
-        let inside: BTreeSet<u32> = chunks
+        let last = chunks
             .iter()
             .filter(|sc| sc.chunk.parent.as_deref() == Some(parent))
             .map(|sc| sc.chunk.end_line)
-            .collect();
-        let last = inside.last().copied().unwrap_or(0).max(own.chunk.end_line);
+            .fold(own.chunk.end_line, u32::max);
         if last.saturating_sub(own.chunk.start_line) + 1 > MAX_LINES {
             continue;
         }
