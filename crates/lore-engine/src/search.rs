@@ -191,6 +191,27 @@ pub struct SearchHit {
 /// What an overload stub's score is multiplied by: the implementation answers first.
 const OVERLOAD_STUB: f32 = 0.5;
 
+/// Adds a unit neither signal retrieved to the candidates at `score`; one retrieved
+/// already, maybe far down, is lifted to it.
+fn join_candidates(
+    ranked: &mut Vec<(i64, f32, Signals)>,
+    found: &mut HashMap<i64, StoredChunk>,
+    sc: StoredChunk,
+    score: f32,
+) {
+    match found.entry(sc.id) {
+        std::collections::hash_map::Entry::Vacant(slot) => {
+            ranked.push((sc.id, score, Signals::default()));
+            slot.insert(sc);
+        }
+        std::collections::hash_map::Entry::Occupied(_) => {
+            if let Some(c) = ranked.iter_mut().find(|c| c.0 == sc.id) {
+                c.1 = c.1.max(score);
+            }
+        }
+    }
+}
+
 /// Puts the candidates that hold the query word for word first (in their order), each
 /// scored at least as high as the best of the others, so scores still fall down the list.
 fn lift_exact(ranked: &mut Vec<(f32, Signals, &StoredChunk)>, phrase: &str) {
@@ -386,37 +407,15 @@ impl Engine {
             // As strong as the best retrieved candidate: the usage priors then rank them.
             let top = ranked.first().map_or(0.5, |c| c.1);
             for sc in self.call_sites(&stores, &subjects)? {
-                match found.entry(sc.id) {
-                    std::collections::hash_map::Entry::Vacant(slot) => {
-                        ranked.push((sc.id, top, Signals::default()));
-                        slot.insert(sc);
-                    }
-                    // Retrieved already, maybe far down: lift it to the same footing.
-                    std::collections::hash_map::Entry::Occupied(_) => {
-                        if let Some(c) = ranked.iter_mut().find(|c| c.0 == sc.id) {
-                            c.1 = c.1.max(top);
-                        }
-                    }
-                }
+                join_candidates(&mut ranked, &mut found, sc, top);
             }
         }
         // A class whose members match stands for them: it joins the candidates.
         let mut stand_ins: HashMap<i64, String> = HashMap::new();
         if req.priors {
             for c in crate::stand_in::containers(&self.catalog, &ranked, &found, &mut names)? {
-                let id = c.chunk.id;
-                stand_ins.insert(id, c.why());
-                match found.entry(id) {
-                    std::collections::hash_map::Entry::Vacant(slot) => {
-                        ranked.push((id, c.score, Signals::default()));
-                        slot.insert(c.chunk);
-                    }
-                    std::collections::hash_map::Entry::Occupied(_) => {
-                        if let Some(r) = ranked.iter_mut().find(|r| r.0 == id) {
-                            r.1 = r.1.max(c.score);
-                        }
-                    }
-                }
+                stand_ins.insert(c.chunk.id, c.why());
+                join_candidates(&mut ranked, &mut found, c.chunk, c.score);
             }
         }
         let mut rescored: Vec<(f32, Signals, &StoredChunk)> = ranked
