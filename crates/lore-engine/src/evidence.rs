@@ -70,14 +70,10 @@ pub(crate) fn is_overload_stub(c: &lore_core::Chunk) -> bool {
 pub(crate) fn is_stub(
     kind: lore_core::ChunkKind,
     language: lore_core::Language,
-    text: &str,
+    content: &str,
 ) -> bool {
     use lore_core::Language as L;
     let script = matches!(language, L::TypeScript | L::Tsx | L::JavaScript);
-    stub_text(kind, script, text)
-}
-
-fn stub_text(kind: lore_core::ChunkKind, script: bool, content: &str) -> bool {
     let mut lines = content.lines().map(str::trim).filter(|l| {
         !l.is_empty() && !l.starts_with("//") && !l.starts_with('*') && !l.starts_with("/*")
     });
@@ -159,8 +155,9 @@ mod tests {
     #[test]
     fn overload_stubs() {
         use lore_core::ChunkKind::{Function, Method, Module};
-        let stub = |content| stub_text(Function, true, content);
-        let is_overload_stub = |kind, content| stub_text(kind, true, content);
+        use lore_core::Language::{Rust, TypeScript};
+        let stub = |content| is_stub(Function, TypeScript, content);
+        let is_overload_stub = |kind, content| is_stub(kind, TypeScript, content);
         assert!(stub("export function nextTick(): Promise<void>"));
         assert!(stub(
             "/** Waits. */\nexport function on(cb: () => void): Off"
@@ -195,9 +192,9 @@ mod tests {
             "query(key?: string) {\n  const all = this.q\n  if (key) {"
         ));
         // Rust is not TypeScript.
-        assert!(!stub_text(
+        assert!(!is_stub(
             Method,
-            false,
+            Rust,
             "pub(super) fn plan(&mut self) -> Plan"
         ));
     }
