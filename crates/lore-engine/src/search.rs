@@ -486,10 +486,19 @@ impl Engine {
             let Some(store) = by_id.get(&sc.store_id) else {
                 continue;
             };
-            // Windows of one long unit are one result: the best one stands for it.
+            // Windows of one long unit are one result: the best one stands for it. A getter
+            // and a setter of one name are two units.
             let c = &sc.chunk;
+            let accessor = evidence::accessor(c.signature.as_deref());
             if c.symbol.is_some()
-                && !units.insert((sc.store_id, &sc.path, c.kind, &c.parent, &c.symbol))
+                && !units.insert((
+                    sc.store_id,
+                    &sc.path,
+                    c.kind,
+                    &c.parent,
+                    &c.symbol,
+                    accessor,
+                ))
             {
                 continue;
             }

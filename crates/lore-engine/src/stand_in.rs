@@ -63,8 +63,9 @@ pub(crate) fn containers(
     found: &HashMap<i64, StoredChunk>,
     names: &mut NameWords,
 ) -> Result<Vec<Container>, EngineError> {
-    // Per container, its members' names and best scores, in rank order.
-    let mut groups: HashMap<Key, Vec<(&str, f32)>> = HashMap::new();
+    // Per container, its members' names (`get value` and `set value` are two) and best
+    // scores, in rank order.
+    let mut groups: HashMap<Key, Vec<(String, f32)>> = HashMap::new();
     for (id, score, _) in ranked.iter().take(WINDOW) {
         let Some(sc) = found.get(id) else { continue };
         let c = &sc.chunk;
@@ -77,6 +78,10 @@ pub(crate) fn containers(
             .entry((sc.store_id, sc.path.as_str(), parent))
             .or_default();
         let name = symbol.rsplit(['.', ':']).next().unwrap_or(symbol);
+        let name = format!(
+            "{}{name}",
+            crate::evidence::accessor(c.signature.as_deref())
+        );
         if !g.iter().any(|m| m.0 == name) {
             g.push((name, *score));
         }
@@ -113,7 +118,7 @@ pub(crate) fn containers(
         out.push(Container {
             chunk: own.clone(),
             score,
-            members: members.iter().map(|m| m.0.to_string()).collect(),
+            members: members.into_iter().map(|m| m.0).collect(),
         });
     }
     // Deterministic order whatever the map's.

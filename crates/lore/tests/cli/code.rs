@@ -385,6 +385,50 @@ fn a_methods_overloads_and_body_are_one_unit() {
     );
 }
 
+/// A getter and a setter share a name and are still two units: neither hides the other
+/// as if it were a window of the same long unit.
+#[test]
+fn a_getter_and_its_setter_are_two_results() {
+    let lore = Lore::without_model();
+    let src = lore.path("cell");
+    // Long enough that each accessor is a chunk of its own.
+    let body = |what: &str| {
+        (0..30)
+            .map(|i| format!("    this.log.push('{what} step {i} of the current cell value')\n"))
+            .collect::<String>()
+    };
+    let class = format!(
+        "export class Cell<T> {{\n  private current: T\n  private log: string[] = []\n\n  \
+         get value(): T {{\n{}    return this.current\n  }}\n\n  \
+         set value(next: T) {{\n{}    this.current = next\n  }}\n}}\n",
+        body("read"),
+        body("write")
+    );
+    write(&src, "cell.ts", &class);
+    lore.json(&["store", "add", "cell", src.to_str().unwrap(), "--embed", "none"]);
+    let found = lore.search("the current value", "fts", &["--per-file", "5"]);
+    let accessors: Vec<&str> = found["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["qualified"] == "Cell.value")
+        .filter_map(|r| r["signature"].as_str())
+        .collect();
+    assert_eq!(accessors.len(), 2, "{found:#}");
+    assert!(accessors.iter().any(|s| s.starts_with("set ")), "{found:#}");
+    // Two members, so the class they are in stands for them when the question names it.
+    let asked = lore.search("the cell's current value", "fts", &[]);
+    let top = &asked["results"][0];
+    assert_eq!(top["symbol"], "Cell", "{asked:#}");
+    assert!(
+        top["reason"]
+            .as_str()
+            .unwrap()
+            .contains("members match: get value, set value"),
+        "{asked:#}"
+    );
+}
+
 /// Issue 30, kind 5 beyond a bare identifier: a type and the value it types are one
 /// answer. The type's doc comment holds the question's words, but the value is what to
 /// read, and one result per file must not keep the type instead.
