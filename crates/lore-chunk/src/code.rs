@@ -116,8 +116,13 @@ pub(crate) fn chunk_code(
 ///   string,\n>(…): R`, an overloaded call signature or a generic arrow property) right
 ///   after a member written without `;` fails to parse, and with it the rest of the file.
 ///   The last indentation byte of such a line becomes the `;` it missed.
+/// - Nor before a member named by the operators `in` or `instanceof` (`in?: string` among
+///   SVG attributes), which it reads as continuing the line above: the same `;`.
 /// - It does not know TypeScript 5's `export type * from './types'`: `type` there becomes
 ///   blanks, a star re-export it knows.
+/// - An import type with more after its name (`import('@babel/types').Statement[]`,
+///   `import('x').A<B>`) fails: in a type position, `import('…')` becomes an identifier
+///   of underscores, so the rest reads as a qualified type name.
 fn patch_typescript(text: &str) -> Option<String> {
     let mut bytes = text.as_bytes().to_vec();
     let mut changed = false;
@@ -128,7 +133,7 @@ fn patch_typescript(text: &str) -> Option<String> {
         let indent = body.len() - body.trim_start().len();
         let code = body.trim();
         let comment = code.starts_with("//") || code.starts_with("/*") || code.starts_with('*');
-        if code.starts_with('<')
+        if (code.starts_with('<') || operator_named_member(code))
             && indent > 0
             && prev_end.is_some_and(|c| c.is_ascii_alphanumeric() || b")]}>'\"`_$".contains(&c))
         {
@@ -142,12 +147,54 @@ fn patch_typescript(text: &str) -> Option<String> {
             bytes[at..at + "type".len()].fill(b' ');
             changed = true;
         }
+        if !comment {
+            for (from, to) in import_types(body) {
+                bytes[offset + from..offset + to].fill(b'_');
+                changed = true;
+            }
+        }
         if !code.is_empty() && !comment {
             prev_end = code.bytes().last();
         }
         offset += line.len();
     }
     changed.then(|| String::from_utf8(bytes).ok()).flatten()
+}
+
+/// Whether a line declares a member named `in` or `instanceof` (`in?: string`, `in = 2`).
+fn operator_named_member(code: &str) -> bool {
+    ["instanceof", "in"].iter().any(|op| {
+        code.strip_prefix(op)
+            .is_some_and(|rest| rest.trim_start().starts_with(['?', ':', '=']))
+    })
+}
+
+/// The byte ranges of `import('…')` in a type position of `line` (after `:`, `|`, `&` or
+/// `<`) that a type name follows (`.Statement`), not a promise's method.
+fn import_types(line: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = line[from..].find("import(").map(|i| from + i) {
+        from = at + "import(".len();
+        let typed = line[..at].trim_end().ends_with([':', '|', '&', '<']);
+        let rest = &line[from..];
+        let Some(quote) = rest.chars().next().filter(|c| matches!(c, '\'' | '"')) else {
+            continue;
+        };
+        let Some(close) = rest[1..].find(quote).map(|i| i + 2) else {
+            continue;
+        };
+        let Some(after) = rest[close..].strip_prefix(").") else {
+            continue;
+        };
+        let method = ["then", "catch", "finally"]
+            .iter()
+            .any(|m| after.starts_with(m));
+        if typed && !method {
+            out.push((at, from + close + 1));
+        }
+    }
+    out
 }
 
 /// The first error of a tree that has any, and the bytes in its error nodes.
