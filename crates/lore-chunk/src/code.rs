@@ -161,11 +161,16 @@ fn patch_typescript(text: &str) -> Option<String> {
     changed.then(|| String::from_utf8(bytes).ok()).flatten()
 }
 
-/// Whether a line declares a member named `in` or `instanceof` (`in?: string`, `in = 2`).
+/// Whether a line declares a member named `in` or `instanceof`, or either followed by
+/// digits, which the grammar reads as the operator and a number (`in?: string`, `in2?:
+/// Numberish`, `in = 2`).
 fn operator_named_member(code: &str) -> bool {
     ["instanceof", "in"].iter().any(|op| {
-        code.strip_prefix(op)
-            .is_some_and(|rest| rest.trim_start().starts_with(['?', ':', '=']))
+        code.strip_prefix(op).is_some_and(|rest| {
+            rest.trim_start_matches(|c: char| c.is_ascii_digit())
+                .trim_start()
+                .starts_with(['?', ':', '='])
+        })
     })
 }
 

@@ -757,15 +757,16 @@ fn type_only_star_re_exports_parse() {
 }
 
 /// Two shapes from vuejs/core the grammar fails on: an import type with a type after it
-/// (`import('@babel/types').Statement[]`), and a member named `in` (an SVG attribute)
-/// after one written without `;`. Both files parse whole, and their text is their own.
+/// (`import('@babel/types').Statement[]`), and members named `in` and `in2` (SVG
+/// attributes) after one written without `;`. Both files parse whole, and their text is their own.
 #[test]
 fn import_types_and_members_named_in_parse() {
     let text = "export interface SFCScriptBlock {\n  setup?: string | boolean\n  \
                 scriptAst?: import('@babel/types').Statement[]\n  \
                 loader?: import(\"./loader\").Loader<string>\n}\n\n\
-                export interface SVGAttributes {\n  in2?: Numberish | undefined\n  \
-                in?: string | undefined\n  k1?: Numberish\n}\n\n\
+                export interface SVGAttributes {\n  href?: string | undefined\n  \
+                in2?: Numberish | undefined\n  in?: string | undefined\n  \
+                k1?: Numberish\n}\n\n\
                 export class Filter {\n  x = 1\n  instanceof = 2\n  apply() {\n    \
                 return import('./lazy').then((m) => m.default)\n  }\n}\n";
     let analyzed = analyze_file("src/parse.ts", text, &ChunkOptions::default());
