@@ -32,7 +32,7 @@ pub struct SearchArgs {
     /// Minimum score (0–1, comparable across queries).
     #[arg(long)]
     pub threshold: Option<f32>,
-    /// Results allowed per file.
+    /// Results allowed per file, and one more that scores 80% of the file's first or more (not for usages).
     #[arg(long, default_value_t = 1)]
     pub per_file: usize,
     /// How much of each result: minimal (no code), contextual (+ imports, types,

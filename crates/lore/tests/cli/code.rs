@@ -385,6 +385,71 @@ fn a_methods_overloads_and_body_are_one_unit() {
     );
 }
 
+/// One result per file must not hide a unit that scores about as well as the file's first:
+/// a second one that close is shown, except for usages, where other files' call sites
+/// count more.
+#[test]
+fn a_files_close_second_is_not_hidden() {
+    let lore = Lore::without_model();
+    let src = lore.path("res");
+    let unit = |name: &str, words: &str| {
+        format!(
+            "export function {name}(res: Response, value: string) {{\n  \
+             // {words}\n  res.write(value)\n  return res\n}}\n\n"
+        )
+    };
+    write(
+        &src,
+        "response.ts",
+        &[
+            unit("send", "send a response body and set its type"),
+            unit("contentType", "set the content type of a response body"),
+            unit("status", "set the status code"),
+        ]
+        .concat(),
+    );
+    write(
+        &src,
+        "app.ts",
+        "import { send } from './response'\n\nexport function reply(res: Response) {\n  \
+         return send(res, 'ok')\n}\n\nexport function fail(res: Response) {\n  \
+         return send(res, 'no')\n}\n",
+    );
+    write(
+        &src,
+        "health.ts",
+        "import { send } from './response'\n\nexport function health(res: Response) {\n  \
+         return send(res, 'up')\n}\n",
+    );
+    lore.json(&["store", "add", "res", src.to_str().unwrap(), "--embed", "none"]);
+    let found = lore.search("send a response body and set its content type", "fts", &[]);
+    let names: Vec<&str> = found["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["symbol"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"send") && names.contains(&"contentType"),
+        "{found:#}"
+    );
+    assert!(!names.contains(&"status"), "not close: {found:#}");
+    // Usages: one call site per file, so that the other file's shows.
+    let usages = lore.search("who calls send", "fts", &[]);
+    let paths: Vec<&str> = usages["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["path"].as_str())
+        .collect();
+    assert_eq!(
+        paths.iter().filter(|p| **p == "app.ts").count(),
+        1,
+        "{usages:#}"
+    );
+    assert!(paths.contains(&"health.ts"), "{usages:#}");
+}
+
 /// A getter and a setter share a name and are still two units: neither hides the other
 /// as if it were a window of the same long unit.
 #[test]
