@@ -401,7 +401,7 @@ fn a_files_close_second_is_not_hidden() {
     write(
         &src,
         "response.ts",
-        &[
+        [
             unit("send", "send a response body and set its type"),
             unit("contentType", "set the content type of a response body"),
             unit("status", "set the status code"),
