@@ -130,16 +130,55 @@ pub(crate) fn containers(
     Ok(out)
 }
 
+/// The type a declaration is annotated with, lowercased, without its type arguments:
+/// `json: JSONRespond = …` and `export const getCookie: GetCookie = …` → `jsonrespond`,
+/// `getcookie`. Not a parameter's: the annotation must follow the declared name.
+fn annotation(signature: &str) -> Option<String> {
+    const LEADING: [&str; 11] = [
+        "export ",
+        "declare ",
+        "const ",
+        "let ",
+        "var ",
+        "readonly ",
+        "public ",
+        "private ",
+        "protected ",
+        "static ",
+        "override ",
+    ];
+    let mut rest = signature.trim_start();
+    while let Some(r) = LEADING.iter().find_map(|p| rest.strip_prefix(p)) {
+        rest = r.trim_start();
+    }
+    let name_end = rest
+        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '$' | '#')))
+        .unwrap_or(rest.len());
+    if name_end == 0 {
+        return None;
+    }
+    let typed = rest[name_end..]
+        .trim_start_matches(['?', '!'])
+        .trim_start()
+        .strip_prefix(':')?
+        .trim_start();
+    let type_end = typed
+        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '$')))
+        .unwrap_or(typed.len());
+    (type_end > 0).then(|| typed[..type_end].to_lowercase())
+}
+
 fn is_type(kind: ChunkKind) -> bool {
     matches!(kind, ChunkKind::Interface | ChunkKind::Type)
 }
 
 /// A type and the value it types are one answer: `interface GetCookie` and `const
-/// getCookie: GetCookie`, `type TimingSafeEqual` and `timingSafeEqual`. The type's text is
+/// getCookie: GetCookie`, `type TimingSafeEqual` and `timingSafeEqual`, `interface
+/// JSONRespond` and the class property `json: JSONRespond = (…) => …`. The type's text is
 /// the shorter, so BM25 prefers it, and with one result per file it would hide the
-/// implementation. A value of the type's name (any case) in the same file takes the better
-/// of the two scores and comes first; `ranked` (scores, best first) is sorted again.
-/// Unless the question asks for a type.
+/// implementation. A value of the type's name (any case) or annotated with it, in the
+/// same file, takes the better of the two scores and comes first; `ranked` (scores, best
+/// first) is sorted again. Unless the question asks for a type.
 pub(crate) fn values_over_types(ranked: &mut [(f32, Signals, &StoredChunk)], words: &[String]) {
     const ASKS_FOR_A_TYPE: [&str; 4] = ["type", "types", "interface", "interfaces"];
     if words.iter().any(|w| ASKS_FOR_A_TYPE.contains(&w.as_str())) {
@@ -166,12 +205,21 @@ pub(crate) fn values_over_types(ranked: &mut [(f32, Signals, &StoredChunk)], wor
     for (score, _, sc) in ranked.iter_mut() {
         let value = matches!(
             sc.chunk.kind,
-            ChunkKind::Function | ChunkKind::Const | ChunkKind::Class
+            ChunkKind::Function | ChunkKind::Const | ChunkKind::Class | ChunkKind::Method
         );
-        if let (true, Some(k)) = (value, key(sc))
-            && let Some(&typed) = types.get(&k)
-            && typed >= *score
-        {
+        if !value {
+            continue;
+        }
+        let annotated = sc.chunk.signature.as_deref().and_then(annotation);
+        let typed = [
+            key(sc),
+            annotated.map(|t| (sc.store_id, sc.path.clone(), t)),
+        ]
+        .into_iter()
+        .flatten()
+        .filter_map(|k| types.get(&k).copied())
+        .fold(f32::MIN, f32::max);
+        if typed >= *score {
             *score = typed;
             lifted = true;
         }
@@ -182,5 +230,31 @@ pub(crate) fn values_over_types(ranked: &mut [(f32, Signals, &StoredChunk)], wor
             b.0.total_cmp(&a.0)
                 .then(is_type(a.2.chunk.kind).cmp(&is_type(b.2.chunk.kind)))
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::annotation;
+
+    #[test]
+    fn a_declarations_annotation_is_its_type() {
+        let cases = [
+            (
+                "json: JSONRespond = <T>(object: T) => {",
+                Some("jsonrespond"),
+            ),
+            (
+                "export const getCookie: GetCookie = (c, key) => {",
+                Some("getcookie"),
+            ),
+            ("private readonly cache?: Map<string, Entry>", Some("map")),
+            ("export function parse(input: string): Ast", None),
+            ("const handler = (c: Context) => {", None),
+            ("send(body)", None),
+        ];
+        for (signature, want) in cases {
+            assert_eq!(annotation(signature).as_deref(), want, "{signature}");
+        }
     }
 }

@@ -517,6 +517,26 @@ fn a_value_answers_for_the_type_that_types_it() {
     // Asked for the type, the type answers.
     let asked = lore.search("the type of a timing-safe comparison", "fts", &[]);
     assert_eq!(asked["results"][0]["symbol"], "TimingSafeEqual", "{asked:#}");
+
+    // A class property annotated with the type answers for it too, whatever its name.
+    let padding: String = (0..30)
+        .map(|i| format!("  header{i}(name: string) {{\n    return this.headers.get(name + '{i}')\n  }}\n\n"))
+        .collect();
+    write(
+        &src,
+        "context.ts",
+        &format!(
+            "/**\n * Returns a JSON response: the object serialized as JSON into the response body.\n */\n\
+             interface JSONRespond {{\n  <T>(object: T, status?: number): Response\n}}\n\n\
+             export class Context {{\n  headers = new Headers()\n\n{padding}  \
+             json: JSONRespond = (object, status) => {{\n    \
+             return this.body(serialize(object), status)\n  }}\n}}\n"
+        ),
+    );
+    lore.ok(&["index", "util"]);
+    let found = lore.search("return a JSON response", "fts", &[]);
+    let top = &found["results"][0];
+    assert_eq!(top["qualified"], "Context.json", "{found:#}");
 }
 
 /// Issue 30, kind 6: benchmarks, fixtures and vendored trees rank like tests, below the
