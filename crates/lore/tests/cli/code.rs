@@ -525,7 +525,7 @@ fn a_value_answers_for_the_type_that_types_it() {
     write(
         &src,
         "context.ts",
-        &format!(
+        format!(
             "/**\n * Returns a JSON response: the object serialized as JSON into the response body.\n */\n\
              interface JSONRespond {{\n  <T>(object: T, status?: number): Response\n}}\n\n\
              export class Context {{\n  headers = new Headers()\n\n{padding}  \
