@@ -251,6 +251,9 @@ pub(crate) struct Candidate<'a> {
 /// cookie on the response" covers all of `res.cookie` and half of `res.clearCookie`.
 pub(crate) struct NameWords {
     terms: std::collections::HashSet<String>,
+    /// The first letter of each of the query's words, in order (`stream server-sent
+    /// events` → `ssse`), for the acronyms in names (`streamSSE`).
+    initials: String,
     analyzer: lore_index::tokenizer::TextAnalyzer,
 }
 
@@ -271,12 +274,23 @@ impl NameWords {
         let terms = lore_index::tokenizer::analyze(&mut analyzer, query)
             .into_iter()
             .collect();
-        NameWords { terms, analyzer }
+        let initials = query
+            .split(|c: char| !c.is_alphanumeric())
+            .filter_map(|w| w.chars().next())
+            .flat_map(char::to_lowercase)
+            .collect();
+        NameWords {
+            terms,
+            initials,
+            analyzer,
+        }
     }
 
     /// The share (0 to 1) of the parts of `symbol` (`clearCookie` → clear, cookie; stop
     /// words left out) that the query has, as a word or, for a part of three letters or
-    /// more, as the start of one; plus `QUALIFIER` when it names the unit's container too
+    /// more, as the start of one, or for an acronym (`SSE` of `streamSSE`) as the initials
+    /// of words in a row ("server-sent events"); plus `QUALIFIER` when it names the unit's
+    /// container too
     /// (`req` of `req.header` in "read a request header", not `res`). A container never
     /// counts against a name: a nested function's enclosing one is not part of it.
     pub fn cover(&mut self, parent: Option<&str>, symbol: &str) -> f32 {
@@ -300,8 +314,13 @@ impl NameWords {
                 };
                 parts += 1;
                 let abbreviates = |t: &String| t.len() > part.len() && t.starts_with(&part);
+                let written = &word[a..b];
+                let acronym = written.len() >= 2
+                    && written.chars().all(|c| c.is_ascii_uppercase())
+                    && self.initials.contains(&written.to_ascii_lowercase());
                 if self.terms.contains(&part)
                     || (part.len() >= ABBREVIATION && self.terms.iter().any(abbreviates))
+                    || acronym
                 {
                     found += 1;
                 }
@@ -535,6 +554,13 @@ mod tests {
         assert_eq!(w.cover(None, "ComputedRefImpl"), 1.0);
         assert_eq!(w.cover(None, "mountComponent"), 0.0);
         assert_eq!(w.cover(None, "__"), 0.0);
+        // An acronym is spelled by the initials of words in a row.
+        let mut w = NameWords::of("stream server-sent events to the client");
+        assert_eq!(w.cover(None, "streamSSE"), 1.0);
+        assert_eq!(w.cover(None, "SSEStreamingApi"), 2.0 / 3.0);
+        // Written in lower case, a part is a word, not an acronym.
+        assert_eq!(w.cover(None, "sse"), 0.0);
+        assert_eq!(w.cover(None, "streamXML"), 0.5);
     }
 
     #[test]
