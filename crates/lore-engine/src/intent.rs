@@ -258,7 +258,8 @@ pub(crate) struct NameWords {
 }
 
 /// A name part this long or longer also matches the query words it begins (`impl` →
-/// "implementation", `req` → "request").
+/// "implementation", `req` → "request"), and a query word this long the name parts it
+/// begins ("log" → `logger`, "host" → `hostname`).
 const ABBREVIATION: usize = 3;
 
 /// What naming a unit's container adds to its name's cover.
@@ -287,8 +288,8 @@ impl NameWords {
     }
 
     /// The share (0 to 1) of the parts of `symbol` (`clearCookie` → clear, cookie; stop
-    /// words left out) that the query has, as a word or, for a part of three letters or
-    /// more, as the start of one, or for an acronym (`SSE` of `streamSSE`) as the initials
+    /// words left out) that the query has, as a word, as the start of one or a word as its
+    /// start (three letters or more), or for an acronym (`SSE` of `streamSSE`) as the initials
     /// of words in a row ("server-sent events"); plus `QUALIFIER` when it names the unit's
     /// container too
     /// (`req` of `req.header` in "read a request header", not `res`). A container never
@@ -314,6 +315,9 @@ impl NameWords {
                 };
                 parts += 1;
                 let abbreviates = |t: &String| t.len() > part.len() && t.starts_with(&part);
+                let begins = |t: &String| {
+                    t.len() >= ABBREVIATION && part.len() > t.len() && part.starts_with(t.as_str())
+                };
                 let written = &word[a..b];
                 let acronym = written.len() >= 2
                     && written.chars().all(|c| c.is_ascii_uppercase())
@@ -321,6 +325,7 @@ impl NameWords {
                 if self.terms.contains(&part)
                     || (part.len() >= ABBREVIATION && self.terms.iter().any(abbreviates))
                     || acronym
+                    || self.terms.iter().any(begins)
                 {
                     found += 1;
                 }
@@ -554,6 +559,11 @@ mod tests {
         assert_eq!(w.cover(None, "ComputedRefImpl"), 1.0);
         assert_eq!(w.cover(None, "mountComponent"), 0.0);
         assert_eq!(w.cover(None, "__"), 0.0);
+        // A word of three letters or more begins a part.
+        let mut w = NameWords::of("log each request with its duration");
+        assert_eq!(w.cover(None, "logger"), 1.0);
+        let mut w = NameWords::of("host name of the request");
+        assert_eq!(w.cover(None, "hostname"), 1.0);
         // An acronym is spelled by the initials of words in a row.
         let mut w = NameWords::of("stream server-sent events to the client");
         assert_eq!(w.cover(None, "streamSSE"), 1.0);
