@@ -74,6 +74,18 @@ pub struct Candidates {
 const SHARE_DEPTH: usize = 10;
 
 impl Candidates {
+    /// Scales BM25 by the best match instead of the query's theoretical maximum (the best
+    /// BM25 candidate scores 1). For a long task: it matches few of its hundreds of words in
+    /// any one chunk, so against the maximum every BM25 score is a few hundredths and the
+    /// cosines alone would rank.
+    pub fn scale_bm25_by_best(&mut self) {
+        if let Some(&(_, best)) = self.bm25.first()
+            && best > 0.0
+        {
+            self.bm25_max = best;
+        }
+    }
+
     /// The share of code among both signals' top candidates (1.0 when there are none).
     fn code_share(&self) -> f32 {
         let top: HashSet<i64> = self
@@ -169,6 +181,28 @@ mod tests {
             prose: HashSet::new(),
             unembedded: HashSet::new(),
         }
+    }
+
+    #[test]
+    fn a_long_tasks_best_bm25_match_is_not_drowned_by_cosines() {
+        // A task of many words: its maximum is far above what any chunk scores. Chunk 1
+        // holds the task's rare words; chunk 2 is only about the same topic.
+        let mut c = Candidates {
+            bm25: vec![(1, 12.0), (2, 2.0)],
+            bm25_max: 400.0,
+            vector: vec![(2, 0.62), (1, 0.48)],
+            extra_cosine: HashMap::new(),
+            ..cands()
+        };
+        let out = fuse(&c, Fusion::default());
+        assert_eq!(
+            out[0].0, 2,
+            "against the maximum, the cosine decides: {out:?}"
+        );
+        c.scale_bm25_by_best();
+        let out = fuse(&c, Fusion::default());
+        assert_eq!(out[0].0, 1, "{out:?}");
+        assert!((out[0].1 - (0.7 * 0.48 + 0.3)).abs() < 1e-6, "{out:?}");
     }
 
     #[test]

@@ -35,6 +35,11 @@ pub struct LocateEvidence {
     /// A file's units are ranked with the names the task writes (its own or its
     /// container's), not by retrieval alone after at most two named definitions.
     pub unit_names: bool,
+    /// BM25 is scaled by the task's best match, not by its theoretical maximum. A task of
+    /// hundreds of words matches few of them in any one chunk, so against the maximum its
+    /// BM25 is a few hundredths while cosines stay near 0.5, and the convex blend would let
+    /// the vectors rank alone.
+    pub bm25_by_best: bool,
 }
 
 impl Default for LocateEvidence {
@@ -46,6 +51,7 @@ impl Default for LocateEvidence {
             priors: true,
             task_terms: true,
             unit_names: true,
+            bm25_by_best: true,
         }
     }
 }
@@ -319,8 +325,11 @@ impl Engine {
         } else {
             TermPolicy::SEARCH
         };
-        let (retrieved, ()) =
+        let (mut retrieved, ()) =
             self.retrieve_with(&req.task, stores, req.mode, CANDIDATES, terms, || ())?;
+        if ev.bm25_by_best {
+            retrieved.candidates.scale_bm25_by_best();
+        }
         let ranked = Self::rank(&retrieved, req.mode, self.config.fusion);
         let store_index: HashMap<i64, usize> =
             stores.iter().enumerate().map(|(i, s)| (s.id, i)).collect();

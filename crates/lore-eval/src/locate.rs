@@ -386,6 +386,13 @@ fn variants(opts: &LocateOptions) -> Vec<(String, Ranker, LocateEvidence)> {
                 },
             ),
             (
+                "bm25-by-best",
+                LocateEvidence {
+                    bm25_by_best: false,
+                    ..all
+                },
+            ),
+            (
                 "everything",
                 LocateEvidence {
                     all_chunks: false,
@@ -394,6 +401,7 @@ fn variants(opts: &LocateOptions) -> Vec<(String, Ranker, LocateEvidence)> {
                     priors: false,
                     task_terms: false,
                     unit_names: false,
+                    bm25_by_best: false,
                 },
             ),
         ] {
