@@ -569,7 +569,7 @@ impl Engine {
                     })
                     .min_by_key(|c| c.chunk.end_line - c.chunk.start_line);
                 Ok(holder.map(|holder| {
-                    let mut unit = located(holder, 0.0);
+                    let mut unit = located(holder, 0.0, &[]);
                     unit.kind = sym.kind.as_str().to_string();
                     unit.symbol = Some(sym.name.clone());
                     unit.qualified = (sym.qualified != sym.name).then(|| sym.qualified.clone());
@@ -579,6 +579,10 @@ impl Engine {
             };
         let mut best: Vec<(f32, i64)> = f.chunks.clone();
         best.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let symbols = self.catalog.file_symbols(store_id, path)?;
+        // A retrieved chunk as the unit it is part of: the windows of one long function
+        // are one unit, with the function's lines.
+        let located = |sc: &StoredChunk, score: f32| located(sc, score, &symbols);
 
         if let Some(names) = names {
             let top = best.first().map_or(0.0, |b| b.0).max(f32::EPSILON);
@@ -597,7 +601,7 @@ impl Engine {
                 }
             }
             let named = |name: &str| names.iter().any(|n| n == name);
-            for sym in self.catalog.file_symbols(store_id, path)? {
+            for sym in &symbols {
                 let container = sym.qualified.rsplit_once('.').map(|(c, _)| c);
                 let bonus = if named(&sym.name) {
                     UNIT_NAMED
@@ -606,7 +610,7 @@ impl Engine {
                 } else {
                     continue;
                 };
-                if let Some((mut unit, holder)) = unit_of(&sym)? {
+                if let Some((mut unit, holder)) = unit_of(sym)? {
                     unit.score = bonus + retrieved.get(&holder).copied().unwrap_or(0.0);
                     push(&mut scored, unit);
                 }
@@ -652,8 +656,17 @@ impl Engine {
     }
 }
 
-fn located(sc: &StoredChunk, score: f32) -> LocatedUnit {
+/// A chunk as a located unit: its symbol's lines when `symbols` (its file's) hold the
+/// definition it is part of, else its own.
+fn located(sc: &StoredChunk, score: f32, symbols: &[lore_index::SymbolRow]) -> LocatedUnit {
     let c = &sc.chunk;
+    let symbol = c.symbol.as_deref().and_then(|name| {
+        symbols
+            .iter()
+            .filter(|s| s.name == name && s.start_byte < c.end_byte && s.end_byte > c.start_byte)
+            .min_by_key(|s| s.end_byte - s.start_byte)
+    });
+    let [start_line, end_line] = crate::unit::unit_lines(sc, symbol);
     LocatedUnit {
         id: format!("{:016x}", sc.id),
         kind: c.kind.as_str().to_string(),
@@ -662,8 +675,8 @@ fn located(sc: &StoredChunk, score: f32) -> LocatedUnit {
             (Some(p), Some(s)) => Some(format!("{p}.{s}")),
             _ => None,
         },
-        start_line: c.start_line,
-        end_line: c.end_line,
+        start_line,
+        end_line,
         score,
     }
 }
@@ -733,6 +746,42 @@ mod tests {
         req.evidence.unit_names = false;
         let off = names(&req);
         assert!(!off.iter().any(|n| n == "polylog.eval"), "{off:?}");
+    }
+
+    /// A long function is indexed as several windows; located, it is one unit with the
+    /// function's lines, whichever windows matched, with or without `unit_names`.
+    #[test]
+    fn a_long_functions_windows_are_one_unit() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        let mut code = String::from("def serialize_cookie(name, value, options):\n");
+        for i in 0..120 {
+            code.push_str(&format!(
+                "    value = check_max_age(value, options, {i})  # cookie max age in days\n"
+            ));
+        }
+        code.push_str("    return value\n");
+        std::fs::write(src.join("cookie.py"), &code).unwrap();
+        let mut e = crate::test_engine(dir.path());
+        let add = lore_core::AddStore {
+            name: "s".into(),
+            source: src.to_string_lossy().into_owned(),
+            ..Default::default()
+        };
+        e.add_store(&add, &crate::NoProgress).unwrap();
+        let mut req = LocateRequest::new("a cookie max age of more than 400 days is not rejected");
+        req.mode = Mode::Fts;
+        for unit_names in [true, false] {
+            req.evidence.unit_names = unit_names;
+            let r = e.locate(&req).unwrap();
+            let units: Vec<(u32, u32)> = r.files[0]
+                .units
+                .iter()
+                .map(|u| (u.start_line, u.end_line))
+                .collect();
+            assert_eq!(units, [(1, 122)], "unit_names {unit_names}: {units:?}");
+        }
     }
 
     #[test]
