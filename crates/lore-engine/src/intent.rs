@@ -288,12 +288,12 @@ impl NameWords {
     }
 
     /// The share (0 to 1) of the parts of `symbol` (`clearCookie` → clear, cookie; stop
-    /// words left out) that the query has, as a word, as the start of one or a word as its
-    /// start (three letters or more), or for an acronym (`SSE` of `streamSSE`) as the initials
-    /// of words in a row ("server-sent events"); plus `QUALIFIER` when it names the unit's
-    /// container too
-    /// (`req` of `req.header` in "read a request header", not `res`). A container never
-    /// counts against a name: a nested function's enclosing one is not part of it.
+    /// words left out) that the query has: as a word, as the start of one or with a word as
+    /// its start (three letters or more), or for an acronym (`SSE` of `streamSSE`) as the
+    /// initials of words in a row ("server-sent events"). Plus `QUALIFIER` when it names the
+    /// unit's container too (`req` of `req.header` in "read a request header", not `res`).
+    /// A container never counts against a name: a nested function's enclosing one is not
+    /// part of it.
     pub fn cover(&mut self, parent: Option<&str>, symbol: &str) -> f32 {
         let name = symbol.rsplit(['.', ':']).next().unwrap_or(symbol);
         let (parts, found) = self.count(name);
