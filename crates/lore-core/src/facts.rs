@@ -222,6 +222,39 @@ pub fn is_auxiliary_path(path: &str) -> bool {
         || file.ends_with("_pb2.py")
 }
 
+/// What may stand before a TypeScript or JavaScript member's name.
+const MODIFIERS: [&str; 7] = [
+    "public ",
+    "private ",
+    "protected ",
+    "static ",
+    "async ",
+    "override ",
+    "abstract ",
+];
+
+/// A member's signature without its modifiers (`public static query<T>(…)` → `query<T>(…)`).
+pub fn unmodified(mut signature: &str) -> &str {
+    while let Some(r) = MODIFIERS.iter().find_map(|m| signature.strip_prefix(m)) {
+        signature = r.trim_start();
+    }
+    signature
+}
+
+/// `"get "` or `"set "` when a signature declares an accessor (`get value()`, `static set
+/// x(v)`): a getter and a setter share a name and are two units, and a getter is read
+/// like a field.
+pub fn accessor(signature: Option<&str>) -> &'static str {
+    let rest = signature.map_or("", |s| unmodified(s.trim_start()));
+    let named =
+        |r: &str| r.starts_with(|c: char| c.is_alphabetic() || matches!(c, '_' | '$' | '#' | '['));
+    match rest.split_at_checked(4) {
+        Some(("get ", r)) if named(r) => "get ",
+        Some(("set ", r)) if named(r) => "set ",
+        _ => "",
+    }
+}
+
 /// The type name in a written type: `&mut Store` → `Store`, `*pkg.Store` → `Store`,
 /// `Optional[Cart]` → `Cart`, `Vec<Item>` → `Item` (wrappers and collections unwrap).
 pub fn type_name(written: &str) -> Option<String> {
@@ -283,6 +316,18 @@ pub fn type_name(written: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn accessors_are_told_apart() {
+        assert_eq!(accessor(Some("get value()")), "get ");
+        assert_eq!(accessor(Some("static set current(v: T)")), "set ");
+        assert_eq!(accessor(Some("get #secret(): string")), "get ");
+        // A method named get or set is not an accessor.
+        assert_eq!(accessor(Some("get(key: string)")), "");
+        assert_eq!(accessor(Some("set (key, value)")), "");
+        assert_eq!(accessor(Some("function getter()")), "");
+        assert_eq!(accessor(None), "");
+    }
 
     #[test]
     fn type_names_and_test_paths() {

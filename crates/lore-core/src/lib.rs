@@ -10,8 +10,8 @@ mod time;
 pub use chunk::{Chunk, ChunkKind, Language};
 pub use data_dir::DataDir;
 pub use facts::{
-    Binding, FileFacts, Import, ImportedName, Receiver, RefKind, Reference, Symbol, fixture_name,
-    is_auxiliary_path, is_test_path, type_name,
+    Binding, FileFacts, Import, ImportedName, Receiver, RefKind, Reference, Symbol, accessor,
+    fixture_name, is_auxiliary_path, is_test_path, type_name, unmodified,
 };
 pub use store::{AddStore, STORE_NAME_RULE, StoreKind, WebSettings, validate_store_name};
 pub use time::{UtcTime, unix_now};

@@ -94,42 +94,10 @@ pub(crate) fn is_stub(
     python || typescript || method
 }
 
-/// What may stand before a TypeScript member's name.
-const MODIFIERS: [&str; 7] = [
-    "public ",
-    "private ",
-    "protected ",
-    "static ",
-    "async ",
-    "override ",
-    "abstract ",
-];
-
-/// A member's signature without its modifiers.
-fn unmodified(mut signature: &str) -> &str {
-    while let Some(r) = MODIFIERS.iter().find_map(|m| signature.strip_prefix(m)) {
-        signature = r.trim_start();
-    }
-    signature
-}
-
-/// `"get "` or `"set "` when a signature declares an accessor (`get value()`, `static set
-/// x(v)`): a getter and a setter share a name and are still two units.
-pub(crate) fn accessor(signature: Option<&str>) -> &'static str {
-    let rest = signature.map_or("", |s| unmodified(s.trim_start()));
-    let named =
-        |r: &str| r.starts_with(|c: char| c.is_alphabetic() || matches!(c, '_' | '$' | '#' | '['));
-    match rest.split_at_checked(4) {
-        Some(("get ", r)) if named(r) => "get ",
-        Some(("set ", r)) if named(r) => "set ",
-        _ => "",
-    }
-}
-
 /// Whether a line opens a TypeScript method's signature: modifiers, then a name, then its
 /// parameters or type parameters (`public static query<T>(key: string)`).
 fn is_method_signature(line: &str) -> bool {
-    let rest = unmodified(line);
+    let rest = lore_core::unmodified(line);
     let Some(open) = rest.find(['(', '<']) else {
         return false;
     };
@@ -170,18 +138,6 @@ mod tests {
         assert!(holds(code, "could not locate a flask"));
         assert!(!holds(code, "could not locate a flask application"));
         assert!(holds("x = url_for('a')", "url_for"));
-    }
-
-    #[test]
-    fn accessors_are_told_apart() {
-        assert_eq!(accessor(Some("get value()")), "get ");
-        assert_eq!(accessor(Some("static set current(v: T)")), "set ");
-        assert_eq!(accessor(Some("get #secret(): string")), "get ");
-        // A method named get or set is not an accessor.
-        assert_eq!(accessor(Some("get(key: string)")), "");
-        assert_eq!(accessor(Some("set (key, value)")), "");
-        assert_eq!(accessor(Some("function getter()")), "");
-        assert_eq!(accessor(None), "");
     }
 
     #[test]

@@ -500,7 +500,7 @@ impl Engine {
             // Windows of one long unit are one result: the best one stands for it. A getter
             // and a setter of one name are two units.
             let c = &sc.chunk;
-            let accessor = evidence::accessor(c.signature.as_deref());
+            let accessor = lore_core::accessor(c.signature.as_deref());
             if c.symbol.is_some()
                 && !units.insert((
                     sc.store_id,

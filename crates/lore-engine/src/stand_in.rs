@@ -78,10 +78,7 @@ pub(crate) fn containers(
             .entry((sc.store_id, sc.path.as_str(), parent))
             .or_default();
         let name = symbol.rsplit(['.', ':']).next().unwrap_or(symbol);
-        let name = format!(
-            "{}{name}",
-            crate::evidence::accessor(c.signature.as_deref())
-        );
+        let name = format!("{}{name}", lore_core::accessor(c.signature.as_deref()));
         if !g.iter().any(|m| m.0 == name) {
             g.push((name, *score));
         }

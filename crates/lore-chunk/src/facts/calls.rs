@@ -19,8 +19,14 @@ impl<'a> Extractor<'_, 'a> {
 
     fn push_call(&mut self, node: Node, name: &str, receiver: Receiver, stack: &[Frame]) {
         let name = name.trim();
-        if name.is_empty()
-            || !name
+        // JavaScript's private names keep their `#` (`this.#dispatch()`): it is part of the
+        // name the method is declared with.
+        let bare = match name.strip_prefix('#') {
+            Some(rest) if self.js() => rest,
+            _ => name,
+        };
+        if bare.is_empty()
+            || !bare
                 .chars()
                 .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
         {

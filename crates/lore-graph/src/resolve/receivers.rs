@@ -162,6 +162,15 @@ impl Index {
             }
             return None;
         }
+        // A getter is read like a field (`c.req` where `get req(): HonoRequest`): its type is
+        // what it returns. `method` looks in the bases too.
+        if let Some(i) = self
+            .method(path, ty, field, depth + 1)
+            .filter(|&i| lore_core::accessor(self.symbols[i].signature.as_deref()) == "get ")
+        {
+            let (t, how) = self.returned_type(i, depth + 1)?;
+            return Some((t, weakest(how, How::Typed)));
+        }
         self.bases_of(path, ty)
             .into_iter()
             .find_map(|(file, b)| self.field_type(&file, &b, field, depth + 1))
