@@ -147,6 +147,15 @@ fn sep(lang: Language) -> &'static str {
     }
 }
 
+/// A language whose files see only the project's names they declare or import: any
+/// other name is the runtime's (TypeScript's lib, a browser's or Node's globals).
+fn sees_only_what_it_imports(lang: Language) -> bool {
+    matches!(
+        lang,
+        Language::TypeScript | Language::Tsx | Language::JavaScript
+    )
+}
+
 /// What a reference of this kind may land on.
 fn fits(kind: RefKind, sym: ChunkKind) -> bool {
     match kind {
@@ -350,7 +359,7 @@ impl Index {
                 self.method(path, &ty, &r.name, 0)
                     .map(|i| (i, How::SelfMethod))
             }
-            Receiver::Type(t) => self.typed_method(path, lang, t, &r.name),
+            Receiver::Type(t) => self.typed_method(path, lang, t, r.caller.as_deref(), &r.name),
             Receiver::ReturnOf(expr) => {
                 let (ty, how) = self.type_of_call(path, lang, expr, r.caller.as_deref(), 0)?;
                 self.method(path, &ty, &r.name, 0)
@@ -474,6 +483,15 @@ impl Index {
         for imp in self.imports_of(path).iter().filter(|i| i.wildcard) {
             let targets = self.modules(lang, path, &imp.module);
             if let Some(i) = self.top_level_in(&targets, name, kind) {
+                return Some((i, How::Wildcard));
+            }
+            // `export * from './types'` where `types.ts` re-exports it in turn.
+            if hops < MAX_HOPS
+                && let Some(i) = targets.iter().find_map(|t| {
+                    self.bare(t, lang, name, None, kind, hops + 1)
+                        .map(|(i, _)| i)
+                })
+            {
                 return Some((i, How::Wildcard));
             }
         }

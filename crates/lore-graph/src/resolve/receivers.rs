@@ -111,14 +111,7 @@ impl Index {
         }
         match r {
             Receiver::SelfType => Some((self.self_type(path, lang, caller?)?, How::Local)),
-            Receiver::Type(t) => {
-                // An imported alias names the type by another name.
-                let real = self
-                    .bare(path, lang, t, None, RefKind::Extends, 0)
-                    .map(|(i, _)| self.symbols[i].name.clone())
-                    .unwrap_or_else(|| t.clone());
-                Some((real, How::Local))
-            }
+            Receiver::Type(t) => Some((self.written_type(path, lang, t, caller)?, How::Local)),
             Receiver::ReturnOf(e) => self.type_of_call(path, lang, e, caller, depth + 1),
             Receiver::Path(p) => self.path_type(path, lang, p, caller, depth + 1),
             Receiver::Field(base, field) => {

@@ -122,13 +122,35 @@ impl Index {
         path: &str,
         lang: Language,
         t: &str,
+        caller: Option<&str>,
         name: &str,
     ) -> Option<(usize, How)> {
-        let real = self
-            .bare(path, lang, t, None, RefKind::Extends, 0)
-            .map(|(i, _)| self.symbols[i].name.clone())
-            .unwrap_or_else(|| t.to_string());
+        let real = self.written_type(path, lang, t, caller)?;
         self.method(path, &real, name, 0).map(|i| (i, How::Typed))
+    }
+
+    /// The type a file means by a type name `t` it writes (in `caller`): the one it declares or imports,
+    /// by its own name (not the alias it was imported as). In TypeScript and JavaScript a
+    /// name must be declared or imported to be seen, so one that is neither is the
+    /// runtime's: `res: Response` is the DOM's, not hono's `interface Response` in a module
+    /// the file does not import (`None`). Elsewhere, the name as written.
+    pub(super) fn written_type(
+        &self,
+        path: &str,
+        lang: Language,
+        t: &str,
+        caller: Option<&str>,
+    ) -> Option<String> {
+        // A JavaScript class may be a constructor function (`function View(…)`), and a
+        // class a function's local (`const Local = class extends Base {…}`).
+        let found = self
+            .bare(path, lang, t, caller, RefKind::Extends, 0)
+            .or_else(|| self.bare(path, lang, t, caller, RefKind::Calls, 0));
+        match found {
+            Some((i, _)) => Some(self.symbols[i].name.clone()),
+            None if sees_only_what_it_imports(lang) => None,
+            None => Some(t.to_string()),
+        }
     }
 
     /// The type the callee's signature gives parameter `param` of the function passed as
@@ -247,7 +269,13 @@ impl Index {
         if ret == "Self" {
             return Some((s.container.clone()?, How::Local));
         }
-        Some((ret, How::Local))
+        // Named where the symbol is written: `request(): Response` in a file that does not
+        // import a `Response` is the runtime's.
+        let lang = lang_of(&s.path);
+        Some((
+            self.written_type(&s.path, lang, &ret, Some(&s.qualified))?,
+            How::Local,
+        ))
     }
 }
 
