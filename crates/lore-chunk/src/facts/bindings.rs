@@ -354,8 +354,12 @@ impl<'a> Extractor<'_, 'a> {
     }
 
     /// `a, b = …` / `for a, b in …` (Python): the names bound are of unknown type, and
-    /// hide outer and module-level names.
+    /// hide outer and module-level names. `const [count, setCount] = …` and `const { a, b:
+    /// c } = …` (JavaScript, TypeScript): a call of a name bound so calls that value.
     fn hide_names(&mut self, pattern: Node, stack: &mut [Frame]) {
+        if self.js() {
+            return self.take_apart(pattern, stack);
+        }
         if self.lang != Language::Python
             || !matches!(
                 pattern.kind(),
@@ -370,6 +374,36 @@ impl<'a> Extractor<'_, 'a> {
                 _ => self.hide_names(c, stack),
             }
         }
+    }
+
+    /// The names a JavaScript destructuring pattern binds, kept in the innermost frame.
+    fn take_apart(&mut self, pattern: Node, stack: &mut [Frame]) {
+        let Some(frame) = stack.last_mut() else {
+            return;
+        };
+        let mut todo = vec![pattern];
+        while let Some(p) = todo.pop() {
+            match p.kind() {
+                "identifier" | "shorthand_property_identifier_pattern" => {
+                    frame.parts.insert(self.text(p).to_string());
+                }
+                // `{ a: c }` binds `c`; `{ x = 1 }` and `[y = 2]` bind `x` and `y`.
+                "pair_pattern" => todo.extend(p.child_by_field_name("value")),
+                "assignment_pattern" | "object_assignment_pattern" => {
+                    todo.extend(p.child_by_field_name("left"))
+                }
+                "array_pattern" | "object_pattern" | "rest_pattern" => {
+                    todo.extend(named_children(p))
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Whether `var` was bound by taking a value apart in a function around here: a call
+    /// of it calls that value, not a module-level or imported function of the name.
+    pub(super) fn taken_apart(&self, var: &str, stack: &[Frame]) -> bool {
+        stack.iter().any(|f| f.parts.contains(var))
     }
 
     pub(super) fn lookup(&self, var: &str, stack: &[Frame]) -> Option<Receiver> {

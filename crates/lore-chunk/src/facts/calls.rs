@@ -116,7 +116,14 @@ impl<'a> Extractor<'_, 'a> {
                 if self.lang == Language::Python && name == "super" {
                     return;
                 }
-                self.push_call(call, name, Receiver::None, stack);
+                // A local value of the name (`const [count, setCount] = useState(0)`) is
+                // what is called: none of the project's functions.
+                let r = if self.taken_apart(name, stack) {
+                    Receiver::Unknown
+                } else {
+                    Receiver::None
+                };
+                self.push_call(call, name, r, stack);
             }
             "attribute" | "member_expression" | "field_expression" | "selector_expression" => {
                 let (obj, name) = match f.kind() {

@@ -7,7 +7,7 @@ use crate::lang::{self, Scope, UnitInfo, named_children};
 use lore_core::{
     ChunkKind, Language, Receiver, RefKind, Reference, Symbol, fixture_name, type_name,
 };
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
 /// Longest doc kept per symbol, in characters; a longer one is cut and says so.
@@ -68,6 +68,7 @@ impl<'a> Extractor<'_, 'a> {
             end: node.end_byte(),
             self_type: Some(ty),
             env: HashMap::new(),
+            parts: HashSet::new(),
             is_test: stack.last().is_some_and(|f| f.is_test),
             base: None,
             symbol: None,
@@ -167,6 +168,7 @@ impl<'a> Extractor<'_, 'a> {
             end: node.end_byte(),
             self_type,
             env: HashMap::new(),
+            parts: HashSet::new(),
             is_test,
             base: None,
             symbol: Some(symbol_index),

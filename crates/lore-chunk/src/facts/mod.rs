@@ -21,7 +21,7 @@ pub(crate) use imports::imports;
 use crate::lang::{LangRules, Scope, named_children};
 use crate::text::Src;
 use lore_core::{Binding, ChunkKind, FileFacts, Language, Receiver, is_test_path};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use tree_sitter::{Node, Tree};
 
 /// Deepest syntax nesting walked; deeper code (minified bundles) is not analysed.
@@ -40,6 +40,9 @@ struct Frame {
     self_type: Option<String>,
     /// Local names with a known type (parameters, assignments).
     env: HashMap<String, Receiver>,
+    /// JavaScript and TypeScript names bound by taking a value apart (`const [count,
+    /// setCount] = useState(0)`): a call of one calls that value.
+    parts: HashSet<String>,
     is_test: bool,
     /// The base class (`super` calls go there).
     base: Option<String>,
