@@ -120,12 +120,12 @@ impl Index {
                 Some((ty, weakest(how, then)))
             }
             Receiver::Callback { call, arg, param } => {
+                // Named in the callee's file.
                 let (file, ty) = self.callback_type(path, lang, call, *arg, *param, caller)?;
-                let real = self
-                    .bare(&file, lang, &ty, None, RefKind::Extends, 0)
-                    .map(|(i, _)| self.symbols[i].name.clone())
-                    .unwrap_or(ty);
-                Some((real, How::Typed))
+                Some((
+                    self.written_type(&file, lang_of(&file), &ty, None)?,
+                    How::Typed,
+                ))
             }
             Receiver::None | Receiver::Unknown => None,
         }

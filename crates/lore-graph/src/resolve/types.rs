@@ -129,11 +129,12 @@ impl Index {
         self.method(path, &real, name, 0).map(|i| (i, How::Typed))
     }
 
-    /// The type a file means by a type name `t` it writes (in `caller`): the one it declares or imports,
-    /// by its own name (not the alias it was imported as). In TypeScript and JavaScript a
-    /// name must be declared or imported to be seen, so one that is neither is the
-    /// runtime's: `res: Response` is the DOM's, not hono's `interface Response` in a module
-    /// the file does not import (`None`). Elsewhere, the name as written.
+    /// The type a file means by a type name `t` it writes (in `caller`): the one it
+    /// declares or imports, by its own name (not the alias it was imported as). In
+    /// TypeScript and JavaScript a name must be declared or imported to be seen, so one
+    /// that is neither is the runtime's: `res: Response` is the DOM's, not hono's
+    /// `interface Response` in a module the file does not import (`None`). Elsewhere, the
+    /// name as written.
     pub(super) fn written_type(
         &self,
         path: &str,
