@@ -619,10 +619,39 @@ fn collapsed(src: &Src, s: usize, e: usize) -> Option<String> {
 }
 
 /// A unit's declaration as written, without body and trailing `{`, `:` or `=>`.
+/// Every `<` and `(` in `text` is closed (an arrow's `=>` is not a closing `>`).
+fn closed(text: &str) -> bool {
+    let mut depth = 0i32;
+    let mut prev = ' ';
+    for c in text.chars() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' if prev != '=' => depth -= 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        prev = c;
+    }
+    depth <= 0
+}
+
 pub(crate) fn signature(src: &Src, info: &UnitInfo, lang: Language) -> Option<String> {
     let mut e = info.sig_end;
     if info.first_line_sig {
-        e = e.min(src.line_end_of(info.sig_start));
+        let mut end = src.line_end_of(info.sig_start);
+        // A type alias whose type parameters or function type run over several lines
+        // (`type Handler<\n  E extends Env = any,\n> = (c: Context<E>) => R`) is read to
+        // the line that closes them: its first line alone says nothing.
+        if info.kind == ChunkKind::Type {
+            while end < e && !closed(src.slice(info.sig_start, end)) {
+                let next = src.line_end_of(end + 1);
+                if next <= end {
+                    break;
+                }
+                end = next;
+            }
+        }
+        e = e.min(end);
     }
     if e <= info.sig_start {
         return None;
@@ -645,10 +674,13 @@ pub(crate) fn signature(src: &Src, info: &UnitInfo, lang: Language) -> Option<St
             }
         }
     }
-    // Parameters written one per line collapse to `f( a, b, )`: tidy to `f(a, b)`.
+    // Parameters written one per line collapse to `f( a, b, )`: tidy to `f(a, b)`, and
+    // type parameters likewise.
     let sig = sig
         .replace("( ", "(")
         .replace(", )", ")")
-        .replace(" )", ")");
+        .replace(" )", ")")
+        .replace("< ", "<")
+        .replace(", >", ">");
     (!sig.is_empty()).then_some(sig)
 }

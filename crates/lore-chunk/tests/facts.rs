@@ -921,3 +921,32 @@ defineGetter(req, 'host', function host() {
     );
     has_call(&f, "View", "lookup", Receiver::SelfType);
 }
+
+#[test]
+fn a_function_given_where_its_type_is_written_types_its_parameters() {
+    let text = "import type { Context } from './context'\n\n\
+                export type Handler<\n  E = any,\n> = (c: Context<E>, next: () => void) => void\n\n\
+                export const cors = (): Handler => {\n  return async function cors(c, next) {\n    \
+                c.req.header('origin')\n  }\n}\n\n\
+                export const poweredBy = (): Handler => async (c, next) => {\n  c.header('x', 'y')\n}\n\n\
+                export const timing: Handler = (c) => {\n  c.set('t', 1)\n}\n\n\
+                export function wrap(f: Handler): Handler {\n  return f\n}\n";
+    let f = facts("src/mw.ts", text);
+    // The alias's type parameters run over lines: its signature reads to where they close.
+    assert_eq!(
+        sym(&f, "Handler").signature.as_deref(),
+        Some("export type Handler<E = any> = (c: Context<E>, next: () => void) => void")
+    );
+    let handler = |param| Receiver::Param {
+        fn_type: "Handler".into(),
+        param,
+    };
+    has_call(
+        &f,
+        "cors",
+        "header",
+        Receiver::Field(Box::new(handler(0)), "req".into()),
+    );
+    has_call(&f, "poweredBy", "header", handler(0));
+    has_call(&f, "timing", "set", handler(0));
+}

@@ -125,6 +125,11 @@ pub enum Receiver {
         arg: usize,
         param: usize,
     },
+    /// An untyped parameter of a function given where the file writes its function type:
+    /// returned by a function declared to return it (`(): MiddlewareHandler => async (c,
+    /// next) => …`) or assigned to a name annotated with it (`const h: Handler = (c) =>
+    /// …`): parameter `param` of `fn_type` as written (an alias's name or `(a: A) => R`).
+    Param { fn_type: String, param: usize },
     /// Anything else (a call chain, an index expression, an untyped variable).
     Unknown,
 }

@@ -128,6 +128,9 @@ impl<'a> Extractor<'_, 'a> {
                         let written = self.text(t).trim_start_matches(':').trim();
                         return type_name(written).map(Receiver::Type);
                     }
+                    if let Some(fn_type) = self.given_type(f) {
+                        return Some(Receiver::Param { fn_type, param });
+                    }
                     let args = f.parent().filter(|a| a.kind() == "arguments")?;
                     let call = args
                         .parent()
@@ -152,6 +155,43 @@ impl<'a> Extractor<'_, 'a> {
             n = f.parent();
         }
         None
+    }
+
+    /// The function type written where function `f` is given, when it is not passed to
+    /// a call: the declared return type of the function that returns it (`return async
+    /// function (c, next) {…}`, or an arrow's body), or the annotation of the name it is
+    /// assigned to (`const h: Handler = (c) => …`).
+    fn given_type(&self, f: Node) -> Option<String> {
+        let p = f.parent()?;
+        let written = match p.kind() {
+            "variable_declarator" if p.child_by_field_name("value") == Some(f) => {
+                p.child_by_field_name("type")?
+            }
+            "arrow_function" if p.child_by_field_name("body") == Some(f) => {
+                p.child_by_field_name("return_type")?
+            }
+            "return_statement" => {
+                let mut n = p.parent();
+                let outer = loop {
+                    let a = n?;
+                    if matches!(
+                        a.kind(),
+                        "arrow_function"
+                            | "function_expression"
+                            | "function"
+                            | "function_declaration"
+                            | "method_definition"
+                    ) {
+                        break a;
+                    }
+                    n = a.parent();
+                };
+                outer.child_by_field_name("return_type")?
+            }
+            _ => return None,
+        };
+        let t = self.text(written).trim_start_matches(':').trim();
+        (!t.is_empty()).then(|| t.to_string())
     }
 
     /// The receiver of `obj.method()`.
@@ -222,7 +262,9 @@ impl<'a> Extractor<'_, 'a> {
                         b @ (Receiver::SelfType
                         | Receiver::Type(_)
                         | Receiver::ReturnOf(_)
-                        | Receiver::Field(..)),
+                        | Receiver::Field(..)
+                        | Receiver::Callback { .. }
+                        | Receiver::Param { .. }),
                     ) => Receiver::Field(Box::new(b), field.to_string()),
                     _ => Receiver::Unknown,
                 }

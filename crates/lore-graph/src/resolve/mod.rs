@@ -368,8 +368,9 @@ impl Index {
             Receiver::Path(p) => {
                 self.qualified_call(path, lang, p, &r.name, r.kind, r.caller.as_deref(), 0)
             }
-            // A field of a known value, or a callback's parameter typed by its callee.
-            Receiver::Field(..) | Receiver::Callback { .. } => {
+            // A field of a known value, or a function's parameter typed by its callee or
+            // by where it is given.
+            Receiver::Field(..) | Receiver::Callback { .. } | Receiver::Param { .. } => {
                 let (ty, how) = self.value_type(path, lang, &r.receiver, r.caller.as_deref(), 0)?;
                 self.method(path, &ty, &r.name, 0)
                     .map(|i| (i, weakest(How::Typed, how)))

@@ -127,6 +127,13 @@ impl Index {
                     How::Typed,
                 ))
             }
+            Receiver::Param { fn_type, param } => {
+                let (file, ty) = self.fn_param_type(path, fn_type, *param)?;
+                Some((
+                    self.written_type(&file, lang_of(&file), &ty, None)?,
+                    How::Typed,
+                ))
+            }
             Receiver::None | Receiver::Unknown => None,
         }
     }

@@ -184,17 +184,31 @@ impl Index {
         let arg_type = signature_params(callee.signature.as_deref()?)
             .into_iter()
             .nth(arg)??;
-        let fn_type = if arg_type.starts_with('(') {
-            arg_type
+        self.fn_param_type(&callee.path, &arg_type, param)
+    }
+
+    /// The type of parameter `param` of function type `fn_type` as file `path` writes it
+    /// (`(a: A, b: B) => R`, or the name of an alias of one), and the file it is named in.
+    pub(super) fn fn_param_type(
+        &self,
+        path: &str,
+        fn_type: &str,
+        param: usize,
+    ) -> Option<(String, String)> {
+        let (file, fn_type) = if fn_type.starts_with('(') {
+            (path.to_string(), fn_type.to_string())
         } else {
             // A named function type: its alias says what it is.
-            let alias = type_name(&arg_type)?;
-            let (i, _) = self.bare(&callee.path, lang, &alias, None, RefKind::Extends, 0)?;
-            let sig = self.symbols[i].signature.as_deref()?;
-            sig.split_once('=')?.1.trim().to_string()
+            let alias = type_name(fn_type)?;
+            let (i, _) = self.bare(path, lang_of(path), &alias, None, RefKind::Extends, 0)?;
+            let s = &self.symbols[i];
+            (
+                s.path.clone(),
+                alias_value(s.signature.as_deref()?)?.to_string(),
+            )
         };
         let ty = signature_params(&fn_type).into_iter().nth(param)??;
-        Some((callee.path.clone(), type_name(&ty)?))
+        Some((file, type_name(&ty)?))
     }
 
     /// The type of the value a call returns: a constructed class, or the callee's
@@ -283,6 +297,24 @@ impl Index {
 /// The declared types of a TypeScript signature's parameters, in order (`None` for one
 /// without a type): `f<T>(a: A, b?: B<T>, c) => R` gives `[Some("A"), Some("B<T>"), None]`.
 /// The list is the first parenthesised one at the top level, after any type parameters.
+/// What a type alias's signature says it is: past the `=` that follows its name and
+/// type parameters (`type H<E = any> = (c: Context<E>) => R` → `(c: Context<E>) => R`).
+fn alias_value(sig: &str) -> Option<&str> {
+    let bytes = sig.as_bytes();
+    let mut depth = 0i32;
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'<' | b'(' | b'{' | b'[' => depth += 1,
+            b'>' | b')' | b'}' | b']' => depth -= 1,
+            b'=' if depth == 0 && bytes.get(i + 1) != Some(&b'>') => {
+                return Some(sig[i + 1..].trim());
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 pub(crate) fn signature_params(sig: &str) -> Vec<Option<String>> {
     let bytes = sig.as_bytes();
     // Skip to the parameter list's `(`, past `<…>` type parameters.
