@@ -347,17 +347,23 @@ pub(crate) fn norm(id: &str) -> String {
 
 /// Whether a unit's text declares `ident` (a method of a class kept whole, say).
 fn defines(content: &str, ident: &str) -> bool {
+    declares(content, ident, |w, name| w.eq_ignore_ascii_case(name))
+}
+
+/// `defines`, with the name in exactly the case written: `walk_options`, not `WalkOptions`.
+pub(crate) fn defines_exactly(content: &str, ident: &str) -> bool {
+    declares(content, ident, |w, name| w == name)
+}
+
+fn declares(content: &str, ident: &str, same: impl Fn(&str, &str) -> bool) -> bool {
     let name = ident.rsplit(['.', ':']).next().unwrap_or(ident);
     if name.is_empty() {
         return false;
     }
     content.lines().any(|line| {
-        let mut words = line
-            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .filter(|w| !w.is_empty());
         let mut prev = "";
-        for w in words.by_ref().take(8) {
-            if w.eq_ignore_ascii_case(name) {
+        for (start, w) in words_at(line).take(8) {
+            if same(w, name) {
                 return matches!(
                     prev,
                     "def"
@@ -370,12 +376,78 @@ fn defines(content: &str, ident: &str) -> bool {
                         | "trait"
                         | "type"
                         | "enum"
-                ) || (line.trim_end().ends_with('{') && line.contains(&format!("{w}(")));
+                ) || (line.trim_end().ends_with('{')
+                    && heads_a_declaration(&line[..start])
+                    && opens_a_body(&line[start + w.len()..]));
             }
             prev = w;
         }
         false
     })
+}
+
+/// Whether `after` (a line past a name) is a parameter list and then the body, maybe
+/// past a return type: `(body) {`, `(i: number): string {`, not `(name).map_err(|e| {`.
+fn opens_a_body(after: &str) -> bool {
+    if !after.starts_with('(') {
+        return false;
+    }
+    let mut depth = 0;
+    for (i, c) in after.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    let rest = after[i + 1..].trim_start();
+                    return ["{", ":", "->", "throws"]
+                        .iter()
+                        .any(|p| rest.starts_with(p));
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The words of `line` (letters, digits, `_`) with where each starts.
+fn words_at(line: &str) -> impl Iterator<Item = (usize, &str)> {
+    line.char_indices()
+        .filter(move |&(i, c)| {
+            let word = |c: char| c.is_alphanumeric() || c == '_';
+            word(c) && !line[..i].chars().next_back().is_some_and(word)
+        })
+        .map(move |(i, _)| {
+            let len = line[i..]
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(line.len() - i);
+            (i, &line[i..i + len])
+        })
+}
+
+/// Whether `before` (a line up to a name followed by `(`) can start a method's
+/// declaration (`  async send(`, `public void addItem(`), not an expression (`check(x).map(|e|
+/// {`, `lore_core::check(`, `return f(`, `x = f(`).
+fn heads_a_declaration(before: &str) -> bool {
+    !before.contains(['.', ':', '(', '=', ',', '!'])
+        && !before.split_whitespace().any(|w| {
+            matches!(
+                w,
+                "return"
+                    | "await"
+                    | "if"
+                    | "while"
+                    | "for"
+                    | "switch"
+                    | "new"
+                    | "throw"
+                    | "yield"
+                    | "else"
+                    | "case"
+                    | "match"
+            )
+        })
 }
 
 /// What a query asks for beyond the product's code: its tests, or its benchmarks,
@@ -586,5 +658,20 @@ mod tests {
         ));
         assert!(defines("  public void addItem(Item i) {", "additem"));
         assert!(!defines("    cart.add_item(x)\n", "add_item"));
+        assert!(defines("  async send(body) {", "send"));
+        // Calls on a line that opens a closure are not declarations.
+        for call in [
+            "    lore_core::validate(name).map_err(|e| {",
+            "    validate(name).map_err(|e| {",
+            "    return validate(name).then(() => {",
+            "    const ok = validate(name, () => {",
+        ] {
+            assert!(!defines(call, "validate"), "{call}");
+        }
+        assert!(defines_exactly(
+            "fn walk_options(&self) -> W {",
+            "walk_options"
+        ));
+        assert!(!defines_exactly("pub struct WalkOptions {", "walk_options"));
     }
 }

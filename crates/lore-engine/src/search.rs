@@ -236,13 +236,16 @@ fn lift_exact(ranked: &mut Vec<(f32, Signals, &StoredChunk)>, phrase: &str) {
 
 /// Puts the units a bare identifier query names exactly (case and all: `getCookie`, not
 /// the `interface GetCookie` beside it) first, scored at least as high as the best of the
-/// others, so a file's one result is the definition the query names.
+/// others, so a file's one result is the definition the query names. A chunk that holds
+/// several small members (an `impl` block's short methods) names each of them: it is
+/// shown as the one asked for (`Presenter::unit`).
 fn lift_named(ranked: &mut Vec<(f32, Signals, &StoredChunk)>, ident: &str) {
     let names = |sc: &StoredChunk| {
         sc.chunk
             .symbol
             .as_deref()
             .is_some_and(|s| s == ident || s.rsplit(['.', ':']).next() == Some(ident))
+            || crate::intent::defines_exactly(&sc.chunk.content, ident)
     };
     let (mut named, rest): (Vec<_>, Vec<_>) = ranked.drain(..).partition(|(_, _, sc)| names(sc));
     let floor = rest.first().map_or(0.0, |r| r.0);
@@ -258,6 +261,10 @@ fn bare_identifier(query: &str) -> Option<&str> {
     let q = query
         .trim()
         .trim_matches(|c: char| matches!(c, '"' | '\'' | '`'));
+    // One word: "calls to WriterLock::acquire" asks about `acquire`, it does not name it.
+    if q.contains(char::is_whitespace) {
+        return None;
+    }
     let ident = q.rsplit(['.', ':']).next()?;
     let mut chars = ident.chars();
     let starts = chars
@@ -474,7 +481,9 @@ impl Engine {
         {
             lift_exact(&mut rescored, &phrase);
         }
-        if let Some(ident) = bare_identifier(&req.query) {
+        // Asked for its usages, a name's definition is not the answer.
+        let usage = intent.is_some_and(|i| i.intent == Intent::FindUsage);
+        if !usage && let Some(ident) = bare_identifier(&req.query) {
             lift_named(&mut rescored, ident);
         }
 
@@ -482,7 +491,6 @@ impl Engine {
         // Per file, the units shown and the first one's score.
         let mut per_file: HashMap<(i64, &str), (usize, f32)> = HashMap::new();
         // Usages are call sites: one per file, so that more files show.
-        let usage = intent.is_some_and(|i| i.intent == Intent::FindUsage);
         let mut units = HashSet::new();
         // Containers shown for their members: the members are in them.
         let mut shown_containers: HashSet<(i64, &str, &str)> = HashSet::new();
@@ -721,5 +729,20 @@ impl Engine {
         }
         hit.estimated_tokens = json_tokens(&hit);
         Ok(hit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bare_identifier;
+
+    #[test]
+    fn a_bare_identifier_is_the_whole_query() {
+        assert_eq!(bare_identifier("getCookie"), Some("getCookie"));
+        assert_eq!(bare_identifier(" `Router.match` "), Some("match"));
+        assert_eq!(bare_identifier("Store::get"), Some("get"));
+        assert_eq!(bare_identifier("calls to WriterLock::acquire"), None);
+        assert_eq!(bare_identifier("parse a template"), None);
+        assert_eq!(bare_identifier("2fa"), None);
     }
 }

@@ -283,6 +283,39 @@ fn an_exact_identifier_answers_with_its_own_definition() {
     }
 }
 
+/// A bare identifier in snake case answers with the method of exactly that name, though
+/// the chunk that holds it is its `impl` block's (short methods are one chunk) and a type
+/// of the same words (`WalkOptions`) matches it too.
+#[test]
+fn an_exact_identifier_finds_a_short_method_inside_its_impl_block() {
+    let lore = Lore::without_model();
+    let src = lore.path("kv");
+    write(
+        &src,
+        "walk.rs",
+        "/// What a walk skips and follows.\npub struct WalkOptions {\n    pub hidden: bool,\n    \
+         pub follow_links: bool,\n}\n\nimpl WalkOptions {\n    /// Nothing hidden, no links.\n    \
+         pub fn new() -> WalkOptions {\n        WalkOptions { hidden: false, follow_links: false }\n    \
+         }\n}\n",
+    );
+    write(
+        &src,
+        "plan.rs",
+        "use crate::walk::WalkOptions;\n\npub struct Planner {\n    hidden: bool,\n}\n\n\
+         impl Planner {\n    pub fn new() -> Planner {\n        Planner { hidden: false }\n    }\n\n    \
+         fn walk_options(&self) -> WalkOptions {\n        WalkOptions { hidden: self.hidden, \
+         follow_links: true }\n    }\n\n    fn hidden(&self) -> bool {\n        self.hidden\n    }\n}\n",
+    );
+    lore.json(&["store", "add", "kv", src.to_str().unwrap(), "--embed", "none"]);
+    let found = lore.search("walk_options", "fts", &[]);
+    let top = &found["results"][0];
+    assert_eq!(
+        (&top["path"], &top["symbol"]),
+        (&Value::from("plan.rs"), &Value::from("walk_options")),
+        "{found:#}"
+    );
+}
+
 /// Issue 30: a question that several methods of one class match is about the class
 /// ("ref value getter and setter"): the class answers, whole, and its members are not
 /// repeated after it. A class too long to read whole does not stand in for its members.
