@@ -950,3 +950,23 @@ fn a_function_given_where_its_type_is_written_types_its_parameters() {
     has_call(&f, "poweredBy", "header", handler(0));
     has_call(&f, "timing", "set", handler(0));
 }
+
+#[test]
+fn names_taken_from_a_typed_value_are_its_fields() {
+    let text = "import type { VNode } from './vnode'\n\n\
+                export interface Hooks {\n  enter(el: Element): void\n}\n\n\
+                export interface Node {\n  hooks: Hooks | null\n}\n\n\
+                export function mount(vnode: VNode, node: Node) {\n  \
+                const { transition, props: p } = vnode\n  transition!.beforeEnter(p)\n  \
+                node.hooks!.enter(p)\n}\n";
+    let f = facts("src/mount.ts", text);
+    let vnode = || Box::new(Receiver::Type("VNode".into()));
+    has_call(
+        &f,
+        "mount",
+        "beforeEnter",
+        Receiver::Field(vnode(), "transition".into()),
+    );
+    // An interface's property has the type it is annotated with.
+    has_call(&f, "mount", "enter", Receiver::Type("Hooks".into()));
+}

@@ -335,6 +335,11 @@ impl<'a> Extractor<'_, 'a> {
         for (name, ty, value) in pairs {
             if !matches!(name.kind(), "identifier") {
                 self.hide_names(name, stack);
+                if name.kind() == "object_pattern"
+                    && let Some(v) = value
+                {
+                    self.type_parts(name, v, stack);
+                }
                 continue;
             }
             let var = self.text(name).to_string();
@@ -397,6 +402,37 @@ impl<'a> Extractor<'_, 'a> {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// `const { transition, props: p } = vnode` with `vnode` of a known type: each name is
+    /// that value's field (`transition.beforeEnter()` is `TransitionHooks`'s when the type
+    /// says so).
+    fn type_parts(&mut self, pattern: Node, value: Node, stack: &mut [Frame]) {
+        let source = match self.receiver(value, stack) {
+            r @ (Receiver::SelfType
+            | Receiver::Type(_)
+            | Receiver::ReturnOf(_)
+            | Receiver::Field(..)
+            | Receiver::Callback { .. }
+            | Receiver::Param { .. }) => r,
+            _ => return,
+        };
+        for p in named_children(pattern) {
+            let (key, var) = match p.kind() {
+                "shorthand_property_identifier_pattern" => (self.text(p), self.text(p)),
+                "pair_pattern" => {
+                    match (p.child_by_field_name("key"), p.child_by_field_name("value")) {
+                        (Some(k), Some(v)) if v.kind() == "identifier" => {
+                            (self.text(k), self.text(v))
+                        }
+                        _ => continue,
+                    }
+                }
+                _ => continue,
+            };
+            let field = Receiver::Field(Box::new(source.clone()), key.to_string());
+            self.set_local(var.to_string(), field, stack);
         }
     }
 

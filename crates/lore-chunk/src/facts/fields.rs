@@ -27,6 +27,10 @@ impl<'a> Extractor<'_, 'a> {
                 owner = self.field(node, "name").map(str::to_string);
             }
             (Language::Go, "type_spec") => owner = self.field(node, "name").map(str::to_string),
+            // A TypeScript interface's properties: `transition: TransitionHooks | null`.
+            (Language::TypeScript | Language::Tsx, "interface_declaration") => {
+                owner = self.field(node, "name").map(str::to_string);
+            }
             (Language::Rust, "impl_item") => {
                 owner = self.field(node, "type").and_then(type_name);
             }
@@ -68,8 +72,8 @@ impl<'a> Extractor<'_, 'a> {
                 let decl = node.child_by_field_name("declarator")?;
                 Some((self.field(decl, "name")?.to_string(), Receiver::Type(ty)))
             }
-            // TS `private store: Store` / `store = new Store()`.
-            "public_field_definition" | "field_definition" => {
+            // TS `private store: Store` / `store = new Store()`, an interface's `store: Store`.
+            "public_field_definition" | "field_definition" | "property_signature" => {
                 let name = self
                     .field(node, "name")
                     .or_else(|| self.field(node, "property"))?;

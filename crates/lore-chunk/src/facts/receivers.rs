@@ -269,6 +269,10 @@ impl<'a> Extractor<'_, 'a> {
                     _ => Receiver::Unknown,
                 }
             }
+            // `transition!.beforeEnter(el)`: the value, asserted not null.
+            "non_null_expression" => obj
+                .named_child(0)
+                .map_or(Receiver::Unknown, |v| self.receiver(v, stack)),
             "call"
             | "call_expression"
             | "new_expression"
