@@ -134,6 +134,22 @@ pub enum Receiver {
     Unknown,
 }
 
+impl Receiver {
+    /// A value whose type the resolver can work out, and so the type of its fields: not a
+    /// bare name, a module path or nothing known.
+    pub fn is_value(&self) -> bool {
+        matches!(
+            self,
+            Receiver::SelfType
+                | Receiver::Type(_)
+                | Receiver::ReturnOf(_)
+                | Receiver::Field(..)
+                | Receiver::Callback { .. }
+                | Receiver::Param { .. }
+        )
+    }
+}
+
 /// The name a pytest fixture is asked for by, when `decorator` (as in
 /// [`Symbol::decorators`]) makes `function` one: its own name, or the one given as
 /// `@pytest.fixture(name="…")`.

@@ -409,15 +409,10 @@ impl<'a> Extractor<'_, 'a> {
     /// that value's field (`transition.beforeEnter()` is `TransitionHooks`'s when the type
     /// says so).
     fn type_parts(&mut self, pattern: Node, value: Node, stack: &mut [Frame]) {
-        let source = match self.receiver(value, stack) {
-            r @ (Receiver::SelfType
-            | Receiver::Type(_)
-            | Receiver::ReturnOf(_)
-            | Receiver::Field(..)
-            | Receiver::Callback { .. }
-            | Receiver::Param { .. }) => r,
-            _ => return,
-        };
+        let source = self.receiver(value, stack);
+        if !source.is_value() {
+            return;
+        }
         for p in named_children(pattern) {
             let (key, var) = match p.kind() {
                 "shorthand_property_identifier_pattern" => (self.text(p), self.text(p)),

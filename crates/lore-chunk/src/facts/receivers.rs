@@ -257,15 +257,7 @@ impl<'a> Extractor<'_, 'a> {
                 match (local, base) {
                     (Some(r), _) => r.clone(),
                     // Declared in another file or a base class: the resolver looks.
-                    (
-                        None,
-                        b @ (Receiver::SelfType
-                        | Receiver::Type(_)
-                        | Receiver::ReturnOf(_)
-                        | Receiver::Field(..)
-                        | Receiver::Callback { .. }
-                        | Receiver::Param { .. }),
-                    ) => Receiver::Field(Box::new(b), field.to_string()),
+                    (None, b) if b.is_value() => Receiver::Field(Box::new(b), field.to_string()),
                     _ => Receiver::Unknown,
                 }
             }
