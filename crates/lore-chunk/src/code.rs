@@ -51,6 +51,13 @@ pub(crate) fn parse_code(src: &Src, lang: Language) -> Option<(Tree, Language)> 
         // Same length, same offsets: the tree of the patched text fits the original one.
         return Some((better, lang));
     }
+    if lang == Language::Rust
+        && let Some(patched) = unwrap_item_macros(src.text)
+        && let Some(better) = parse(lang, &patched)
+        && error_bytes(better.root_node()) <= error_bytes(tree.root_node())
+    {
+        return Some((better, lang));
+    }
     if lang == Language::C
         && tree.root_node().has_error()
         && let Some(cpp) = parse(Language::Cpp, src.text)
@@ -159,6 +166,100 @@ fn patch_typescript(text: &str) -> Option<String> {
         offset += line.len();
     }
     changed.then(|| String::from_utf8(bytes).ok()).flatten()
+}
+
+/// Rust items written inside a macro that only wraps them (`cfg_rt! { pub fn spawn(…) {…}
+/// }`, tokio's and many crates' way to gate items on features) are tokens to the grammar,
+/// so the functions are no units and their calls nobody's. The wrapper's `name! {` and its
+/// closing `}` become blanks, the text keeping its length (so every offset holds) and the
+/// items inside reading as items: `None` when there is no such macro. A macro whose body
+/// does not start with an item (`macro_rules!`, `cfg_if!`'s `if #[cfg(…)]`) is left alone.
+fn unwrap_item_macros(text: &str) -> Option<String> {
+    const ITEM: [&str; 16] = [
+        "pub ", "pub(", "fn ", "async ", "unsafe ", "const ", "static ", "impl", "struct ",
+        "enum ", "trait ", "type ", "mod ", "use ", "#[", "///",
+    ];
+    let mut bytes = text.as_bytes().to_vec();
+    let mut changed = false;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let code = line.trim();
+        let start = offset;
+        offset += line.len();
+        let Some(name) = code
+            .strip_suffix('{')
+            .map(str::trim_end)
+            .and_then(|c| c.strip_suffix('!'))
+        else {
+            continue;
+        };
+        let wrapper = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == ':')
+            && !matches!(
+                name,
+                "macro_rules" | "cfg_if" | "cfg_if::cfg_if" | "lazy_static"
+            );
+        if !wrapper {
+            continue;
+        }
+        let open = start + line.rfind('{')?;
+        let Some(close) = closing_brace(text, open) else {
+            continue;
+        };
+        let first = text[open + 1..close].trim_start();
+        if !ITEM.iter().any(|k| first.starts_with(k)) {
+            continue;
+        }
+        let from = start + (line.len() - line.trim_start().len());
+        bytes[from..=open].fill(b' ');
+        bytes[close] = b' ';
+        changed = true;
+    }
+    changed.then(|| String::from_utf8(bytes).ok()).flatten()
+}
+
+/// The `}` that closes the Rust `{` at byte `open`, past strings, characters and
+/// comments.
+fn closing_brace(text: &str, open: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < b.len() {
+        match b[i] {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i += text[i..].find('\n')?;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += text[i..].find("*/")? + 1;
+            }
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            // A character (`'{'`, `'\''`), not a lifetime (`'a`).
+            b'\'' if b.get(i + 1) == Some(&b'\\') => {
+                i += 2;
+                while i < b.len() && b[i] != b'\'' {
+                    i += 1;
+                }
+            }
+            b'\'' if b.get(i + 2) == Some(&b'\'') => i += 2,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Whether a line declares a member named `in` or `instanceof`, or either followed by

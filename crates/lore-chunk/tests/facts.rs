@@ -970,3 +970,39 @@ fn names_taken_from_a_typed_value_are_its_fields() {
     // An interface's property has the type it is annotated with.
     has_call(&f, "mount", "enter", Receiver::Type("Hooks".into()));
 }
+
+#[test]
+fn rust_items_inside_a_wrapping_macro_are_units() {
+    let text = "macro_rules! cfg_rt {\n    ($($item:item)*) => { $( #[cfg(feature = \"rt\")] $item )* };\n}\n\n\
+                cfg_rt! {\n    /// Runs a task.\n    pub fn spawn(task: Task) -> Handle {\n        \
+                let h = Handle::new('{');\n        h.start(task)\n    }\n}\n\n\
+                pub struct Handle;\n\nimpl Handle {\n    cfg_rt! {\n        \
+                pub fn start(&self, task: Task) -> Handle {\n            schedule(task); // }\n            \
+                Handle\n        }\n    }\n}\n\nfn schedule(_t: Task) {}\n";
+    let f = facts("src/task.rs", text);
+    assert_eq!(sym(&f, "spawn").kind, ChunkKind::Function);
+    assert_eq!(sym(&f, "Handle::start").kind, ChunkKind::Method);
+    has_call(
+        &f,
+        "spawn",
+        "start",
+        Receiver::ReturnOf("Handle::new".into()),
+    );
+    has_call(&f, "Handle::start", "schedule", Receiver::None);
+    // The chunks keep the file's own text, the wrapper included.
+    let a = analyze_file("src/task.rs", text, &ChunkOptions::default());
+    let names: Vec<_> = a
+        .chunks
+        .iter()
+        .map(|c| (c.kind, c.symbol.clone()))
+        .collect();
+    assert!(
+        names.contains(&(ChunkKind::Function, Some("spawn".into()))),
+        "{names:?}"
+    );
+    assert!(
+        a.chunks
+            .iter()
+            .all(|c| text[c.start_byte..c.end_byte] == c.content)
+    );
+}
