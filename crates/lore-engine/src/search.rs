@@ -418,10 +418,13 @@ impl Engine {
         found.extend(self.catalog.chunks(&ids)?.into_iter().map(|c| (c.id, c)));
         // Asked for usages, the code graph knows the call sites: add the units that
         // reference the named symbol even when neither signal retrieved them.
+        // Each is an answer: a file's second call site is shown too.
+        let mut sites: HashSet<i64> = HashSet::new();
         if req.priors && intent.is_some_and(|i| i.intent == Intent::FindUsage) {
             // As strong as the best retrieved candidate: the usage priors then rank them.
             let top = ranked.first().map_or(0.5, |c| c.1);
             for sc in self.call_sites(&stores, &subjects)? {
+                sites.insert(sc.id);
                 join_candidates(&mut ranked, &mut found, sc, top);
             }
         }
@@ -487,24 +490,28 @@ impl Engine {
             lift_named(&mut rescored, ident);
         }
 
-        let mut results = Vec::new();
+        // What is shown, in order. Every call site answers a usage, but other files' come
+        // first: a file's call sites past its allowance wait for the other call sites, and
+        // come before what is not one.
+        let mut chosen: Vec<(f32, Signals, &StoredChunk)> = Vec::new();
+        let mut deferred: Vec<(f32, Signals, &StoredChunk)> = Vec::new();
         // Per file, the units shown and the first one's score.
         let mut per_file: HashMap<(i64, &str), (usize, f32)> = HashMap::new();
-        // Usages are call sites: one per file, so that more files show.
         let mut units = HashSet::new();
         // Containers shown for their members: the members are in them.
         let mut shown_containers: HashSet<(i64, &str, &str)> = HashSet::new();
         for (score, signals, sc) in rescored {
             let score = score.min(1.0);
-            if results.len() >= req.limit {
+            if !sites.contains(&sc.id) {
+                let room = req.limit.saturating_sub(chosen.len());
+                chosen.extend(deferred.drain(..).take(room));
+            }
+            if chosen.len() >= req.limit {
                 break;
             }
-            if req.threshold.is_some_and(|t| score < t) {
+            if req.threshold.is_some_and(|t| score < t) || !by_id.contains_key(&sc.store_id) {
                 continue;
             }
-            let Some(store) = by_id.get(&sc.store_id) else {
-                continue;
-            };
             // Windows of one long unit are one result: the best one stands for it. A getter
             // and a setter of one name are two units.
             let c = &sc.chunk;
@@ -527,15 +534,34 @@ impl Engine {
             {
                 continue;
             }
-            // A file's units past its allowance are left out, but for one close to its first.
+            // A file's units past its allowance are left out, but for one close to its first
+            // (not for usages, whose other files come first).
             let (seen, first) = per_file
                 .entry((sc.store_id, sc.path.as_str()))
                 .or_insert((0, score));
             let close = *seen == req.per_file && score >= CLOSE_SECOND * *first && !usage;
             if *seen >= req.per_file && !close {
+                if sites.contains(&sc.id) {
+                    deferred.push((score, signals, sc));
+                }
                 continue;
             }
             *seen += 1;
+            if stand_ins.contains_key(&sc.id)
+                && let Some(symbol) = c.symbol.as_deref()
+            {
+                shown_containers.insert((sc.store_id, sc.path.as_str(), symbol));
+            }
+            chosen.push((score, signals, sc));
+        }
+        let room = req.limit.saturating_sub(chosen.len());
+        chosen.extend(deferred.into_iter().take(room));
+
+        let mut results = Vec::with_capacity(chosen.len());
+        for (score, signals, sc) in chosen {
+            let Some(store) = by_id.get(&sc.store_id) else {
+                continue;
+            };
             let mut hit = self.hit(sc, store, score, signals, &words, req.detail)?;
             if let Some(why) = stand_ins.get(&sc.id) {
                 hit.reason = if hit.reason.is_empty() {
@@ -543,9 +569,6 @@ impl Engine {
                 } else {
                     format!("{}; {why}", hit.reason)
                 };
-                if let Some(symbol) = c.symbol.as_deref() {
-                    shown_containers.insert((sc.store_id, sc.path.as_str(), symbol));
-                }
             }
             if let Some(why) = taught.why(sc.id) {
                 hit.reason = format!("{}; {why}", hit.reason);

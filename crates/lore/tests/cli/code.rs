@@ -316,6 +316,35 @@ fn an_exact_identifier_finds_a_short_method_inside_its_impl_block() {
     );
 }
 
+/// Asked who calls a function, every call site is an answer: two callers in one file are
+/// both shown (one result per file would hide the second).
+#[test]
+fn every_call_site_in_a_file_answers_who_calls() {
+    let lore = Lore::without_model();
+    let src = lore.path("web");
+    write(
+        &src,
+        "engine.go",
+        "package web\n\ntype Engine struct{ n int }\n\n\
+         // ServeHTTP answers one request.\nfunc (e *Engine) ServeHTTP(path string) {\n\
+         \te.n++\n\te.handleRequest(path)\n}\n\n\
+         // HandleContext re-enters a request that was rewritten.\nfunc (e *Engine) HandleContext(path string) {\n\
+         \te.n--\n\te.handleRequest(path)\n}\n\n\
+         func (e *Engine) handleRequest(path string) {\n\tif path == \"\" {\n\t\treturn\n\t}\n\te.n += len(path)\n}\n",
+    );
+    lore.json(&["store", "add", "web", src.to_str().unwrap(), "--embed", "none"]);
+    let found = lore.search("who calls handleRequest", "fts", &[]);
+    let shown: Vec<&Value> = found["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| &h["symbol"])
+        .collect();
+    for caller in ["ServeHTTP", "HandleContext"] {
+        assert!(shown.contains(&&Value::from(caller)), "{caller}: {found:#}");
+    }
+}
+
 /// Issue 30: a question that several methods of one class match is about the class
 /// ("ref value getter and setter"): the class answers, whole, and its members are not
 /// repeated after it. A class too long to read whole does not stand in for its members.
@@ -467,15 +496,16 @@ fn a_files_close_second_is_not_hidden() {
         "{found:#}"
     );
     assert!(!names.contains(&"status"), "not close: {found:#}");
-    // Usages: one call site per file, so that the other file's shows.
+    // Usages: one call site per file first, so that the other file's shows; then the
+    // file's second call site, which answers too.
     let usages = lore.search("who calls send", "fts", &[]);
     let paths = paths(&usages);
-    assert_eq!(
-        paths.iter().filter(|p| *p == "app.ts").count(),
-        1,
+    let at = |file: &str, nth: usize| paths.iter().enumerate().filter(|p| p.1 == file).nth(nth);
+    let (health, second) = (at("health.ts", 0), at("app.ts", 1));
+    assert!(
+        health.is_some() && second.is_some() && health < second,
         "{usages:#}"
     );
-    assert!(paths.iter().any(|p| p == "health.ts"), "{usages:#}");
 }
 
 /// A getter and a setter share a name and are still two units: neither hides the other
