@@ -204,7 +204,10 @@ fn unwrap_item_macros(text: &str) -> Option<String> {
         if !wrapper {
             continue;
         }
-        let open = start + line.rfind('{')?;
+        let Some(brace) = line.rfind('{') else {
+            continue;
+        };
+        let open = start + brace;
         let Some(close) = closing_brace(text, open) else {
             continue;
         };
@@ -719,7 +722,6 @@ fn collapsed(src: &Src, s: usize, e: usize) -> Option<String> {
     (!t.is_empty()).then_some(t)
 }
 
-/// A unit's declaration as written, without body and trailing `{`, `:` or `=>`.
 /// Every `<` and `(` in `text` is closed (an arrow's `=>` is not a closing `>`).
 fn closed(text: &str) -> bool {
     let mut depth = 0i32;
@@ -736,6 +738,7 @@ fn closed(text: &str) -> bool {
     depth <= 0
 }
 
+/// A unit's declaration as written, without body and trailing `{`, `:` or `=>`.
 pub(crate) fn signature(src: &Src, info: &UnitInfo, lang: Language) -> Option<String> {
     let mut e = info.sig_end;
     if info.first_line_sig {

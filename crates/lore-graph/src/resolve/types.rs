@@ -294,9 +294,6 @@ impl Index {
     }
 }
 
-/// The declared types of a TypeScript signature's parameters, in order (`None` for one
-/// without a type): `f<T>(a: A, b?: B<T>, c) => R` gives `[Some("A"), Some("B<T>"), None]`.
-/// The list is the first parenthesised one at the top level, after any type parameters.
 /// What a type alias's signature says it is: past the `=` that follows its name and
 /// type parameters (`type H<E = any> = (c: Context<E>) => R` → `(c: Context<E>) => R`).
 fn alias_value(sig: &str) -> Option<&str> {
@@ -315,6 +312,9 @@ fn alias_value(sig: &str) -> Option<&str> {
     None
 }
 
+/// The declared types of a TypeScript signature's parameters, in order (`None` for one
+/// without a type): `f<T>(a: A, b?: B<T>, c) => R` gives `[Some("A"), Some("B<T>"), None]`.
+/// The list is the first parenthesised one at the top level, after any type parameters.
 pub(crate) fn signature_params(sig: &str) -> Vec<Option<String>> {
     let bytes = sig.as_bytes();
     // Skip to the parameter list's `(`, past `<…>` type parameters.
