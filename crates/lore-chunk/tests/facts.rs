@@ -1006,3 +1006,115 @@ fn rust_items_inside_a_wrapping_macro_are_units() {
             .all(|c| text[c.start_byte..c.end_byte] == c.content)
     );
 }
+
+/// (caller, name, receiver) of every function given as a value.
+fn uses(f: &FileFacts) -> Vec<(String, String, Receiver)> {
+    f.refs
+        .iter()
+        .filter(|r| r.kind == RefKind::Uses)
+        .map(|r| {
+            (
+                r.caller.clone().unwrap_or_else(|| "<module>".into()),
+                r.name.clone(),
+                r.receiver.clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn functions_given_as_values_are_uses_and_bound_names_are_not() {
+    let js = facts(
+        "src/app.js",
+        r#"const express = require('express');
+function handler(req, res) { res.send('ok'); }
+const router = express.Router();
+router.get('/', handler);
+function wrap(fn, next) {
+  return items.map((item) => run(item, fn)).then(next);
+}
+class Server {
+  start() { emitter.on('close', this.stop); }
+  stop() {}
+}
+const helper = (x) => x;
+setTimeout(helper, 10);
+"#,
+    );
+    let got = uses(&js);
+    for want in [
+        ("<module>", "handler", Receiver::None),
+        ("Server.start", "stop", Receiver::SelfType),
+        ("<module>", "helper", Receiver::None),
+    ] {
+        let want = (want.0.to_string(), want.1.to_string(), want.2);
+        assert!(got.contains(&want), "missing {want:?}; have {got:#?}");
+    }
+    // Parameters of the function around (`fn`, `next`), of an arrow inside it (`item`) and
+    // a module-level value (`router`) are values, not functions.
+    for name in ["fn", "next", "item", "router"] {
+        assert!(
+            !got.iter().any(|(_, n, _)| n == name),
+            "{name} taken for a function: {got:#?}"
+        );
+    }
+
+    let py = facts(
+        "app.py",
+        r#"import threading
+
+def index():
+    return "hi"
+
+class Worker:
+    def start(self, callback):
+        t = threading.Thread(target=self.run)
+        for job in jobs:
+            submit(job, callback)
+        app.add_url_rule("/", view_func=index)
+
+    def run(self):
+        pass
+"#,
+    );
+    let got = uses(&py);
+    assert!(got.contains(&("Worker.start".into(), "run".into(), Receiver::SelfType)));
+    assert!(got.contains(&("Worker.start".into(), "index".into(), Receiver::None)));
+    assert!(
+        !got.iter().any(|(_, n, _)| n == "job" || n == "callback"),
+        "{got:#?}"
+    );
+
+    let rs = facts(
+        "src/lib.rs",
+        r#"fn first(s: &str) -> Option<&str> { s.lines().next() }
+fn parse(v: Vec<String>, limit: usize) -> Vec<usize> {
+    let doc = v.first().and_then(|d| first(d));
+    if let Some(n) = v.iter().map(String::len).max() {
+        return v.iter().map(Self::size).chain(std::iter::once(n)).take(limit).collect();
+    }
+    let _ = v.iter().map(Some).take(MAX_LEN).map(Kind::Function);
+    v.iter().filter_map(first).map(|x| x.len()).collect()
+}
+"#,
+    );
+    let got = uses(&rs);
+    assert!(got.contains(&("parse".into(), "first".into(), Receiver::None)));
+    assert!(got.contains(&("parse".into(), "size".into(), Receiver::SelfType)));
+    assert!(got.contains(&(
+        "parse".into(),
+        "len".into(),
+        Receiver::Path("String".into())
+    )));
+    assert!(
+        !got.iter()
+            .any(|(_, n, _)| n == "n" || n == "limit" || n == "d"),
+        "{got:#?}"
+    );
+    // Variants, constants and types are never functions.
+    assert!(
+        !got.iter()
+            .any(|(_, n, _)| n == "Some" || n == "MAX_LEN" || n == "Function"),
+        "{got:#?}"
+    );
+}

@@ -78,6 +78,9 @@ pub enum RefKind {
     Calls,
     Extends,
     Implements,
+    /// A function given as a value (`xs.map(parse)`, `router.get('/', handler)`): it is
+    /// called through that value, so it counts among the callers.
+    Uses,
 }
 
 impl RefKind {
@@ -86,13 +89,25 @@ impl RefKind {
             RefKind::Calls => "calls",
             RefKind::Extends => "extends",
             RefKind::Implements => "implements",
+            RefKind::Uses => "uses",
         }
     }
 
+    /// A call, or a function given as a value to be called through it: the kinds of
+    /// reference that make one unit run another.
+    pub fn reaches_code(self) -> bool {
+        matches!(self, RefKind::Calls | RefKind::Uses)
+    }
+
     pub fn parse(s: &str) -> Option<RefKind> {
-        [RefKind::Calls, RefKind::Extends, RefKind::Implements]
-            .into_iter()
-            .find(|k| k.as_str() == s)
+        [
+            RefKind::Calls,
+            RefKind::Extends,
+            RefKind::Implements,
+            RefKind::Uses,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
     }
 }
 
@@ -165,7 +180,8 @@ pub fn fixture_name<'a>(decorator: &'a str, function: &'a str) -> Option<&'a str
     Some(named.unwrap_or(function))
 }
 
-/// A use of a name: a call, or a type's base class / implemented interface.
+/// A use of a name: a call, a function given as a value, or a type's base class /
+/// implemented interface.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reference {
     pub kind: RefKind,

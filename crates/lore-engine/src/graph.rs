@@ -65,7 +65,7 @@ pub struct SymbolInfo {
 /// One edge next to the asked symbol: who calls it, or what it calls.
 #[derive(Debug, Clone, Serialize)]
 pub struct GraphLink {
-    /// calls, extends or implements.
+    /// calls, uses (a function given as a value), extends or implements.
     pub kind: String,
     /// The name as written at the reference.
     pub name: String,
@@ -258,7 +258,12 @@ impl Engine {
                 }
                 Direction::Callees => {
                     for e in self.catalog.edges_from(d)? {
-                        if e.reference.reference.kind != lore_core::RefKind::Calls {
+                        // A name given as a value that reaches no function of the store
+                        // is most often not a function at all.
+                        let kind = e.reference.reference.kind;
+                        if !kind.reaches_code()
+                            || (kind == lore_core::RefKind::Uses && e.to.is_none())
+                        {
                             continue;
                         }
                         let l = link(&e, e.to.as_ref(), &store_of(d.store_id));

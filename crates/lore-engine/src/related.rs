@@ -28,7 +28,8 @@ pub(crate) const NAME_MATCH_CONFIDENCE: f32 = 0.3;
 /// same edges the full layer lists; name-only candidates apart.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct Usage {
-    /// Resolved call sites of the unit (tests included).
+    /// Resolved call sites of the unit (tests included), places that give it as a value
+    /// (`xs.map(parse)`) among them.
     pub called_by: u64,
     /// Of `called_by`, the call sites in tests.
     #[serde(skip_serializing_if = "is_zero")]
@@ -37,7 +38,8 @@ pub struct Usage {
     /// match only, not counted in `called_by`.
     #[serde(skip_serializing_if = "is_zero")]
     pub called_by_name: u64,
-    /// Resolved calls the unit (or code nested in it) makes to other units.
+    /// Resolved calls the unit (or code nested in it) makes to other units, and units it
+    /// gives as values.
     pub calls: u64,
     /// Units that extend or implement it.
     #[serde(skip_serializing_if = "is_zero")]
@@ -72,8 +74,9 @@ pub struct RelatedUnit {
     pub name: String,
     /// `path:line`.
     pub at: String,
-    /// calls, called-by, extends, extended-by, implements, implemented-by, tested-by;
-    /// `called-by (name match)` and `tested-by (name match)` for name-only candidates.
+    /// calls, called-by, uses-as-value (a function given as a value, either way), extends,
+    /// extended-by, implements, implemented-by, tested-by; `called-by (name match)` and
+    /// `tested-by (name match)` for name-only candidates.
     pub relationship: &'static str,
     /// How sure the graph is of the edge (0–1): from its resolution, or
     /// [`NAME_MATCH_CONFIDENCE`] shared among the definitions of the name for a
@@ -191,7 +194,7 @@ impl Neighbourhood {
     fn calls_out(&self) -> impl Iterator<Item = (&Edge, &SymbolRow)> {
         self.outgoing.iter().filter_map(|e| {
             let to = e.to.as_ref()?;
-            (e.reference.reference.kind == RefKind::Calls && to.id != self.symbol_id)
+            (e.reference.reference.kind.reaches_code() && to.id != self.symbol_id)
                 .then_some((e, to))
         })
     }
@@ -202,19 +205,19 @@ impl Neighbourhood {
             called_by: self
                 .incoming
                 .iter()
-                .filter(|e| kind(e) == RefKind::Calls)
+                .filter(|e| kind(e).reaches_code())
                 .count() as u64,
             tested_by: self
                 .incoming
                 .iter()
-                .filter(|e| kind(e) == RefKind::Calls && from_test(e))
+                .filter(|e| kind(e).reaches_code() && from_test(e))
                 .count() as u64,
             called_by_name: self.candidates.len() as u64,
             calls: self.calls_out().count() as u64,
             extended_by: self
                 .incoming
                 .iter()
-                .filter(|e| kind(e) != RefKind::Calls)
+                .filter(|e| !kind(e).reaches_code())
                 .count() as u64,
         }
     }
@@ -235,9 +238,12 @@ impl Neighbourhood {
                     push(&mut r.subtypes, unit(from, "implemented-by", conf))
                 }
                 Some(from) if from.is_test => push(&mut r.tests, unit(from, "tested-by", conf)),
+                Some(from) if kind == RefKind::Uses => {
+                    push(&mut r.callers, unit(from, "uses-as-value", conf))
+                }
                 Some(from) => push(&mut r.callers, unit(from, "called-by", conf)),
                 // Module-level calls from test files (test frameworks' callbacks).
-                None if kind == RefKind::Calls && lore_core::is_test_path(&e.reference.path) => {
+                None if kind.reaches_code() && lore_core::is_test_path(&e.reference.path) => {
                     let name = e.reference.path.clone();
                     if seen.insert(-e.reference.id) && !r.tests.iter().any(|t| t.name == name) {
                         push(
@@ -284,13 +290,20 @@ impl Neighbourhood {
         }
         let mut seen = BTreeSet::new();
         for (e, to) in self.calls_out() {
+            let relationship = match e.reference.reference.kind {
+                RefKind::Uses => "uses-as-value",
+                _ => "calls",
+            };
             if seen.insert(to.id) {
-                push(&mut r.callees, unit(to, "calls", e.reference.confidence));
+                push(
+                    &mut r.callees,
+                    unit(to, relationship, e.reference.confidence),
+                );
             }
         }
         for e in &self.outgoing {
             let relationship = match e.reference.reference.kind {
-                RefKind::Calls => continue,
+                RefKind::Calls | RefKind::Uses => continue,
                 RefKind::Extends => "extends",
                 RefKind::Implements => "implements",
             };

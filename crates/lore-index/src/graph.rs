@@ -434,7 +434,7 @@ impl Catalog {
     /// (file, type, base) names of every extends/implements reference of a store.
     pub fn heritage(&self, store_id: i64) -> Result<Vec<(String, String, String)>, IndexError> {
         self.db.query(
-            "SELECT path, caller, name FROM refs WHERE store_id = ?1 AND kind != 'calls' AND caller IS NOT NULL",
+            "SELECT path, caller, name FROM refs WHERE store_id = ?1 AND kind IN ('extends', 'implements') AND caller IS NOT NULL",
             args![store_id],
             |r| {
                 let caller = r.text(1)?;

@@ -767,6 +767,10 @@ pub fn graph(json: bool, g: &GraphAnswer) -> anyhow::Result<()> {
                     l.kind
                 )
             }
+            // A function given as a value is marked; plain calls are the rule.
+            _ if l.kind != "calls" => {
+                out!("  line {:<5} {}  {conf} {}", l.line, other, l.kind)
+            }
             _ => out!("  line {:<5} {}  {conf}", l.line, other),
         }
     }

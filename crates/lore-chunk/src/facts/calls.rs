@@ -9,7 +9,7 @@ use tree_sitter::Node;
 impl<'a> Extractor<'_, 'a> {
     /// The qualified name calls at `node` are attributed to: the innermost frame whose
     /// declaration proper contains it (decorators belong to the scope around).
-    fn caller(&self, node: Node, stack: &[Frame]) -> Option<String> {
+    pub(super) fn caller(&self, node: Node, stack: &[Frame]) -> Option<String> {
         stack
             .iter()
             .rev()
@@ -44,12 +44,14 @@ impl<'a> Extractor<'_, 'a> {
     pub(super) fn reference(&mut self, node: Node, stack: &[Frame]) {
         match node.kind() {
             "call" | "call_expression" => {
+                self.value_uses(node, stack);
                 let Some(f) = node.child_by_field_name("function") else {
                     return;
                 };
                 self.callee(node, f, stack);
             }
             "new_expression" | "object_creation_expression" => {
+                self.value_uses(node, stack);
                 let Some(c) = node
                     .child_by_field_name("constructor")
                     .or_else(|| node.child_by_field_name("type"))
@@ -81,6 +83,7 @@ impl<'a> Extractor<'_, 'a> {
                 }
             }
             "method_invocation" => {
+                self.value_uses(node, stack);
                 let Some(name) = self.field(node, "name") else {
                     return;
                 };

@@ -6,7 +6,8 @@
 //! One walk over the tree keeps a stack of enclosing definitions; each concept has its
 //! file: `definitions` (symbols), `fields` (field types per type), `bindings` (the
 //! types of local names), `receivers` (the type of an expression), `calls`, `heritage`
-//! (extends/implements) and `imports` (a separate pass).
+//! (extends/implements), `values` (functions passed as values) and `imports` (a separate
+//! pass).
 
 mod bindings;
 mod calls;
@@ -15,6 +16,7 @@ mod fields;
 mod heritage;
 mod imports;
 mod receivers;
+mod values;
 
 pub(crate) use imports::imports;
 
@@ -64,6 +66,8 @@ struct Extractor<'s, 'a> {
     fields: HashMap<String, HashMap<String, Receiver>>,
     /// Names bound outside any definition (test files bind in callbacks at top level).
     module_env: HashMap<String, Receiver>,
+    /// The names each scope binds (by node id), read once per scope (`values`).
+    scope_names: HashMap<usize, HashSet<&'a str>>,
     out: FileFacts,
 }
 
@@ -87,6 +91,7 @@ pub(crate) fn extract(
         test_file: is_test_path(path),
         fields: HashMap::new(),
         module_env: HashMap::new(),
+        scope_names: HashMap::new(),
         out: FileFacts::default(),
     };
     let root = tree.root_node();

@@ -164,7 +164,21 @@ fn fits(kind: RefKind, sym: ChunkKind) -> bool {
             ChunkKind::Function | ChunkKind::Method | ChunkKind::Class | ChunkKind::Struct
         ),
         RefKind::Extends | RefKind::Implements => sym.is_type(),
+        RefKind::Uses => matches!(sym, ChunkKind::Function | ChunkKind::Method),
     }
+}
+
+/// A method read like a field: a Python `@property` (or its setter), a JavaScript
+/// getter or setter.
+fn is_accessor(s: &SymbolEntry) -> bool {
+    !lore_core::accessor(s.signature.as_deref()).is_empty()
+        || s.decorators.iter().any(|d| {
+            matches!(
+                d.as_str(),
+                "property" | "cached_property" | "functools.cached_property"
+            ) || d.ends_with(".setter")
+                || d.ends_with(".getter")
+        })
 }
 
 /// The type a function returns, from its signature as written.
@@ -378,6 +392,10 @@ impl Index {
             Receiver::Unknown => None,
         }?;
         let (i, how) = found;
+        // A property read (`self.debug`, a getter) gives its value, not the function.
+        if r.kind == RefKind::Uses && is_accessor(&self.symbols[i]) {
+            return None;
+        }
         Some(Resolution {
             target: self.symbols[i].id,
             how,

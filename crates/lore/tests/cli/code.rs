@@ -687,3 +687,57 @@ fn who_calls_a_plain_name_answers_with_its_call_sites() {
     // definition.
     assert_eq!(paths, ["router.ts", "app.ts", "compose.ts"], "{found:#}");
 }
+
+#[test]
+fn a_function_given_as_a_value_is_among_its_callers() {
+    let lore = Lore::without_model();
+    let app = lore.path("app");
+    write(
+        &app,
+        "src/handlers.js",
+        "function listUsers(req, res) {\n  res.json([]);\n}\n\nmodule.exports = { listUsers };\n",
+    );
+    write(
+        &app,
+        "src/routes.js",
+        "const { listUsers } = require('./handlers');\n\n\
+         function mount(router, listUsers2) {\n  router.get('/users', listUsers);\n  \
+         router.get('/other', listUsers2);\n}\n\nmodule.exports = { mount };\n",
+    );
+    write(
+        &app,
+        "tools/app.py",
+        "class App:\n    @property\n    def debug(self):\n        return True\n\n    \
+         def run(self, opts):\n        opts.setdefault(\"debug\", self.debug)\n        \
+         register(self.reload)\n\n    def reload(self):\n        pass\n",
+    );
+    lore.json(&["store", "add", "app", app.to_str().unwrap(), "--embed", "none"]);
+
+    // A method given as a value is used; a property read gives its value, not the method.
+    let reload = lore.json(&["graph", "callers", "App.reload"]);
+    assert_eq!(reload["links"][0]["kind"], "uses", "{reload:#}");
+    assert_eq!(reload["links"][0]["symbol"]["qualified"], "App.run", "{reload:#}");
+    let debug = lore.json(&["graph", "callers", "App.debug"]);
+    assert_eq!(debug["links"].as_array().unwrap().len(), 0, "{debug:#}");
+
+    let callers = lore.json(&["graph", "callers", "listUsers"]);
+    let links = callers["links"].as_array().unwrap();
+    assert_eq!(links.len(), 1, "{callers:#}");
+    assert_eq!(links[0]["kind"], "uses", "{callers:#}");
+    assert_eq!(links[0]["path"], "src/routes.js", "{callers:#}");
+    assert_eq!(links[0]["line"], 4, "{callers:#}");
+    assert_eq!(links[0]["symbol"]["qualified"], "mount", "{callers:#}");
+    // Text output names the kind, and callees list the function given.
+    let text = lore.ok(&["graph", "callers", "listUsers"]);
+    assert!(text.contains("src/routes.js:4") && text.contains("uses"), "{text}");
+    let callees = lore.ok(&["graph", "callees", "mount"]);
+    assert!(callees.contains("listUsers") && callees.contains("uses"), "{callees}");
+    // A parameter given the same way (`listUsers2`) is a value, not a function.
+    let callees = lore.json(&["graph", "callees", "mount"]);
+    let given: Vec<&str> = ["links", "unresolved"]
+        .iter()
+        .flat_map(|k| callees[k].as_array().unwrap())
+        .map(|l| l["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(given, ["listUsers", "get"], "{callees:#}");
+}
