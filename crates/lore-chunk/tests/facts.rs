@@ -1118,3 +1118,22 @@ fn parse(v: Vec<String>, limit: usize) -> Vec<usize> {
         "{got:#?}"
     );
 }
+
+#[test]
+fn c_function_pointers_are_uses_and_locals_are_not() {
+    let c = facts(
+        "src/sort.c",
+        "#include <stdlib.h>\nint cmp(const void *a, const void *b);\n\
+         void sort(int *xs, int n, int (*order)(const void *, const void *)) {\n  \
+         int count;\n  int limit = n;\n  qsort(xs, n, sizeof(int), cmp);\n  \
+         qsort(xs, count, limit, order);\n}\n",
+    );
+    let got = uses(&c);
+    assert!(
+        got.contains(&("sort".into(), "cmp".into(), Receiver::None)),
+        "{got:#?}"
+    );
+    for name in ["xs", "n", "count", "limit", "order"] {
+        assert!(!got.iter().any(|(_, g, _)| g == name), "{name}: {got:#?}");
+    }
+}

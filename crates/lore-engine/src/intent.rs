@@ -239,6 +239,8 @@ pub(crate) struct Candidate<'a> {
     pub kind: lore_core::ChunkKind,
     pub language: lore_core::Language,
     pub symbol: Option<&'a str>,
+    /// The enclosing unit (class, impl, module).
+    pub parent: Option<&'a str>,
     pub path: &'a str,
     pub content: &'a str,
     pub has_doc: bool,
@@ -472,13 +474,24 @@ impl Wants {
     }
 }
 
+/// Rust's unit tests, which live in the file they test: `#[cfg(test)] mod tests` and the
+/// functions in it.
+fn in_rust_tests(c: &Candidate) -> bool {
+    c.language == lore_core::Language::Rust
+        && (c.parent == Some("tests")
+            || (c.kind == lore_core::ChunkKind::Module && c.symbol == Some("tests"))
+            || ["#[test]", "#[cfg(test)]", "#[tokio::test"]
+                .iter()
+                .any(|a| c.content.trim_start().starts_with(a)))
+}
+
 /// A multiplicative prior on a candidate's fused score. `None` leaves ranking alone
 /// except for tests, benchmarks, fixtures and vendored or generated files, which are
 /// down-weighted unless the query asks for them.
 pub(crate) fn prior(intent: Option<Intent>, c: &Candidate, idents: &[String], wants: Wants) -> f32 {
     use lore_core::ChunkKind as K;
     let mut p = 1.0;
-    let is_test = lore_core::is_test_path(c.path);
+    let is_test = lore_core::is_test_path(c.path) || in_rust_tests(c);
     let aside = if is_test {
         !wants.tests
     } else {

@@ -238,19 +238,31 @@ fn lift_exact(ranked: &mut Vec<(f32, Signals, &StoredChunk)>, phrase: &str) {
 /// the `interface GetCookie` beside it) first, scored at least as high as the best of the
 /// others, so a file's one result is the definition the query names. A chunk that holds
 /// several small members (an `impl` block's short methods) names each of them: it is
-/// shown as the one asked for (`Presenter::unit`).
+/// shown as the one asked for (`Presenter::unit`), after any unit of that very name.
 fn lift_named(ranked: &mut Vec<(f32, Signals, &StoredChunk)>, ident: &str) {
-    let names = |sc: &StoredChunk| {
+    let is_named = |sc: &StoredChunk| {
         sc.chunk
             .symbol
             .as_deref()
             .is_some_and(|s| s == ident || s.rsplit(['.', ':']).next() == Some(ident))
-            || crate::intent::defines_exactly(&sc.chunk.content, ident)
     };
+    // A container's chunk holds its members' definitions; a function that holds one is
+    // most often a test writing the code it checks.
+    let holds = |sc: &StoredChunk| {
+        use lore_core::ChunkKind as K;
+        matches!(
+            sc.chunk.kind,
+            K::Impl | K::Class | K::Struct | K::Trait | K::Interface | K::Module | K::Enum
+        ) && crate::intent::defines_exactly(&sc.chunk.content, ident)
+    };
+    let names = |sc: &StoredChunk| is_named(sc) || holds(sc);
     let (mut named, rest): (Vec<_>, Vec<_>) = ranked.drain(..).partition(|(_, _, sc)| names(sc));
+    // The unit named so comes before a container that holds such a definition.
+    named.sort_by_key(|(_, _, sc)| !is_named(sc));
     let floor = rest.first().map_or(0.0, |r| r.0);
+    let top = named.iter().map(|n| n.0).fold(floor, f32::max);
     for n in &mut named {
-        n.0 = n.0.max(floor);
+        n.0 = n.0.max(if is_named(n.2) { top } else { floor });
     }
     ranked.extend(named);
     ranked.extend(rest);
@@ -457,6 +469,7 @@ impl Engine {
                         kind: c.kind,
                         language: c.language,
                         symbol: c.symbol.as_deref(),
+                        parent: c.parent.as_deref(),
                         path: &sc.path,
                         content: &c.content,
                         has_doc: c.doc.is_some(),

@@ -42,7 +42,16 @@ fn never_a_function(name: &str, lang: Language) -> bool {
         || (lang == Language::Rust && name.starts_with(|c: char| c.is_uppercase()))
         || matches!(
             name,
-            "self" | "this" | "undefined" | "arguments" | "NaN" | "Infinity" | "cls" | "super"
+            "self"
+                | "this"
+                | "undefined"
+                | "arguments"
+                | "NaN"
+                | "Infinity"
+                | "cls"
+                | "super"
+                | "__dirname"
+                | "__filename"
         )
 }
 
@@ -190,7 +199,14 @@ impl<'a> Extractor<'_, 'a> {
                 | "short_var_declaration" => n.child_by_field_name("left"),
                 "var_spec" | "const_spec" | "named_expression" => n.child_by_field_name("name"),
                 "catch_clause" => n.child_by_field_name("parameter"),
+                // C: `int n = 0;` and `int n;`, not a prototype `int cmp(void *, void *);`.
                 "init_declarator" => n.child_by_field_name("declarator"),
+                "declaration" => n.child_by_field_name("declarator").filter(|d| {
+                    matches!(
+                        d.kind(),
+                        "identifier" | "pointer_declarator" | "array_declarator"
+                    )
+                }),
                 "as_pattern_target" => Some(n),
                 _ => None,
             };
