@@ -741,3 +741,29 @@ fn a_function_given_as_a_value_is_among_its_callers() {
         .collect();
     assert_eq!(given, ["listUsers", "get"], "{callees:#}");
 }
+
+#[test]
+fn an_identifier_finds_its_definition_before_a_test_that_writes_it_in_a_string() {
+    let lore = Lore::without_model();
+    let src = lore.path("tree");
+    write(
+        &src,
+        "src/lib.rs",
+        "pub struct Tree {\n    depth: usize,\n}\n\nimpl Tree {\n    pub fn new() -> Tree {\n        \
+         Tree { depth: 0 }\n    }\n\n    /// How deep a walk goes.\n    pub fn walk_opts(&self) -> \
+         usize {\n        self.depth + 1\n    }\n\n    pub fn reset(&mut self) {\n        \
+         self.depth = 0;\n    }\n}\n",
+    );
+    write(
+        &src,
+        "tests/names.rs",
+        "#[test]\nfn an_identifier_finds_a_method() {\n    let code = \"impl Tree {\\n    fn \
+         walk_opts(&self) -> usize { 1 }\\n}\\n\";\n    let calls = \"t.walk_opts(); \
+         t.walk_opts(); walk_opts\";\n    assert!(code.contains(\"walk_opts\") && \
+         calls.contains(\"walk_opts\"));\n}\n",
+    );
+    lore.json(&["store", "add", "tree", src.to_str().unwrap(), "--embed", "none"]);
+    let r = lore.search("walk_opts", "fts", &[]);
+    assert_eq!(r["results"][0]["path"], "src/lib.rs", "{r:#}");
+    assert_eq!(r["results"][0]["symbol"], "walk_opts", "{r:#}");
+}
