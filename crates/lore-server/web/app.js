@@ -170,7 +170,9 @@ function names(answer) {
     const name = (l.symbol && (l.symbol.qualified || l.symbol.name)) || l.name;
     if (!name || seen.has(name)) continue;
     seen.add(name);
-    out.push({ name, at: l.symbol ? `${l.symbol.path}:${l.symbol.start_line}` : `${l.path}:${l.line}` });
+    const at = l.symbol ? `${l.symbol.path}:${l.symbol.start_line}` : `${l.path}:${l.line}`;
+    // A function given as a value (`xs.map(parse)`) is marked; calls are the rule.
+    out.push({ name, at: l.kind === "uses" ? `${at} · as a value` : at });
   }
   return out;
 }
