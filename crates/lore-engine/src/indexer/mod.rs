@@ -146,6 +146,14 @@ impl Engine {
     ) -> Result<IndexReport, EngineError> {
         let started = Instant::now();
         self.check_source(store)?;
+        // Files another version of the analyzer read are all read again: that is a full
+        // run, whose BM25 is built fresh (replaced in place, the old documents would count
+        // in its statistics until their segments merge).
+        let full = full
+            || self
+                .catalog
+                .analyzer_version(store.id)?
+                .is_some_and(|v| v != lore_chunk::ANALYZER_VERSION);
         // A store kept without vectors (`--embed none`) gets none.
         let embedder = embedder.filter(|_| !crate::stores::lexical_only(store));
         if let Some(e) = embedder {
@@ -485,9 +493,28 @@ mod tests {
             );
         }
         let id = e.store_record("old").unwrap().id;
+        // So is a run after an analyzer upgrade, which reads every file again: a new index
+        // takes the place of the live one (in place, the chunks the new analyzer cut
+        // differently would leave their old documents in the statistics).
+        let fts_dir = e.data.store_dir(id).join("fts");
+        let live = || std::fs::read_to_string(fts_dir.join("CURRENT")).unwrap();
+        let before = live();
+        let tx = e.catalog.begin().unwrap();
+        tx.set_analyzer_version(id, lore_chunk::ANALYZER_VERSION - 1)
+            .unwrap();
+        tx.commit().unwrap();
+        let r = &e.index(&["old".into()], false, &NoProgress).unwrap()[0];
+        assert_eq!(r.reanalyzed, 40, "{r:?}");
+        assert_ne!(live(), before, "BM25 was not built anew");
+        for q in ["settle ledger", "balance account 7"] {
+            assert_eq!(
+                scores(&fts_of(&e, "old"), q),
+                scores(&fts_of(&e, "fresh"), q),
+                "after an upgrade: {q}"
+            );
+        }
         let health = e.doctor(Some("old")).unwrap();
         assert!(health.healthy, "{health:#?}");
-        let fts_dir = e.data.store_dir(id).join("fts");
         let mut left: Vec<String> = std::fs::read_dir(&fts_dir)
             .unwrap()
             .map(|d| d.unwrap().file_name().to_string_lossy().into_owned())
