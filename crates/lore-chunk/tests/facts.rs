@@ -20,9 +20,14 @@ fn sym<'a>(f: &'a FileFacts, qualified: &str) -> &'a Symbol {
 
 /// (caller, name, receiver) of every call.
 fn calls(f: &FileFacts) -> Vec<(String, String, Receiver)> {
+    refs_of(f, RefKind::Calls)
+}
+
+/// (caller, name, receiver) of every reference of a kind.
+fn refs_of(f: &FileFacts, kind: RefKind) -> Vec<(String, String, Receiver)> {
     f.refs
         .iter()
-        .filter(|r| r.kind == RefKind::Calls)
+        .filter(|r| r.kind == kind)
         .map(|r| {
             (
                 r.caller.clone().unwrap_or_else(|| "<module>".into()),
@@ -1009,17 +1014,7 @@ fn rust_items_inside_a_wrapping_macro_are_units() {
 
 /// (caller, name, receiver) of every function given as a value.
 fn uses(f: &FileFacts) -> Vec<(String, String, Receiver)> {
-    f.refs
-        .iter()
-        .filter(|r| r.kind == RefKind::Uses)
-        .map(|r| {
-            (
-                r.caller.clone().unwrap_or_else(|| "<module>".into()),
-                r.name.clone(),
-                r.receiver.clone(),
-            )
-        })
-        .collect()
+    refs_of(f, RefKind::Uses)
 }
 
 #[test]
