@@ -66,8 +66,8 @@ struct Extractor<'s, 'a> {
     fields: HashMap<String, HashMap<String, Receiver>>,
     /// Names bound outside any definition (test files bind in callbacks at top level).
     module_env: HashMap<String, Receiver>,
-    /// The names each scope binds (by node id), read once per scope (`values`).
-    scope_names: HashMap<usize, HashSet<&'a str>>,
+    /// The names bound by each scope around the node walked, outermost first (`values`).
+    scope_names: Vec<HashSet<&'a str>>,
     out: FileFacts,
 }
 
@@ -91,7 +91,7 @@ pub(crate) fn extract(
         test_file: is_test_path(path),
         fields: HashMap::new(),
         module_env: HashMap::new(),
-        scope_names: HashMap::new(),
+        scope_names: Vec::new(),
         out: FileFacts::default(),
     };
     let root = tree.root_node();
@@ -132,6 +132,19 @@ impl<'a> Extractor<'_, 'a> {
         if depth > MAX_DEPTH {
             return;
         }
+        // The names each scope around binds, read once on the way in (`values`).
+        let opens = depth == 0 || values::opens_scope(node.kind());
+        if opens {
+            let names = self.names_bound_in(node);
+            self.scope_names.push(names);
+        }
+        self.walk_node(node, scope, stack, depth);
+        if opens {
+            self.scope_names.pop();
+        }
+    }
+
+    fn walk_node(&mut self, node: Node, scope: Scope, stack: &mut Vec<Frame>, depth: usize) {
         let kind = node.kind();
         if kind == "impl_item" {
             return self.rust_impl(node, stack, depth);

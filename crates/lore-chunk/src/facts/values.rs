@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use tree_sitter::Node;
 
 /// Nodes that open a scope of their own: functions of every kind, named or not.
-fn opens_scope(kind: &str) -> bool {
+pub(super) fn opens_scope(kind: &str) -> bool {
     matches!(
         kind,
         "function_definition"
@@ -90,11 +90,11 @@ impl<'a> Extractor<'_, 'a> {
     }
 
     /// The name and receiver of an argument that may be a function given as a value.
-    fn function_value(&mut self, arg: Node, stack: &[Frame]) -> Option<(&'a str, Receiver)> {
+    fn function_value(&self, arg: Node, stack: &[Frame]) -> Option<(&'a str, Receiver)> {
         match arg.kind() {
             "identifier" => {
                 let name = self.text(arg);
-                let taken = self.taken_apart(name, stack) || self.bound_around(arg, name);
+                let taken = self.taken_apart(name, stack) || self.bound_around(name);
                 (!taken).then_some((name, Receiver::None))
             }
             // `Self::decode`, `codec::decode` (Rust).
@@ -124,39 +124,22 @@ impl<'a> Extractor<'_, 'a> {
                     return None;
                 }
                 let p = self.text(operand);
-                (!self.bound_around(arg, p)).then(|| (name, Receiver::Path(p.to_string())))
+                (!self.bound_around(p)).then(|| (name, Receiver::Path(p.to_string())))
             }
             _ => None,
         }
     }
 
-    /// Whether a scope around `node` binds `name` itself: a parameter of an enclosing
-    /// function (named or not) or a name assigned, declared or matched in its body, or at
-    /// the top level of the file.
-    fn bound_around(&mut self, node: Node, name: &str) -> bool {
-        let mut at = node.parent();
-        while let Some(n) = at {
-            if opens_scope(n.kind()) || n.parent().is_none() {
-                if !self.scope_names.contains_key(&n.id()) {
-                    let names = self.names_bound_in(n);
-                    self.scope_names.insert(n.id(), names);
-                }
-                if self
-                    .scope_names
-                    .get(&n.id())
-                    .is_some_and(|s| s.contains(name))
-                {
-                    return true;
-                }
-            }
-            at = n.parent();
-        }
-        false
+    /// Whether a scope around the node walked binds `name` itself: a parameter of an
+    /// enclosing function (named or not) or a name assigned, declared or matched in its
+    /// body, or at the top level of the file.
+    fn bound_around(&self, name: &str) -> bool {
+        self.scope_names.iter().any(|s| s.contains(name))
     }
 
     /// The names a scope binds: its parameters, and what its body (not the scopes inside)
     /// declares, assigns, loops over or matches.
-    fn names_bound_in(&self, scope: Node) -> HashSet<&'a str> {
+    pub(super) fn names_bound_in(&self, scope: Node) -> HashSet<&'a str> {
         let mut names = HashSet::new();
         // C's parameters hang on the function's declarator.
         let declarator = scope.child_by_field_name("declarator");
@@ -170,7 +153,9 @@ impl<'a> Extractor<'_, 'a> {
                 self.identifiers_in(p, &mut names);
             }
         }
-        let mut todo: Vec<Node> = named_children(scope);
+        // One cursor for the whole walk: a cursor per node costs an allocation each.
+        let mut cursor = scope.walk();
+        let mut todo: Vec<Node> = scope.named_children(&mut cursor).collect();
         while let Some(n) = todo.pop() {
             if opens_scope(n.kind()) {
                 continue;
@@ -213,7 +198,7 @@ impl<'a> Extractor<'_, 'a> {
             if let Some(p) = pattern {
                 self.identifiers_in(p, &mut names);
             }
-            todo.extend(named_children(n));
+            todo.extend(n.named_children(&mut cursor));
         }
         names
     }
