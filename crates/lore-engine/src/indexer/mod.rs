@@ -148,12 +148,11 @@ impl Engine {
         self.check_source(store)?;
         // Files another version of the analyzer read are all read again: that is a full
         // run, whose BM25 is built fresh (replaced in place, the old documents would count
-        // in its statistics until their segments merge).
-        let full = full
-            || self
-                .catalog
-                .analyzer_version(store.id)?
-                .is_some_and(|v| v != lore_chunk::ANALYZER_VERSION);
+        // in its statistics until their segments merge). A store with no version recorded
+        // is re-read too, without being a full run (a new store searchable as it fills).
+        let version = self.catalog.analyzer_version(store.id)?;
+        let full = full || version.is_some_and(|v| v != lore_chunk::ANALYZER_VERSION);
+        let reanalyze = full || version.is_none();
         // A store kept without vectors (`--embed none`) gets none.
         let embedder = embedder.filter(|_| !crate::stores::lexical_only(store));
         if let Some(e) = embedder {
@@ -193,7 +192,7 @@ impl Engine {
             }
             Some(Fts::open_or_create(&fts_dir)?.writer()?)
         };
-        let plan = self.plan(store, full, &mut report)?;
+        let plan = self.plan(store, reanalyze, &mut report)?;
         // A site's pages were crawled into this data dir, and the brain is its own dir:
         // folders and repositories go to workers.
         let to_workers = self.config.workers != Workers::None

@@ -53,12 +53,12 @@ pub(crate) fn diff(
 }
 
 impl Engine {
-    /// Walks the store and diffs it against the manifest (a full run re-reads every file).
-    /// Fills the report's counts of files seen, unchanged and skipped.
+    /// Walks the store and diffs it against the manifest (`reanalyze` re-reads every
+    /// file). Fills the report's counts of files seen, unchanged and skipped.
     pub(super) fn plan(
         &mut self,
         store: &StoreRecord,
-        full: bool,
+        reanalyze: bool,
         report: &mut IndexReport,
     ) -> Result<Plan, EngineError> {
         let walk = lore_source::walk(&store.root, &self.walk_options(store))?;
@@ -70,11 +70,8 @@ impl Engine {
         }
         report.files_seen = walk.files.len();
         let manifest = self.catalog.manifest(store.id)?;
-        // Files analysed by another version of the chunker are read again, as are all
-        // files of a full run (their embeddings are reused by chunk id, so this costs no
-        // embedding). Nothing is cleared first: a crash leaves the last index whole.
-        let reanalyze =
-            full || self.catalog.analyzer_version(store.id)? != Some(lore_chunk::ANALYZER_VERSION);
+        // Re-read files keep their embeddings by chunk id, so this costs no embedding.
+        // Nothing is cleared first: a crash leaves the last index whole.
         let (todo, deleted) = diff(&walk.files, &manifest, reanalyze);
         report.unchanged = walk.files.len() - todo.len();
         // Unchanged files known to be unindexable are still reported, without re-reading.
