@@ -9,6 +9,8 @@ pub struct DataDir {
     /// The brain dir when it is not `<root>/brain`.
     brain: Option<PathBuf>,
     database: Option<DatabaseUrl>,
+    /// A `.lore/` found upward and passed over because the user has not trusted it.
+    passed_over: Option<PathBuf>,
 }
 
 /// A database URL; its `Debug` leaves the password out.
@@ -29,12 +31,29 @@ impl std::fmt::Debug for DatabaseUrl {
     }
 }
 
+/// The name of the file `trusted_data_dirs_file` names.
+const TRUSTED_DATA_DIRS: &str = "trusted-data-dirs";
+
+/// Whether the user trusts `dir` (a `.lore/` found upward) as a data dir: its real path is a
+/// line of `DataDir::trusted_data_dirs_file`.
+pub fn trusted_data_dir(dir: &Path) -> bool {
+    let (Some(file), Ok(real)) = (
+        DataDir::trusted_data_dirs_file(),
+        std::fs::canonicalize(dir),
+    ) else {
+        return false;
+    };
+    let real = real.to_string_lossy();
+    std::fs::read_to_string(file).is_ok_and(|t| t.lines().any(|l| l == real))
+}
+
 impl DataDir {
     pub fn new(root: impl Into<PathBuf>) -> Self {
         DataDir {
             root: root.into(),
             brain: None,
             database: None,
+            passed_over: None,
         }
     }
 
@@ -69,8 +88,11 @@ impl DataDir {
         self
     }
 
-    /// `explicit`, else `LORE_DATA_DIR`, else a `.lore/` found upward from `cwd`,
-    /// else the platform data dir (`$XDG_DATA_HOME/lore` or `~/.local/share/lore`).
+    /// `explicit`, else `LORE_DATA_DIR`, else a `.lore/` found upward from `cwd` that the
+    /// user trusts (`trusted_data_dir`), else the platform data dir (`$XDG_DATA_HOME/lore`
+    /// or `~/.local/share/lore`). A `.lore/` is content a clone may carry — a catalog whose
+    /// stores read any folder — so one the user has not trusted is passed over
+    /// (`passed_over` names it).
     pub fn resolve(explicit: Option<&Path>, cwd: &Path) -> Self {
         if let Some(p) = explicit {
             return DataDir::new(p);
@@ -78,10 +100,15 @@ impl DataDir {
         if let Some(p) = std::env::var_os("LORE_DATA_DIR").filter(|v| !v.is_empty()) {
             return DataDir::new(PathBuf::from(p));
         }
+        let mut passed_over = None;
         for dir in cwd.ancestors() {
             let candidate = dir.join(".lore");
             if candidate.is_dir() {
-                return DataDir::new(candidate);
+                if trusted_data_dir(&candidate) {
+                    return DataDir::new(candidate);
+                }
+                passed_over = Some(candidate);
+                break;
             }
         }
         let base = std::env::var_os("XDG_DATA_HOME")
@@ -91,7 +118,37 @@ impl DataDir {
                 std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local").join("share"))
             })
             .unwrap_or_else(|| cwd.to_path_buf());
-        DataDir::new(base.join("lore"))
+        DataDir {
+            passed_over,
+            ..DataDir::new(base.join("lore"))
+        }
+    }
+
+    /// A `.lore/` found upward that `resolve` did not use, because it is not trusted.
+    pub fn passed_over(&self) -> Option<&Path> {
+        self.passed_over.as_deref()
+    }
+
+    /// The user's lore configuration folder: `$XDG_CONFIG_HOME/lore`, else `~/.config/lore`.
+    /// Never inside a data dir, which a repository may carry (a `.lore/` found upward): what
+    /// the user trusts must not be writable by what they clone.
+    pub fn config_dir() -> Option<PathBuf> {
+        std::env::var_os("XDG_CONFIG_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .or_else(|| {
+                std::env::var_os("HOME")
+                    .filter(|v| !v.is_empty())
+                    .map(|h| PathBuf::from(h).join(".config"))
+            })
+            .map(|c| c.join("lore"))
+    }
+
+    /// The file listing the data dirs found upward that the user trusts: one real path a
+    /// line, in the config dir.
+    pub fn trusted_data_dirs_file() -> Option<PathBuf> {
+        Self::config_dir().map(|d| d.join(TRUSTED_DATA_DIRS))
     }
 
     pub fn root(&self) -> &Path {

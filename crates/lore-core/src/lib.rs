@@ -8,7 +8,7 @@ mod store;
 mod time;
 
 pub use chunk::{Chunk, ChunkKind, Language};
-pub use data_dir::DataDir;
+pub use data_dir::{DataDir, trusted_data_dir};
 pub use facts::{
     Binding, FileFacts, Import, ImportedName, Receiver, RefKind, Reference, Symbol, accessor,
     fixture_name, is_auxiliary_path, is_test_path, type_name, unmodified,

@@ -8,6 +8,7 @@
 
 use crate::{Engine, EngineError, Progress};
 use lore_core::{AddStore, StoreKind};
+use lore_index::StoreRecord;
 use lore_source::deps::{self, Caches};
 pub use lore_source::deps::{Dependency, Ecosystem, LOCKFILES, find_project};
 use serde::{Deserialize, Serialize};
@@ -46,6 +47,9 @@ pub enum DepStatus {
     FetchFailed,
     /// A dry run found it and would index it.
     WouldIndex,
+    /// A store by its name exists but reads another source: not made by `lore deps`
+    /// (see `error`), neither counted nor searched as this dependency.
+    Mismatch,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -88,6 +92,10 @@ pub struct DepsReport {
     pub present: usize,
     pub not_found: usize,
     pub deps: Vec<DepEntry>,
+    /// Lockfile entries whose name or version is not of their ecosystem's grammar
+    /// (`<lockfile>: <why>`): refused before any file was looked at.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
     /// Dependency stores this project used before and no longer locks.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dropped: Vec<String>,
@@ -143,7 +151,51 @@ fn project_key(project: &Path) -> String {
         .into_owned()
 }
 
+/// The lockfiles of `project` read, as an input error when one cannot be.
+fn read_locked(project: &Path, lockfile: Option<&Path>) -> Result<deps::Locked, EngineError> {
+    deps::read(project, lockfile)
+        .map_err(|e| EngineError::Input(format!("cannot read the lockfile {e}")))
+}
+
+/// Where `lore deps` takes `dep`'s source from: the local caches, else an archive an
+/// earlier `--fetch` unpacked under `fetched` (`<data>/deps/src`).
+fn expected_source(
+    dep: &Dependency,
+    project: &Path,
+    caches: &Caches,
+    fetched: &Path,
+) -> Option<deps::Located> {
+    deps::locate(dep, project, caches).or_else(|| {
+        let earlier = fetched.join(dep.ecosystem.as_str()).join(dep.folder());
+        earlier.is_dir().then(|| deps::Located {
+            root: std::fs::canonicalize(&earlier).unwrap_or(earlier),
+            includes: Vec::new(),
+        })
+    })
+}
+
+/// Whether a `dep:` store is the one `lore deps` makes: it reads the source `lore deps`
+/// would choose (`expected`); or that source is gone from this machine and so is the
+/// store's folder (a cache cleaned since); or it was indexed on another machine sharing
+/// the catalog, whose caches this one cannot see.
+fn genuine(rec: &StoreRecord, expected: Option<&deps::Located>) -> bool {
+    let elsewhere = rec
+        .host
+        .as_deref()
+        .is_some_and(|h| h != crate::writer::host_name());
+    match expected {
+        _ if elsewhere => true,
+        Some(l) => l.root == rec.root && l.includes == rec.includes,
+        None => !rec.root.exists(),
+    }
+}
+
 impl Engine {
+    /// Where `--fetch` unpacks archives: `<data>/deps/src/<ecosystem>/<name>-<version>`.
+    fn fetch_dir(&self) -> PathBuf {
+        self.data_dir().root().join("deps").join("src")
+    }
+
     /// Indexes the dependencies `project`'s lockfiles pin, from the sources on this machine.
     pub fn deps(
         &mut self,
@@ -152,9 +204,11 @@ impl Engine {
         progress: &dyn Progress,
     ) -> Result<DepsReport, EngineError> {
         let started = Instant::now();
-        let locked = deps::read(project, opts.lockfile.as_deref())
-            .map_err(|e| EngineError::Input(format!("cannot read the lockfile {e}")))?;
-        if locked.is_empty() {
+        let deps::Locked {
+            deps: locked,
+            refused,
+        } = read_locked(project, opts.lockfile.as_deref())?;
+        if locked.is_empty() && refused.is_empty() {
             return Err(EngineError::Input(format!(
                 "no locked dependencies in {} (looked for {})",
                 project.display(),
@@ -164,25 +218,39 @@ impl Engine {
         let caches = Caches::from_env(project);
         let taken: Vec<&Dependency> = locked.iter().filter(|d| opts.all || d.direct).collect();
         let mut entries = Vec::new();
-        let src = self.data_dir().root().join("deps").join("src");
-        let fetched_dir = |eco: Ecosystem| src.join(eco.as_str());
+        let src = self.fetch_dir();
         for (i, dep) in taken.iter().enumerate() {
             let store = dep.store_name();
-            let exists = self.catalog.store(&store)?.is_some();
-            // An archive fetched before is a cache of its own.
-            let mut located = deps::locate(dep, project, &caches).or_else(|| {
-                let folder = format!("{}-{}", dep.name.replace('/', "+"), dep.version);
-                let earlier = fetched_dir(dep.ecosystem).join(folder);
-                earlier.is_dir().then(|| deps::Located {
-                    root: earlier,
-                    includes: Vec::new(),
-                })
-            });
+            let mut located = expected_source(dep, project, &caches, &src);
+            let existing = self.catalog.store(&store)?;
+            // A store by this name that reads elsewhere was not made by `lore deps`: it is
+            // reported, never counted as this dependency or searched for it.
+            if let Some(rec) = existing.as_ref().filter(|r| !genuine(r, located.as_ref())) {
+                entries.push(DepEntry {
+                    dependency: (*dep).clone(),
+                    store: store.clone(),
+                    status: DepStatus::Mismatch,
+                    error: Some(format!(
+                        "store {store} reads {}, not {}; it was not made by `lore deps` \
+                         (remove it with `lore store remove {store}`)",
+                        rec.root.display(),
+                        located.as_ref().map_or_else(
+                            || "this dependency's source".to_string(),
+                            |l| l.root.display().to_string()
+                        )
+                    )),
+                    source: located.map(|l| l.root),
+                    files: None,
+                    chunks: None,
+                });
+                continue;
+            }
+            let exists = existing.is_some();
             let mut error = None;
             let mut fetched = false;
             if located.is_none() && !exists && opts.fetch && !opts.dry_run {
                 progress.message(&format!("[{}/{}] fetching {store}", i + 1, taken.len()));
-                match deps::fetch(dep, &fetched_dir(dep.ecosystem)) {
+                match deps::fetch(dep, &src.join(dep.ecosystem.as_str())) {
                     Ok(at) => {
                         located = Some(at);
                         fetched = true;
@@ -197,7 +265,7 @@ impl Engine {
                 (Some(_), false, true) => DepStatus::WouldIndex,
                 (Some(at), false, false) => {
                     progress.message(&format!("[{}/{}] {store}", i + 1, taken.len()));
-                    self.add_store(
+                    self.add_store_as_deps(
                         &AddStore {
                             name: store.clone(),
                             source: at.root.to_string_lossy().into_owned(),
@@ -250,6 +318,7 @@ impl Engine {
             present: count(DepStatus::Present),
             not_found: count(DepStatus::NotFound),
             deps: Vec::new(),
+            refused,
             dropped: Vec::new(),
             elapsed_ms: 0,
         };
@@ -281,12 +350,14 @@ impl Engine {
     /// The dependency stores of `project` that exist: one per locked version (all locked
     /// dependencies, direct or not), never another version of the same package.
     pub fn project_dep_stores(&self, project: &Path) -> Result<Vec<String>, EngineError> {
-        let locked = deps::read(project, None)
-            .map_err(|e| EngineError::Input(format!("cannot read the lockfile {e}")))?;
+        let caches = Caches::from_env(project);
+        let src = self.fetch_dir();
         let mut out = Vec::new();
-        for d in locked {
+        for d in read_locked(project, None)?.deps {
             let name = d.store_name();
-            if self.catalog.store(&name)?.is_some() {
+            if let Some(rec) = self.catalog.store(&name)?
+                && genuine(&rec, expected_source(&d, project, &caches, &src).as_ref())
+            {
                 out.push(name);
             }
         }
@@ -296,21 +367,24 @@ impl Engine {
     /// Which versions of `name` `project` locks, whether each is indexed, and where its
     /// source is on this machine: no search.
     pub fn dependency_info(&self, project: &Path, name: &str) -> Result<Vec<DepInfo>, EngineError> {
-        let locked = deps::read(project, None)
-            .map_err(|e| EngineError::Input(format!("cannot read the lockfile {e}")))?;
         let caches = Caches::from_env(project);
+        let src = self.fetch_dir();
         let wanted = name.trim().to_lowercase();
         let mut out = Vec::new();
-        for d in locked {
+        for d in read_locked(project, None)?.deps {
             let same = d.name.to_lowercase() == wanted
                 || (d.ecosystem == Ecosystem::Python && d.name == deps::python_name(&wanted));
             if !same {
                 continue;
             }
             let store = d.store_name();
-            let indexed = self.catalog.store(&store)?.is_some();
+            let located = expected_source(&d, project, &caches, &src);
+            let indexed = self
+                .catalog
+                .store(&store)?
+                .is_some_and(|rec| genuine(&rec, located.as_ref()));
             out.push(DepInfo {
-                source: deps::locate(&d, project, &caches).map(|l| l.root),
+                source: located.map(|l| l.root),
                 dependency: d,
                 store,
                 indexed,

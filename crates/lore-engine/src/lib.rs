@@ -29,6 +29,7 @@ mod stand_in;
 mod stores;
 mod task;
 mod text;
+pub mod trust;
 mod unit;
 mod writer;
 
@@ -168,8 +169,17 @@ impl Engine {
     }
 
     pub fn open_with(data: DataDir, config: EngineConfig) -> Result<Engine, EngineError> {
+        let made = !data.root().exists();
         std::fs::create_dir_all(data.root())
             .map_err(|e| EngineError::io(data.root().display().to_string(), e))?;
+        // A `.lore/` the user had lore make (`--data-dir .lore`) is theirs: found upward
+        // later, it is used without asking.
+        if made
+            && data.root().file_name() == Some(std::ffi::OsStr::new(".lore"))
+            && let Err(e) = trust::trust_data_dir(data.root(), false)
+        {
+            tracing::warn!("could not record {} as trusted: {e}", data.root().display());
+        }
         let catalog = open_catalog(&data)?;
         Ok(Engine {
             data,

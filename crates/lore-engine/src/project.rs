@@ -31,6 +31,8 @@ pub const PROJECT_FILE: &str = "lore.toml";
 #[derive(Debug, Clone)]
 pub struct Project {
     pub path: PathBuf,
+    /// SHA-256 of the file's text: what `lore trust` records.
+    pub hash: String,
     pub stores: BTreeMap<String, StoreDef>,
     pub settings: ProjectSettings,
 }
@@ -191,6 +193,7 @@ impl Project {
         }
         Ok(Project {
             path: dir.join(PROJECT_FILE),
+            hash: lore_source::sha256_hex(text.as_bytes()),
             stores,
             settings,
         })
@@ -202,7 +205,7 @@ impl Project {
     }
 
     /// The store `name` as an add request: a relative folder resolved against the project.
-    fn add_request(&self, name: &str, def: &StoreDef) -> AddStore {
+    pub(crate) fn add_request(&self, name: &str, def: &StoreDef) -> AddStore {
         let kind = def.kind.map(|k| match k {
             DefKind::Folder => StoreKind::Folder,
             DefKind::Repo => StoreKind::Repo,
@@ -283,7 +286,10 @@ pub struct SyncOptions {
 
 impl Engine {
     /// The plan for `project`: each store's action and what changed.
+    /// A file that asks for more than its own folder is refused here unless trusted
+    /// (`trust::require`).
     pub fn sync_plan(&self, project: &Project) -> Result<Vec<SyncStep>, EngineError> {
+        crate::trust::require(project)?;
         let mut steps = Vec::new();
         for (name, def) in &project.stores {
             let req = project.add_request(name, def);
@@ -310,6 +316,22 @@ impl Engine {
     /// definitions, replaces stores whose source changed (only with `yes`), and indexes.
     /// The whole plan is checked before anything is written.
     pub fn sync_project(
+        &mut self,
+        project: &Project,
+        opts: SyncOptions,
+        progress: &dyn Progress,
+    ) -> Result<SyncReport, EngineError> {
+        // An untrusted file's stores are read as if its folder were all that may be read.
+        let narrowed = crate::trust::narrowed(project, &self.config.reads);
+        let saved = narrowed.map(|r| std::mem::replace(&mut self.config.reads, r));
+        let report = self.sync_allowed(project, opts, progress);
+        if let Some(reads) = saved {
+            self.config.reads = reads;
+        }
+        report
+    }
+
+    fn sync_allowed(
         &mut self,
         project: &Project,
         opts: SyncOptions,

@@ -125,16 +125,18 @@ impl Engine {
             .map(|(p, why)| format!("{p}: {why}"))
             .collect();
         let mut local: HashMap<String, (String, String)> = HashMap::new();
-        for f in walk.files {
-            match std::fs::read(&f.abs).map(String::from_utf8) {
-                Ok(Ok(content)) => {
+        let Some(tree) = walk.tree.as_deref() else {
+            return Ok(done);
+        };
+        for f in &walk.files {
+            match tree.read_text(&f.rel, store.max_file_bytes) {
+                Ok(content) => {
                     local.insert(
-                        f.rel,
+                        f.rel.clone(),
                         (lore_index::content_hash(content.as_bytes()), content),
                     );
                 }
-                Ok(Err(_)) => done.skipped.push(format!("{}: not UTF-8", f.rel)),
-                Err(e) => done.skipped.push(format!("{}: unreadable: {e}", f.rel)),
+                Err(why) => done.skipped.push(format!("{}: {why}", f.rel)),
             }
         }
         if local.is_empty() && !state.files.is_empty() {

@@ -37,6 +37,21 @@ impl Engine {
         &self,
         req: &AddStore,
     ) -> Result<(StoreKind, String, WalkOptions), EngineError> {
+        if crate::deps::is_dep_store(&req.name) {
+            return Err(EngineError::Input(format!(
+                "store names starting with dep: are lore's own dependency stores; \
+                 `lore deps` makes them from the project's lockfiles (give {:?} another name)",
+                req.name
+            )));
+        }
+        self.check_add_any(req)
+    }
+
+    /// `check_add` for any name, `dep:` included (`lore deps`'s own stores).
+    fn check_add_any(
+        &self,
+        req: &AddStore,
+    ) -> Result<(StoreKind, String, WalkOptions), EngineError> {
         validate_store_name(&req.name).map_err(EngineError::Input)?;
         if req.name == crate::brain::BRAIN_STORE || req.kind == Some(StoreKind::Brain) {
             return Err(EngineError::Input(
@@ -194,7 +209,26 @@ impl Engine {
         req: &AddStore,
         progress: &dyn Progress,
     ) -> Result<(StoreRecord, IndexReport), EngineError> {
-        let (kind, source, walk_opts) = self.check_add(req)?;
+        let checked = self.check_add(req)?;
+        self.add_checked(req, checked, progress)
+    }
+
+    /// `add_store` for a dependency store (`dep:` names are `lore deps`'s alone).
+    pub(crate) fn add_store_as_deps(
+        &mut self,
+        req: &AddStore,
+        progress: &dyn Progress,
+    ) -> Result<(StoreRecord, IndexReport), EngineError> {
+        let checked = self.check_add_any(req)?;
+        self.add_checked(req, checked, progress)
+    }
+
+    fn add_checked(
+        &mut self,
+        req: &AddStore,
+        (kind, source, walk_opts): (StoreKind, String, WalkOptions),
+        progress: &dyn Progress,
+    ) -> Result<(StoreRecord, IndexReport), EngineError> {
         // Load (or fetch) the model before anything is written.
         let embedder = if req.lexical_only {
             None

@@ -96,30 +96,31 @@ fn valid_name(name: &str) -> bool {
 
 /// The run `name` in `dir`, read whole.
 pub fn read_run_lines(dir: &Path, name: &str) -> Result<RunLines, CompareError> {
-    let path = dir.join(name);
+    // Errors name the run as asked for, never the folder (a server's data dir).
+    let (shown, path) = (PathBuf::from(name), dir.join(name));
     if !valid_name(name) {
         return Err(CompareError::Line {
-            path,
+            path: shown,
             line: 0,
             message: "not a judge run: give a run's file name such as 2026-12-04T10-00-00Z.jsonl"
                 .into(),
         });
     }
     let io = |source| CompareError::Io {
-        path: path.clone(),
+        path: shown.clone(),
         source,
     };
     let meta = match std::fs::symlink_metadata(&path) {
         Ok(m) if m.is_file() => m,
-        Ok(_) => return Err(CompareError::Missing(path)),
+        Ok(_) => return Err(CompareError::Missing(shown)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(CompareError::Missing(path));
+            return Err(CompareError::Missing(shown));
         }
         Err(e) => return Err(io(e)),
     };
     if meta.len() > MAX_RUN_BYTES {
         return Err(CompareError::Line {
-            path,
+            path: shown,
             line: 0,
             message: format!("larger than {MAX_RUN_BYTES} bytes; not a judge run"),
         });
@@ -132,7 +133,7 @@ pub fn read_run_lines(dir: &Path, name: &str) -> Result<RunLines, CompareError> 
             continue;
         }
         let v: Value = serde_json::from_str(line).map_err(|e| CompareError::Line {
-            path: path.clone(),
+            path: shown.clone(),
             line: i + 1,
             message: format!("not JSON: {e}"),
         })?;
@@ -141,7 +142,7 @@ pub fn read_run_lines(dir: &Path, name: &str) -> Result<RunLines, CompareError> 
             _ if v.get("query").is_some() => queries.push(v),
             _ => {
                 return Err(CompareError::Line {
-                    path: path.clone(),
+                    path: shown.clone(),
                     line: i + 1,
                     message: "neither a query nor a summary record".into(),
                 });
@@ -149,7 +150,7 @@ pub fn read_run_lines(dir: &Path, name: &str) -> Result<RunLines, CompareError> 
         }
     }
     if summary.is_none() && queries.is_empty() {
-        return Err(CompareError::Empty(path));
+        return Err(CompareError::Empty(shown));
     }
     Ok(RunLines {
         name: name.to_string(),

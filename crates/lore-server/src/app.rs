@@ -209,10 +209,13 @@ impl App {
         self.pool.run(move |e| e.graph(&q)).await
     }
 
-    pub async fn context(&self, id: &str) -> Result<UnitContext, AppError> {
+    /// The unit behind a result id; `opened` (an agent's MCP call or REST POST, never a GET)
+    /// records it as opened for the recent search that showed it.
+    pub async fn context(&self, id: &str, opened: bool) -> Result<UnitContext, AppError> {
         let id = id.to_string();
         // Shown by a recent search: opening it says it mattered for that query.
-        let shown = self.recent.lock().ok().and_then(|mut recent| {
+        let recent = opened.then(|| self.recent.lock().ok()).flatten();
+        let shown = recent.and_then(|mut recent| {
             let (s, rank) = recent.iter_mut().rev().find_map(|s| {
                 let rank = s.ids.iter().position(|i| *i == id)?;
                 (s.at.elapsed() < RECENT_FOR).then_some((s, rank + 1))

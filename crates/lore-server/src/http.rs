@@ -71,7 +71,7 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/stores/{name}/doctor", get(store_doctor))
         .route("/api/search", post(search))
         .route("/api/locate", post(locate))
-        .route("/api/results/{id}", get(result))
+        .route("/api/results/{id}", get(result).post(open_result))
         .route("/api/graph", get(graph))
         .route("/api/jobs", get(jobs))
         .route("/api/jobs/{id}", get(job))
@@ -276,8 +276,15 @@ async fn locate(State(app): AppState, Body(args): Body) -> Rest {
     reply(StatusCode::OK, app.locate(&args).await?)
 }
 
+/// A unit looked at (a person's page, a script): nothing is recorded, as no GET writes.
 async fn result(State(app): AppState, Path(id): Path<String>) -> Rest {
-    reply(StatusCode::OK, app.context(&id).await?)
+    reply(StatusCode::OK, app.context(&id, false).await?)
+}
+
+/// A unit an agent opens: recorded as opened for the search that showed it. A JSON body
+/// (`{}`) is required, so a page on another origin cannot send it without a preflight.
+async fn open_result(State(app): AppState, Path(id): Path<String>, Body(_): Body) -> Rest {
+    reply(StatusCode::OK, app.context(&id, true).await?)
 }
 
 async fn graph(State(app): AppState, Query(query): Query<Vec<(String, String)>>) -> Rest {

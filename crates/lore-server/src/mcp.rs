@@ -254,7 +254,7 @@ impl LoreMcp {
                         .map_err(bad)?
                         .ok_or_else(|| bad("`resultId` is required: an id from search".into()))?,
                 };
-                to_text(&self.app.context(&id).await?)
+                to_text(&self.app.context(&id, true).await?)
             }
             "code_graph" => to_text(&self.app.graph(args).await?),
             "stores" => self.stores(args).await,

@@ -61,6 +61,39 @@ impl Reads {
         }
     }
 
+    /// `path` (absolute) as the real path lore may create and write, when it may: its
+    /// nearest existing ancestor resolved (symlinks followed), the rest plain names (no
+    /// `..`), and the whole under an allowed folder. For a folder lore makes (a brain dir).
+    pub fn check_new(&self, path: &Path, what: &str) -> Result<PathBuf, SourceError> {
+        if *self == Reads::Anywhere {
+            return Ok(path.to_path_buf());
+        }
+        let target = format!("{what} {}", path.display());
+        let mut base = path;
+        let mut rest = Vec::new();
+        let real = loop {
+            match std::fs::canonicalize(base) {
+                Ok(real) => break real,
+                Err(_) => match (base.parent(), base.file_name()) {
+                    (Some(parent), Some(name)) => {
+                        rest.push(name);
+                        base = parent;
+                    }
+                    _ => return Err(self.outside(target)),
+                },
+            }
+        };
+        let plain = path
+            .components()
+            .all(|c| !matches!(c, std::path::Component::ParentDir));
+        let full = rest.iter().rev().fold(real, |p, n| p.join(n));
+        if plain && self.allows(&full) {
+            Ok(full)
+        } else {
+            Err(self.outside(target))
+        }
+    }
+
     fn allows(&self, real: &Path) -> bool {
         match self {
             Reads::Anywhere => true,

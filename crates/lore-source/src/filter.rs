@@ -28,12 +28,26 @@ impl Rules {
     /// `None` when the folder has no rules. Unreadable files and bad lines are skipped, as
     /// the `ignore` crate does.
     fn read(dir: &Path) -> Option<Arc<Rules>> {
+        // Read as a regular file only, never through a symlink at its last step, and
+        // capped: a repository's `.gitignore` may be a FIFO, a device or a link elsewhere.
         let load = |file: PathBuf| {
-            if !file.exists() {
+            let Some(bytes) = crate::tree::read_small(&file, MAX_IGNORE_FILE) else {
                 return Gitignore::empty();
-            }
+            };
             let mut b = GitignoreBuilder::new(dir);
-            let _ = b.add(file);
+            for (i, line) in bytes.split(|&c| c == b'\n').enumerate() {
+                let Ok(line) = std::str::from_utf8(line) else {
+                    continue;
+                };
+                let line = line.strip_suffix('\r').unwrap_or(line);
+                // Git reads a file that starts with a byte-order mark without it.
+                let line = if i == 0 {
+                    line.trim_start_matches('\u{feff}')
+                } else {
+                    line
+                };
+                let _ = b.add_line(Some(file.clone()), line);
+            }
             b.build().unwrap_or_else(|_| Gitignore::empty())
         };
         let rules = Rules {
@@ -50,14 +64,19 @@ impl Rules {
 /// `gitdir:` file) the common dir it names.
 fn git_dir(dir: &Path) -> Option<PathBuf> {
     let dot_git = dir.join(".git");
-    if dot_git.is_dir() {
+    let meta = std::fs::symlink_metadata(&dot_git).ok()?;
+    if meta.is_dir() {
         return Some(dot_git);
     }
-    let text = std::fs::read_to_string(&dot_git).ok()?;
+    let text = String::from_utf8(crate::tree::read_small(&dot_git, 4096)?).ok()?;
     let linked = dir.join(text.lines().next()?.strip_prefix("gitdir: ")?);
-    let common = std::fs::read_to_string(linked.join("commondir")).ok()?;
+    let common =
+        String::from_utf8(crate::tree::read_small(&linked.join("commondir"), 4096)?).ok()?;
     Some(linked.join(common.lines().next()?))
 }
+
+/// Largest ignore file read (git has no limit; 1 MiB is far past any real one).
+const MAX_IGNORE_FILE: u64 = 1024 * 1024;
 
 pub(crate) fn glob_set(globs: &[String]) -> Result<Option<GlobSet>, SourceError> {
     if globs.is_empty() {

@@ -8,15 +8,26 @@ pub mod deps;
 mod filter;
 pub mod git;
 pub mod net;
+mod tree;
 mod walk;
 pub mod web;
 
 pub use confine::Reads;
 pub use filter::PathFilter;
 pub use net::FetchPolicy;
+pub use tree::Tree;
 pub use walk::{
     SkipReason, SourceFile, Walk, WalkOptions, mtime_ns, read_text, validate_globs, walk,
 };
+
+/// SHA-256 of `bytes` in lower-case hex: an archive's digest, a trusted file's.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {

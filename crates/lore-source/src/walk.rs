@@ -1,7 +1,8 @@
-use crate::SourceError;
 use crate::filter::{PathFilter, glob_set, slash_path};
-use std::io::Read;
+use crate::tree::{Tree, read_limited};
+use crate::{Reads, SourceError};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// What a walk keeps.
 #[derive(Debug, Clone)]
@@ -13,6 +14,9 @@ pub struct WalkOptions {
     /// Folders never entered, by real path (lore's data dir and brain when a store's
     /// source holds them): listed in `Walk::left_out` when met.
     pub leave_out: Vec<PathBuf>,
+    /// Where the root may resolve to (`Tree::open`); confined, files with several links
+    /// are not listed.
+    pub reads: Reads,
 }
 
 impl Default for WalkOptions {
@@ -22,6 +26,7 @@ impl Default for WalkOptions {
             excludes: Vec::new(),
             max_file_bytes: 1024 * 1024,
             leave_out: Vec::new(),
+            reads: Reads::Anywhere,
         }
     }
 }
@@ -41,6 +46,9 @@ pub enum SkipReason {
     Binary,
     NotUtf8,
     Unreadable(String),
+    /// A regular file with this many links, where reads are confined (`--allow-path`): it
+    /// shares its content with a file that may lie outside.
+    HardLink(u64),
 }
 
 impl std::fmt::Display for SkipReason {
@@ -50,12 +58,18 @@ impl std::fmt::Display for SkipReason {
             SkipReason::Binary => write!(f, "binary"),
             SkipReason::NotUtf8 => write!(f, "not UTF-8"),
             SkipReason::Unreadable(e) => write!(f, "unreadable: {e}"),
+            SkipReason::HardLink(n) => write!(
+                f,
+                "a hard link ({n} links), not read where reads are confined by --allow-path"
+            ),
         }
     }
 }
 
 #[derive(Debug, Default)]
 pub struct Walk {
+    /// The root as opened: read the files through it (`Tree::read_text`), never by path.
+    pub tree: Option<Arc<Tree>>,
     pub files: Vec<SourceFile>,
     pub skipped: Vec<(String, SkipReason)>,
     /// Folders of `WalkOptions::leave_out` that the walk met and did not enter (relative).
@@ -79,18 +93,17 @@ pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
 
 /// Lists the files under `root` that a store indexes, sorted by path: those `PathFilter`
 /// keeps (ignore files, hidden names, globs) within the size cap (stat only: nothing is
-/// read). Symbolic links are not followed.
+/// read). Every folder is listed through the root's handle (`Tree`): no symbolic link is
+/// followed, including one swapped in for a folder while the walk runs.
 pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walk, SourceError> {
-    if !root.is_dir() {
-        return Err(SourceError::NotAFolder(root.display().to_string()));
-    }
-    let mut filter = PathFilter::new(root, opts)?;
+    let tree = Tree::open(root, &opts.reads)?;
+    let mut filter = PathFilter::new(tree.real(), opts)?;
     let mut out = Walk::default();
     let unreadable =
         |rel: &Path, e: std::io::Error| (slash_path(rel), SkipReason::Unreadable(e.to_string()));
     let mut dirs = vec![PathBuf::new()];
     while let Some(dir) = dirs.pop() {
-        let entries = match std::fs::read_dir(root.join(&dir)) {
+        let entries = match tree.list(&dir) {
             Ok(e) => e,
             Err(e) => {
                 out.skipped.push(unreadable(&dir, e));
@@ -98,16 +111,16 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walk, SourceError> {
             }
         };
         let chain = filter.chain(&dir);
-        for entry in entries {
-            let (entry, kind) = match entry.and_then(|e| e.file_type().map(|t| (e, t))) {
-                Ok(e) => e,
+        for (name, stat) in entries {
+            let rel = dir.join(name);
+            let stat = match stat {
+                Ok(s) => s,
                 Err(e) => {
-                    out.skipped.push(unreadable(&dir, e));
+                    out.skipped.push(unreadable(&rel, e));
                     continue;
                 }
             };
-            let rel = dir.join(entry.file_name());
-            if kind.is_dir() {
+            if stat.kind == rustix::fs::FileType::Directory {
                 if filter.left_out(&rel) {
                     out.left_out.push(slash_path(&rel));
                 } else if filter.judge(&chain, &rel, true) {
@@ -115,48 +128,40 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walk, SourceError> {
                 }
                 continue;
             }
-            if !kind.is_file() || !filter.judge(&chain, &rel, false) || !filter.globs_keep(&rel) {
+            if stat.kind != rustix::fs::FileType::RegularFile
+                || !filter.judge(&chain, &rel, false)
+                || !filter.globs_keep(&rel)
+            {
                 continue;
             }
-            let meta = match entry.metadata() {
-                Ok(m) => m,
-                Err(e) => {
-                    out.skipped.push(unreadable(&rel, e));
-                    continue;
-                }
-            };
             let rel_str = slash_path(&rel);
-            if meta.len() > opts.max_file_bytes {
+            if stat.size > opts.max_file_bytes {
+                out.skipped.push((rel_str, SkipReason::TooLarge(stat.size)));
+                continue;
+            }
+            if tree.single_link() && stat.links > 1 {
                 out.skipped
-                    .push((rel_str, SkipReason::TooLarge(meta.len())));
+                    .push((rel_str, SkipReason::HardLink(stat.links)));
                 continue;
             }
             out.files.push(SourceFile {
+                abs: tree.real().join(&rel),
                 rel: rel_str,
-                abs: root.join(&rel),
-                size: meta.len(),
-                mtime_ns: mtime_ns(&meta),
+                size: stat.size,
+                mtime_ns: stat.mtime_ns,
             });
         }
     }
     out.files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    out.tree = Some(Arc::new(tree));
     Ok(out)
 }
 
-/// Reads a file as text: `Err` says why it is not indexable (binary, not UTF-8, unreadable).
+/// Reads a file by path as text: `Err` says why it is not indexable (binary, not UTF-8,
+/// unreadable). A store's files are read through its walk's `Tree` instead.
 pub fn read_text(path: &Path, max_bytes: u64) -> Result<String, SkipReason> {
     let file = std::fs::File::open(path).map_err(|e| SkipReason::Unreadable(e.to_string()))?;
-    let mut bytes = Vec::new();
-    file.take(max_bytes + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| SkipReason::Unreadable(e.to_string()))?;
-    if bytes.len() as u64 > max_bytes {
-        return Err(SkipReason::TooLarge(bytes.len() as u64));
-    }
-    if bytes[..bytes.len().min(8192)].contains(&0) {
-        return Err(SkipReason::Binary);
-    }
-    String::from_utf8(bytes).map_err(|_| SkipReason::NotUtf8)
+    read_limited(file, max_bytes)
 }
 
 #[cfg(test)]

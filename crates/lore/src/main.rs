@@ -111,18 +111,50 @@ pub(crate) fn settle_stale_writer(data: &DataDir) {
 fn run(cli: Cli) -> anyhow::Result<()> {
     // A lore.toml that does not parse stops every command but the two that report on it
     // (sync, naming the line) or replace it (init).
+    // Its brain_dir is followed only once the file is trusted (`lore trust`).
     let settings = match lore_engine::project::Project::find(&std::env::current_dir()?) {
         None => Default::default(),
         Some(path) => match lore_engine::project::Project::read(&path) {
-            Ok(p) => p.settings,
-            Err(_) if matches!(cli.command, Command::Sync { .. } | Command::Init { .. }) => {
+            Ok(p) => {
+                let (settings, warning) = lore_engine::trust::settings(&p);
+                // `trust` and `sync` say what the file asks themselves.
+                let says = matches!(cli.command, Command::Trust { .. } | Command::Sync { .. });
+                if let Some(w) = warning.filter(|_| !says) {
+                    eprintln!("warning: {w}");
+                }
+                settings
+            }
+            Err(_)
+                if matches!(
+                    cli.command,
+                    Command::Sync { .. } | Command::Init { .. } | Command::Trust { .. }
+                ) =>
+            {
                 Default::default()
             }
             Err(e) => return Err(e.into()),
         },
     };
+    // Under `lore serve`, a project's brain dir must lie under an --allow-path.
+    if let (Command::Serve(args), Some(brain), None) =
+        (&cli.command, &settings.brain_dir, &cli.brain_dir)
+    {
+        lore_engine::trust::serve_brain(brain, &args.allow_paths)?;
+    }
+    let data = cli.data(settings.brain_dir.as_deref())?;
+    if let Some(dir) = data.passed_over()
+        && !matches!(cli.command, Command::Trust { .. })
+    {
+        eprintln!(
+            "warning: {} is a data dir you have not trusted (a cloned repository may carry \
+             one), so lore uses {}; run `lore trust {}` to use it",
+            dir.display(),
+            data.root().display(),
+            dir.display()
+        );
+    }
     let ctx = Ctx {
-        data: cli.data(settings.brain_dir.as_deref())?,
+        data,
         settings,
         json: cli.json,
         bars: Bars::new(cli.quiet || cli.json),
@@ -160,6 +192,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Command::Init { project, force } => init(&ctx, project, force),
+        Command::Trust { project, revoke } => trust(&ctx, project, revoke),
         Command::Doctor { store, deep } => doctor(&ctx, store.as_deref(), deep),
         Command::Search(args) => search(&ctx, args),
         Command::Locate(args) => locate(&ctx, args),
@@ -354,6 +387,42 @@ fn sync_project(
 
 /// `lore init`: a lore.toml from the stores there are; never over an existing one unless
 /// --force, and written whole or not at all.
+/// `lore trust`: records (or, with `revoke`, forgets) the project file as trusted as it is
+/// now, after saying what it asks for.
+fn trust(ctx: &Ctx, project: Option<PathBuf>, revoke: bool) -> anyhow::Result<()> {
+    use lore_engine::project::Project;
+    let is_data_dir = |p: &PathBuf| p.file_name() == Some(std::ffi::OsStr::new(".lore"));
+    let path = match project {
+        Some(p) if p.is_dir() && !is_data_dir(&p) => p.join(lore_engine::project::PROJECT_FILE),
+        Some(p) => p,
+        None => Project::find(&std::env::current_dir()?).ok_or_else(|| {
+            lore_engine::EngineError::Input(format!(
+                "no {} here or above; give the file to trust",
+                lore_engine::project::PROJECT_FILE
+            ))
+        })?,
+    };
+    if is_data_dir(&path) && path.is_dir() {
+        let real = lore_engine::trust::trust_data_dir(&path, revoke)?;
+        let verb = if revoke { "no longer uses" } else { "uses" };
+        if ctx.json {
+            return output::print_json(&serde_json::json!({"data_dir": real, "trusted": !revoke}));
+        }
+        out!(
+            "lore {verb} {} as the data dir of commands run below its folder",
+            real.display()
+        );
+        return Ok(());
+    }
+    let project = Project::read(&path)?;
+    let report = if revoke {
+        lore_engine::trust::revoke(&project)?
+    } else {
+        lore_engine::trust::trust(&project)?
+    };
+    output::trust_report(ctx.json, &report)
+}
+
 fn init(ctx: &Ctx, project: Option<PathBuf>, force: bool) -> anyhow::Result<()> {
     let path = match project {
         Some(p) => p,
@@ -371,13 +440,25 @@ fn init(ctx: &Ctx, project: Option<PathBuf>, force: bool) -> anyhow::Result<()> 
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(std::path::Path::new("."));
     let text = ctx.open()?.project_toml(dir)?;
-    let tmp = dir.join(format!(".{}.tmp", lore_engine::project::PROJECT_FILE));
-    std::fs::write(&tmp, &text)
+    // A new file (never one that exists, nor a symlink a checkout placed there), renamed
+    // over the target.
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        lore_engine::project::PROJECT_FILE,
+        std::process::id()
+    ));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
         .and_then(|_| std::fs::rename(&tmp, &path))
         .map_err(|e| {
             let _ = std::fs::remove_file(&tmp);
             anyhow::anyhow!("cannot write {}: {e}", path.display())
         })?;
+    // The user wrote it from their own stores: it is trusted as written.
+    lore_engine::trust::trust(&lore_engine::project::Project::read(&path)?)?;
     if ctx.json {
         return output::print_json(
             &serde_json::json!({"path": path, "stores": text.matches("[stores.").count()}),

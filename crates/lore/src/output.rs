@@ -302,6 +302,7 @@ pub fn deps_report(json: bool, r: &lore_engine::deps::DepsReport) -> anyhow::Res
             S::WouldIndex => "would index",
             S::Fetched => "fetched",
             S::FetchFailed => "not fetched",
+            S::Mismatch => "not lore's",
         };
         let counts = match (d.files, d.chunks) {
             (Some(f), Some(c)) => format!(" ({f} files, {c} chunks)"),
@@ -312,11 +313,36 @@ pub fn deps_report(json: bool, r: &lore_engine::deps::DepsReport) -> anyhow::Res
             out!("      {}", esc(e));
         }
     }
+    for why in &r.refused {
+        out!("  refused     {}", esc(why));
+    }
     if !r.dropped.is_empty() {
         out!(
             "no longer locked here: {} (`lore deps gc` removes what no project uses)",
             r.dropped.join(", ")
         );
+    }
+    Ok(())
+}
+
+pub fn trust_report(json: bool, t: &lore_engine::trust::Trust) -> anyhow::Result<()> {
+    if json {
+        return print_json(t);
+    }
+    let shown = t.project.display().to_string();
+    let path = esc(&shown);
+    if t.asks.is_empty() {
+        out!("{path} asks for nothing beyond its own folder");
+    } else {
+        out!("{path} asks to:");
+        for a in &t.asks {
+            out!("  - {}", esc(a));
+        }
+    }
+    if t.trusted {
+        out!("trusted as it is now: `lore sync` does what it asks (a changed file asks again)");
+    } else {
+        out!("not trusted: `lore sync` refuses what it asks beyond its folder");
     }
     Ok(())
 }

@@ -122,6 +122,20 @@ impl Engine {
             excludes: globs(&store.excludes),
             max_file_bytes: store.max_file_bytes,
             leave_out,
+            reads: self.walk_reads(store, &root),
+        }
+    }
+
+    /// Where a store's root may resolve to when it is walked: for a folder store, what this
+    /// engine may read (an operator's store trusted at a server's start: only where it
+    /// was); for a root lore keeps (a clone, a site's mirror, the brain), where it is now.
+    fn walk_reads(&self, store: &StoreRecord, root: &std::path::Path) -> lore_source::Reads {
+        use lore_source::Reads;
+        let trusted = self.config.trusted_sources.contains(&store.root);
+        match &self.config.reads {
+            Reads::Anywhere => Reads::Anywhere,
+            reads if store.kind == lore_core::StoreKind::Folder && !trusted => reads.clone(),
+            Reads::Within(_) => Reads::Within(vec![root.to_path_buf()]),
         }
     }
 }

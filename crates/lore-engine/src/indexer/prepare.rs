@@ -53,10 +53,12 @@ pub(super) fn prepare_all(
 ) -> Vec<Prepared> {
     progress.start(Phase::Files, plan.todo.len() as u64);
     let todo: Vec<&SourceFile> = plan.todo().collect();
+    let tree = plan.walk.tree.as_deref();
     let prepared = todo
         .par_iter()
         .map(|f| {
             let p = prepare(
+                tree,
                 f,
                 plan.manifest.get(&f.rel),
                 max_bytes,
@@ -73,13 +75,19 @@ pub(super) fn prepare_all(
 
 /// Reads, hashes and (when the content changed) chunks one file.
 fn prepare(
+    tree: Option<&lore_source::Tree>,
     f: &SourceFile,
     old: Option<&FileRecord>,
     max_bytes: u64,
     opts: &lore_chunk::ChunkOptions,
     reanalyze: bool,
 ) -> Prepared {
-    let text = match lore_source::read_text(&f.abs, max_bytes) {
+    // Through the walk's handle on the root: no link is followed on the way.
+    let read = match tree {
+        Some(t) => t.read_text(&f.rel, max_bytes),
+        None => lore_source::read_text(&f.abs, max_bytes),
+    };
+    let text = match read {
         Ok(text) => text,
         Err(reason) => {
             return Prepared::Skipped {

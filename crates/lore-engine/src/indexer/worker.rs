@@ -233,23 +233,25 @@ impl Engine {
         }
         let wanted: Vec<&str> = batch.paths.iter().map(String::as_str).collect();
         let manifest = self.catalog.file_records(store.id, &wanted)?;
+        // Read beneath the root's handle, as a walk reads (no link followed).
+        let tree = lore_source::Tree::open(root, &self.walk_options(&store).reads)?;
         let mut files = Vec::new();
         for rel in &batch.paths {
-            let abs = root.join(rel);
             // Gone since the run was planned: the next run deletes it.
-            let Ok(m) = std::fs::metadata(&abs) else {
+            let Some((size, mtime_ns)) = tree.file_stat(rel) else {
                 continue;
             };
             files.push(SourceFile {
                 rel: rel.clone(),
-                abs,
-                size: m.len(),
-                mtime_ns: lore_source::mtime_ns(&m),
+                abs: tree.real().join(rel),
+                size,
+                mtime_ns,
             });
         }
         let plan = Plan {
             todo: (0..files.len()).collect(),
             walk: Walk {
+                tree: Some(std::sync::Arc::new(tree)),
                 files,
                 skipped: Vec::new(),
                 left_out: Vec::new(),

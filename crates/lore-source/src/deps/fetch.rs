@@ -21,8 +21,13 @@ const MAX_ARCHIVE: u64 = 64 * 1024 * 1024;
 /// tarball and a Python sdist from where the lockfile says (`resolved`, uv's `sdist`). An
 /// archive whose digest differs, or that has none to check, is refused and nothing is kept.
 pub fn fetch(dep: &Dependency, dest: &Path) -> Result<Located, String> {
-    let folder = format!("{}-{}", dep.name.replace('/', "+"), dep.version);
+    // The target is built from checked parts only, before any file is touched.
+    dep.check()?;
+    let folder = dep.folder();
     let target = dest.join(&folder);
+    if target.parent() != Some(dest) {
+        return Err(format!("{folder:?} is not one folder name; refused"));
+    }
     if target.is_dir() {
         return Ok(Located {
             root: target,
@@ -136,10 +141,7 @@ fn verify(bytes: &[u8], expected: &str) -> Result<(), String> {
         };
     }
     let hex = expected.strip_prefix("sha256:").unwrap_or(expected);
-    let got: String = sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let got = crate::sha256_hex(bytes);
     if got.eq_ignore_ascii_case(hex) {
         Ok(())
     } else {

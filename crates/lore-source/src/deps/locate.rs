@@ -39,10 +39,14 @@ impl Caches {
     }
 }
 
-/// Where `dep`'s source is on this machine, if it is.
+/// Where `dep`'s source is on this machine, if it is: a folder whose real path lies under
+/// the cache it was looked for in (a `node_modules/x` symlink to elsewhere is not `x`).
+/// A dependency that fails `Dependency::check` is never looked for.
 pub fn locate(dep: &Dependency, project: &Path, caches: &Caches) -> Option<Located> {
-    let folder = |root: PathBuf| {
-        root.is_dir().then_some(Located {
+    dep.check().ok()?;
+    let folder = |base: &Path, rel: &Path| {
+        let root = std::fs::canonicalize(base.join(rel)).ok()?;
+        (root.is_dir() && root.starts_with(std::fs::canonicalize(base).ok()?)).then_some(Located {
             root,
             includes: Vec::new(),
         })
@@ -52,28 +56,28 @@ pub fn locate(dep: &Dependency, project: &Path, caches: &Caches) -> Option<Locat
             // registry/src/<index>/<name>-<version>, one folder per registry index.
             let src = caches.cargo_home.as_ref()?.join("registry/src");
             let want = format!("{}-{}", dep.name, dep.version);
-            let mut indexes: Vec<PathBuf> = std::fs::read_dir(&src)
+            let mut indexes: Vec<std::ffi::OsString> = std::fs::read_dir(&src)
                 .ok()?
-                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter_map(|e| e.ok().map(|e| e.file_name()))
                 .collect();
             indexes.sort();
-            indexes.into_iter().find_map(|i| folder(i.join(&want)))
+            indexes
+                .into_iter()
+                .find_map(|i| folder(&src, &Path::new(&i).join(&want)))
         }
         Ecosystem::Npm => {
-            let root = project.join("node_modules").join(&dep.name);
+            let modules = project.join("node_modules");
+            let at = folder(&modules, Path::new(&dep.name))?;
             let manifest: serde_json::Value =
-                serde_json::from_str(&std::fs::read_to_string(root.join("package.json")).ok()?)
+                serde_json::from_str(&std::fs::read_to_string(at.root.join("package.json")).ok()?)
                     .ok()?;
-            (manifest["version"] == dep.version.as_str()).then_some(())?;
-            folder(root)
+            (manifest["version"] == dep.version.as_str()).then_some(at)
         }
         Ecosystem::Go => {
             let escaped = go_escape(&dep.name);
             folder(
-                caches
-                    .go_mod_cache
-                    .as_ref()?
-                    .join(format!("{escaped}@{}", dep.version)),
+                caches.go_mod_cache.as_ref()?,
+                Path::new(&format!("{escaped}@{}", dep.version)),
             )
         }
         Ecosystem::Python => python_files(dep, caches.virtual_env.as_ref()?),
@@ -91,7 +95,11 @@ fn python_files(dep: &Dependency, venv: &Path) -> Option<Located> {
                 .and_then(|n| n.to_str())
                 .is_some_and(|n| n.starts_with("python"))
         })?;
-    let site = lib.join("site-packages");
+    // The venv may be the project's own `.venv`: its site-packages must lie inside it.
+    let site = std::fs::canonicalize(lib.join("site-packages")).ok()?;
+    if !site.starts_with(std::fs::canonicalize(venv).ok()?) {
+        return None;
+    }
     let want = python_name(&dep.name);
     let dist = std::fs::read_dir(&site)
         .ok()?

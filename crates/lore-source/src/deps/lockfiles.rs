@@ -37,9 +37,19 @@ pub fn find_project(dir: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// What the lockfiles pin: the dependencies whose name and version pass
+/// `Dependency::check`, and a line for each entry refused.
+#[derive(Debug, Default)]
+pub struct Locked {
+    pub deps: Vec<Dependency>,
+    /// `<lockfile>: <why>`, one per refused entry.
+    pub refused: Vec<String>,
+}
+
 /// Every dependency the lockfiles in `project` pin (or only those of `lockfile`), sorted,
-/// each once per ecosystem, name and version.
-pub fn read(project: &Path, lockfile: Option<&Path>) -> Result<Vec<Dependency>, LockfileError> {
+/// each once per ecosystem, name and version; entries whose name or version is not of the
+/// ecosystem's grammar are refused (`Locked::refused`), never looked up.
+pub fn read(project: &Path, lockfile: Option<&Path>) -> Result<Locked, LockfileError> {
     let files: Vec<PathBuf> = match lockfile {
         Some(f) => vec![f.to_path_buf()],
         None => LOCKFILES
@@ -49,6 +59,7 @@ pub fn read(project: &Path, lockfile: Option<&Path>) -> Result<Vec<Dependency>, 
             .collect(),
     };
     let mut out = BTreeSet::new();
+    let mut refused = Vec::new();
     for file in files {
         let shown = file
             .strip_prefix(project)
@@ -83,7 +94,7 @@ pub fn read(project: &Path, lockfile: Option<&Path>) -> Result<Vec<Dependency>, 
             let archive = sums
                 .remove(&(name.clone(), version.clone()))
                 .unwrap_or_default();
-            out.insert(Dependency {
+            let dep = Dependency {
                 ecosystem,
                 name,
                 version,
@@ -91,10 +102,21 @@ pub fn read(project: &Path, lockfile: Option<&Path>) -> Result<Vec<Dependency>, 
                 lockfile: shown.clone(),
                 checksum: archive.checksum,
                 archive: archive.url,
-            });
+            };
+            match dep.check() {
+                Ok(()) => {
+                    out.insert(dep);
+                }
+                Err(why) => refused.push(format!("{shown}: {why}; refused")),
+            }
         }
     }
-    Ok(out.into_iter().collect())
+    refused.sort();
+    refused.dedup();
+    Ok(Locked {
+        deps: out.into_iter().collect(),
+        refused,
+    })
 }
 
 fn cargo(
@@ -448,7 +470,9 @@ mod tests {
             "module x\n\nrequire (\n\tgithub.com/BurntSushi/toml v1.3.2\n\tgolang.org/x/text v0.14.0 // indirect\n)\n",
         )
         .unwrap();
-        let deps = read(d, None).unwrap();
+        let locked = read(d, None).unwrap();
+        assert_eq!(locked.refused, Vec::<String>::new());
+        let deps = locked.deps;
         let got: Vec<(String, bool)> = deps.iter().map(|d| (d.store_name(), d.direct)).collect();
         assert_eq!(
             got,
@@ -474,6 +498,51 @@ mod tests {
         std::fs::write(d.join("bad.lock"), "not = [toml").unwrap();
         assert!(read(d, Some(&d.join("Cargo.lock"))).is_ok());
         let e = read(d, Some(&d.join("package-lock.json"))).unwrap();
-        assert_eq!(e.len(), 3);
+        assert_eq!(e.deps.len(), 3);
+    }
+
+    /// Names and versions that would name another folder are refused, whatever the
+    /// lockfile: absolute paths, `..`, hidden names, separators where the grammar has none.
+    #[test]
+    fn names_and_versions_that_are_paths_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let reg = "source = \"registry+https://github.com/rust-lang/crates.io-index\"";
+        std::fs::write(
+            d.join("Cargo.lock"),
+            format!(
+                "[[package]]\nname = \"/abs/path\"\nversion = \"1.0.0\"\n{reg}\n\n\
+                 [[package]]\nname = \"evil\"\nversion = \"1.0.0/../../../../x\"\n{reg}\n\n\
+                 [[package]]\nname = \"..\"\nversion = \"1.0.0\"\n{reg}\n\n\
+                 [[package]]\nname = \"ok\"\nversion = \"1.0.0-rc.1+build\"\n{reg}\n"
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            d.join("package-lock.json"),
+            r#"{"lockfileVersion": 3, "packages": {"": {},
+                "node_modules//abs/path": {"version": "1.0.0"},
+                "node_modules/@s/../../x": {"version": "1.0.0"},
+                "node_modules/.hidden": {"version": "1.0.0"},
+                "node_modules/fine": {"version": "../1.0.0"},
+                "node_modules/@s/good": {"version": "2.0.0"}}}"#,
+        )
+        .unwrap();
+        std::fs::write(d.join("go.mod"), "module x\nrequire ../../etc v1.0.0\n").unwrap();
+        let locked = read(d, None).unwrap();
+        let names: Vec<String> = locked.deps.iter().map(Dependency::store_name).collect();
+        assert_eq!(
+            names,
+            ["dep:cargo:ok@1.0.0-rc.1+build", "dep:npm:@s+good@2.0.0"]
+        );
+        assert_eq!(locked.refused.len(), 8, "{:#?}", locked.refused);
+        assert!(
+            locked
+                .refused
+                .iter()
+                .any(|r| r.contains("\"/abs/path\" is not a cargo package name")),
+            "{:#?}",
+            locked.refused
+        );
     }
 }

@@ -14,7 +14,7 @@ mod lockfiles;
 
 pub use fetch::{crates_url, fetch, go_proxy};
 pub use locate::{Caches, locate};
-pub use lockfiles::{LOCKFILES, LockfileError, find_project, python_name, read};
+pub use lockfiles::{LOCKFILES, Locked, LockfileError, find_project, python_name, read};
 
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -69,6 +69,68 @@ struct Archive {
 type Archives = BTreeMap<(String, String), Archive>;
 
 impl Dependency {
+    /// Checks the name and version against the ecosystem's grammar. A lockfile is the
+    /// repository's word, not the operator's: both become parts of paths (a cache folder, a
+    /// download target, a store name), so anything that could name another folder — `/`,
+    /// `..`, a leading `.`, a character the registry never publishes — is refused before any
+    /// file is looked at.
+    pub fn check(&self) -> Result<(), String> {
+        let name_ok = match self.ecosystem {
+            // crates.io: ASCII letters, digits, `-` and `_`, at most 64.
+            Ecosystem::Cargo => {
+                self.name.len() <= 64 && segment(&self.name, |c| c == '-' || c == '_')
+            }
+            // npm: `name` or `@scope/name`, URL-safe characters, at most 214.
+            Ecosystem::Npm => {
+                let npm_part = |p: &str| segment(p, |c| matches!(c, '-' | '_' | '.' | '~'));
+                self.name.len() <= 214
+                    && match self.name.strip_prefix('@') {
+                        Some(scoped) => scoped
+                            .split_once('/')
+                            .is_some_and(|(s, n)| npm_part(s) && npm_part(n)),
+                        None => npm_part(&self.name),
+                    }
+            }
+            // PEP 508 names: letters, digits, `-`, `_`, `.`.
+            Ecosystem::Python => segment(&self.name, |c| matches!(c, '-' | '_' | '.')),
+            // A module path: `/`-separated elements of letters, digits and `-._~`.
+            Ecosystem::Go => {
+                self.name.len() <= 500
+                    && self
+                        .name
+                        .split('/')
+                        .all(|e| segment(e, |c| matches!(c, '-' | '_' | '.' | '~')))
+            }
+        };
+        if !name_ok {
+            return Err(format!(
+                "{:?} is not a {} package name",
+                self.name,
+                self.ecosystem.as_str()
+            ));
+        }
+        // Versions: semver (cargo, npm, Go's `v` + semver) or PEP 440, a letter or digit
+        // first, then letters, digits and `.+-_!`.
+        let version_ok = self.version.len() <= 128
+            && segment(&self.version, |c| matches!(c, '.' | '+' | '-' | '_' | '!'))
+            && !self.version.contains("..")
+            && (self.ecosystem != Ecosystem::Go || self.version.starts_with('v'));
+        if !version_ok {
+            return Err(format!(
+                "{:?} is not a {} version",
+                self.version,
+                self.ecosystem.as_str()
+            ));
+        }
+        Ok(())
+    }
+
+    /// The folder a fetched archive is unpacked to, under the ecosystem's fetch folder: one
+    /// path component built from the checked name and version.
+    pub fn folder(&self) -> String {
+        format!("{}-{}", self.name.replace('/', "+"), self.version)
+    }
+
     /// Its store's name: `dep:<ecosystem>:<name>@<version>` (a `/` of a scoped npm package
     /// or a Go module path becomes `+`).
     pub fn store_name(&self) -> String {
@@ -79,6 +141,13 @@ impl Dependency {
             self.version
         )
     }
+}
+
+/// Whether `s` is a non-empty run of ASCII letters, digits and the characters `more`
+/// allows, starting with a letter or digit (so never `.`, `..` or a hidden name).
+fn segment(s: &str, more: impl Fn(char) -> bool) -> bool {
+    s.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || more(c))
 }
 
 /// Where a dependency's source is: a folder, and (for a Python package, whose files sit in

@@ -143,6 +143,19 @@ pub enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Trust a project's lore.toml as it is now: `lore sync` then does what it asks beyond
+    /// its own folder (stores read from elsewhere, sites and remote repositories fetched,
+    /// the brain kept elsewhere). A changed file asks again. Given a `.lore` folder: use it
+    /// as the data dir of commands run below it (one a clone carries is passed over until
+    /// then).
+    Trust {
+        /// The lore.toml or its folder, or a `.lore` data dir (default: the nearest
+        /// lore.toml from here upward).
+        project: Option<PathBuf>,
+        /// Forget the trust instead.
+        #[arg(long)]
+        revoke: bool,
+    },
     /// Check that each store's catalog, BM25 index and vector snapshot agree (reads only;
     /// exit 1 and the repair command for each problem found).
     Doctor {

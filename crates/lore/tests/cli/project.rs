@@ -96,7 +96,12 @@ fn lore_toml_creates_updates_replaces_and_recreates_stores() {
     let text = std::fs::read_to_string(&written).unwrap();
     assert!(text.contains("[stores.code]\nsource = \".\"\ninclude = [\"src/**\", \"notes/**\"]\nembed = \"none\"\n"), "{text}");
     assert!(text.contains("[stores.docs]\nsource = \"notes\"\ndescription = \"the guide\"\n"), "{text}");
+    // On another machine (another user's config), the file reads `other` outside its
+    // folder: refused until trusted there.
     let fresh = Lore::without_model();
+    let err = fresh.fails(&["sync", "--project", written.to_str().unwrap()], 1);
+    assert!(err.contains("not trusted") && err.contains("(store \"other\")"), "{err}");
+    fresh.ok(&["trust", written.to_str().unwrap()]);
     let r = fresh.json(&["sync", "--project", written.to_str().unwrap()]);
     for name in ["code", "docs", "other"] {
         let before = lore.json(&["store", "info", name]);
@@ -119,6 +124,13 @@ fn project_settings_are_the_defaults_inside_it() {
         "[settings]\nmode = \"fts\"\ndetail = \"contextual\"\nbrain_dir = \"docs/brain\"\n\n\
          [stores.code]\nsource = \".\"\nembed = \"none\"\n",
     );
+    // brain_dir moves the brain: followed once the file is trusted.
+    let out = run_in(&lore, &proj, &["sync"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("brain_dir"), "{}", out.stderr);
+    let out = run_in(&lore, &proj, &["trust"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("trusted as it is now"), "{}", out.stdout);
     let out = run_in(&lore, &proj, &["sync"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let out = run_in(&lore, &proj.join("src"), &["--json", "search", "checkout"]);

@@ -1252,7 +1252,11 @@ fn opened_and_marked_results_teach_the_ranking() {
     let (status, found) = post(&server.api("/api/search"), &json!({"query": "failed attempt", "mode": "fts"}));
     assert_eq!(status, 200, "{found}");
     let opened = found["results"][0]["id"].as_str().unwrap().to_string();
+    // A GET (a page, an <img> on another site) looks and records nothing; an agent's POST
+    // records the open.
     let (status, _) = get(&server.api(&format!("/api/results/{opened}")));
+    assert_eq!(status, 200);
+    let (status, _) = post(&server.api(&format!("/api/results/{opened}")), &json!({}));
     assert_eq!(status, 200);
     let (status, marked) = post(&server.api("/api/feedback"), &json!({"id": opened, "useful": false}));
     assert_eq!(status, 200, "{marked}");
