@@ -1,5 +1,5 @@
 //! Checks the embedder against embeddings computed by sentence-transformers
-//! (`shared/model/reference.jsonl`). Needs the model: set LORE_MODEL_DIR.
+//! (`tests/data/reference.jsonl`, see its README). Needs the model: set LORE_MODEL_DIR.
 
 use std::path::PathBuf;
 
@@ -33,8 +33,7 @@ struct Reference {
 }
 
 fn references() -> Vec<Reference> {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/model/reference.jsonl");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/reference.jsonl");
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     text.lines()

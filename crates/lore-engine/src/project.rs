@@ -473,7 +473,7 @@ impl Engine {
 
 /// How `rec` differs from the definition `req` (whose kind and recorded source are `kind`
 /// and `source`).
-fn diff(
+pub(crate) fn diff(
     rec: &StoreRecord,
     req: &AddStore,
     kind: StoreKind,

@@ -213,6 +213,43 @@ impl Engine {
         self.add_checked(req, checked, progress)
     }
 
+    /// `add_store`, except that a store of that name defined exactly so (source, type,
+    /// branch, globs, cap, embedding) is indexed instead, incrementally (`true` then): the
+    /// same add can be run again. One defined otherwise is refused, naming what differs.
+    pub fn add_or_index(
+        &mut self,
+        req: &AddStore,
+        progress: &dyn Progress,
+    ) -> Result<(StoreRecord, IndexReport, bool), EngineError> {
+        let Some(rec) = self.catalog.store(&req.name)? else {
+            let (store, report) = self.add_store(req, progress)?;
+            return Ok((store, report, false));
+        };
+        let walk = self.add_walk_options(req);
+        let (kind, source) = self.check_spec(req, &walk)?;
+        let (action, changes) = crate::project::diff(&rec, req, kind, &source, walk.max_file_bytes);
+        if action != crate::project::SyncAction::Index || rec.description != req.description {
+            let mut changes = changes;
+            if changes.is_empty() {
+                changes.push("description".into());
+            }
+            return Err(EngineError::Input(format!(
+                "store {} already exists with another definition ({}); remove it first \
+                 (`lore store remove {}`), or give another name",
+                req.name,
+                changes.join("; "),
+                req.name
+            )));
+        }
+        let report = self
+            .sync(std::slice::from_ref(&req.name), progress)?
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        let store = self.require_store(&req.name)?;
+        Ok((store, report, true))
+    }
+
     /// `add_store` for a dependency store (`dep:` names are `lore deps`'s alone).
     pub(crate) fn add_store_as_deps(
         &mut self,

@@ -13,6 +13,7 @@ macro_rules! out {
     }};
 }
 
+mod agents;
 mod bench;
 mod brain;
 mod cli;
@@ -21,6 +22,7 @@ mod output;
 mod progress;
 mod serve;
 
+use anyhow::Context as _;
 use clap::Parser;
 use cli::{Cli, Command, DbCommand, GraphArgs, LocateArgs, ModelCommand, SearchArgs, StoreCommand};
 use lore_core::DataDir;
@@ -202,7 +204,17 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Model { command } => model(&ctx, command),
         Command::Eval { command } => eval::run(&mut ctx.open()?, command, ctx.json, &ctx.bars),
         Command::Bench(args) => bench::run(&mut ctx.open()?, args, ctx.json, &ctx.bars),
-        Command::Mcp => serve::mcp(ctx.data),
+        Command::Mcp { command: None } => serve::mcp(ctx.data),
+        Command::Mcp {
+            command:
+                Some(cli::McpCommand::Install {
+                    client,
+                    http,
+                    token_env,
+                    project,
+                    print,
+                }),
+        } => mcp_install(&ctx, client, http, token_env, project, print),
         Command::Serve(args) => serve::serve(ctx.data, args, ctx.workers),
         Command::Worker { lease, until_idle } => worker(&ctx, lease, until_idle),
         Command::Feedback { target, arg, query } => feedback(&ctx, &target, arg, query),
@@ -304,9 +316,9 @@ fn store(ctx: &Ctx, command: StoreCommand) -> anyhow::Result<()> {
     let mut engine = ctx.open()?;
     match command {
         StoreCommand::Add(args) => {
-            let (store, report) = engine.add_store(&args.store(), &ctx.bars)?;
+            let (store, report, existed) = engine.add_or_index(&args.store(), &ctx.bars)?;
             ctx.bars.clear();
-            output::store_added(ctx.json, &store, &report)
+            output::store_added(ctx.json, &store, &report, existed)
         }
         StoreCommand::List => output::store_list(ctx.json, &engine.stores()?),
         StoreCommand::Info { name } => output::store_info(ctx.json, &engine.store_info(&name)?),
@@ -387,6 +399,55 @@ fn sync_project(
 
 /// `lore init`: a lore.toml from the stores there are; never over an existing one unless
 /// --force, and written whole or not at all.
+/// `lore mcp install`: lore registered with an agent client (or the registration printed).
+fn mcp_install(
+    ctx: &Ctx,
+    client: agents::Client,
+    http: Option<String>,
+    token_env: Option<String>,
+    project: Option<PathBuf>,
+    print: bool,
+) -> anyhow::Result<()> {
+    let transport = match http {
+        Some(url) => agents::Transport::Http { url, token_env },
+        None => {
+            let exe = std::env::current_exe().context("where lore itself is")?;
+            agents::Transport::Stdio {
+                exe: exe.to_string_lossy().into_owned(),
+            }
+        }
+    };
+    let project = match project {
+        Some(p) => p,
+        None => std::env::current_dir()?,
+    };
+    let path = agents::config_path(client, &project)?;
+    if print {
+        let text = agents::registered(client, &transport, None)?;
+        if ctx.json {
+            return output::print_json(&serde_json::json!({"path": path, "text": text}));
+        }
+        out!("# {}\n{}", path.display(), text.trim_end());
+        return Ok(());
+    }
+    let existing = match std::fs::read_to_string(&path) {
+        Ok(t) => Some(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => anyhow::bail!("cannot read {}: {e}", path.display()),
+    };
+    let text = agents::registered(client, &transport, existing.as_deref())
+        .map_err(|e| lore_engine::EngineError::Input(format!("{}: {e:#}", path.display())))?;
+    agents::write_whole(&path, &text)?;
+    if ctx.json {
+        return output::print_json(&serde_json::json!({"path": path, "written": true}));
+    }
+    out!(
+        "registered lore in {}; restart the client (or reload its MCP servers) to use it",
+        path.display()
+    );
+    Ok(())
+}
+
 /// `lore trust`: records (or, with `revoke`, forgets) the project file as trusted as it is
 /// now, after saying what it asks for.
 fn trust(ctx: &Ctx, project: Option<PathBuf>, revoke: bool) -> anyhow::Result<()> {

@@ -247,12 +247,20 @@ pub fn doctor(json: bool, r: &DoctorReport) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn store_added(json: bool, store: &StoreRecord, report: &IndexReport) -> anyhow::Result<()> {
+pub fn store_added(
+    json: bool,
+    store: &StoreRecord,
+    report: &IndexReport,
+    existed: bool,
+) -> anyhow::Result<()> {
     if json {
-        return print_json(&serde_json::json!({ "store": store, "report": report }));
+        return print_json(
+            &serde_json::json!({ "store": store, "report": report, "existed": existed }),
+        );
     }
     out!(
-        "added store {} ({}, {})",
+        "{} store {} ({}, {})",
+        if existed { "indexed existing" } else { "added" },
         esc(&store.name),
         store.kind.as_str(),
         esc(&store.source)
@@ -283,8 +291,12 @@ pub fn deps_report(json: bool, r: &lore_engine::deps::DepsReport) -> anyhow::Res
     if json {
         return print_json(r);
     }
+    let refused = match r.refused.len() {
+        0 => String::new(),
+        n => format!(" ({n} refused)"),
+    };
     out!(
-        "{}: {} locked, {} taken; {} indexed from local caches, {} fetched, {} already indexed, {} not on this machine ({:.1} s)",
+        "{}: {} locked{refused}, {} taken; {} indexed from local caches, {} fetched, {} already indexed, {} not on this machine ({:.1} s)",
         r.project.display(),
         r.locked,
         r.taken,

@@ -12,3 +12,11 @@ include!("cli/suite.rs");
 /// `lore bench` measures the embedded backend only: not in the shared suite.
 #[path = "cli/bench.rs"]
 mod bench;
+
+/// `lore mcp install`: no data dir involved, so not in the shared suite.
+#[path = "cli/agents.rs"]
+mod agents;
+
+/// The README and docs/ checked against the binary and the tree.
+#[path = "cli/docs.rs"]
+mod docs;

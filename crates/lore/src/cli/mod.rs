@@ -79,6 +79,30 @@ impl Cli {
 }
 
 #[derive(Subcommand, Debug)]
+pub enum McpCommand {
+    /// Register lore with an agent client, in the file and shape it reads (an existing file
+    /// keeps its other entries): stdio by default (the client runs `lore mcp` in the
+    /// project), or a running `lore serve` with --http.
+    Install {
+        #[arg(long, value_enum)]
+        client: crate::agents::Client,
+        /// A `lore serve`'s MCP endpoint (`http://HOST:PORT/mcp`) instead of stdio.
+        #[arg(long, value_name = "URL")]
+        http: Option<String>,
+        /// With --http: the environment variable the client reads the bearer token from
+        /// (the token itself is never written).
+        #[arg(long, value_name = "VAR", requires = "http")]
+        token_env: Option<String>,
+        /// The project whose client file is written (default: the current folder).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        /// Print the registration instead of writing it.
+        #[arg(long)]
+        print: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
 pub enum DepsCommand {
     /// Which version of NAME this project locks, whether it is indexed, and where its
     /// source is.
@@ -194,8 +218,12 @@ pub enum Command {
     },
     /// Measure indexing and query speed.
     Bench(BenchArgs),
-    /// Speak MCP on stdin/stdout (for Claude Code, Cursor and other agents).
-    Mcp,
+    /// Speak MCP on stdin/stdout (for Claude Code, Cursor and other agents); `lore mcp
+    /// install --client NAME` registers lore with a client.
+    Mcp {
+        #[command(subcommand)]
+        command: Option<McpCommand>,
+    },
     /// Serve REST (/api) and MCP (/mcp) on one port, keeping folder stores and the brain fresh.
     Serve(ServeArgs),
     /// Keep folder stores and the brain fresh without a server: re-index files as they change.

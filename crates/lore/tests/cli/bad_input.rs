@@ -167,8 +167,13 @@ fn unindexable_files_are_skipped_and_duplicates_refused() {
     assert_eq!(r["skipped"].as_array().unwrap().len(), 3, "{r:#}");
     assert_eq!(r["chunks_written"], 0, "{r:#}");
 
+    // The same add again indexes the store (a quick start can be rerun); another
+    // definition under the name is refused, naming what differs.
+    let again = lore.json(&["store", "add", "s", s(&dir), "--max-file-size", "2000"]);
+    assert_eq!(again["existed"], true, "{again:#}");
+    assert_eq!(again["report"]["chunks_written"], 0, "{again:#}");
     let err = lore.fails(&["store", "add", "s", s(&dir)], 1);
-    assert!(err.contains("already exists"), "{err}");
+    assert!(err.contains("already exists") && err.contains("max_file_size: 2000"), "{err}");
     assert_eq!(lore.json(&["store", "list"]).as_array().unwrap().len(), 1);
 }
 

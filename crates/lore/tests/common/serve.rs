@@ -196,9 +196,18 @@ pub fn post_with(agent: &ureq::Agent, url: &str, body: &Value) -> (u16, Value) {
     )
 }
 
-/// True when `python3` can import the MCP SDK; under CI its absence is a failure.
+/// The Python that runs the MCP SDK clients: `$LORE_PYTHON` (`.ci/run`'s virtual
+/// environment), else `python3`.
+pub fn python() -> String {
+    std::env::var("LORE_PYTHON")
+        .ok()
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| "python3".into())
+}
+
+/// True when `python()` can import the MCP SDK; under CI its absence is a failure.
 pub fn python_mcp_or_skip() -> bool {
-    let ok = Command::new("python3")
+    let ok = Command::new(python())
         .args(["-c", "import mcp"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -207,7 +216,8 @@ pub fn python_mcp_or_skip() -> bool {
     if !ok {
         if std::env::var_os("CI").is_some() {
             panic!(
-                "CI is set but python3 cannot import the MCP SDK; install it with `pip install mcp`"
+                "CI is set but {} cannot import the MCP SDK; install it with `pip install mcp`",
+                python()
             );
         }
         eprintln!("skipping: the Python MCP SDK (`pip install mcp`) is not installed");
@@ -222,7 +232,7 @@ pub fn mcp_client(lore: &Lore, script: &str, args: &[&str], env: &[(&str, &str)]
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/mcp")
         .join(script);
-    let mut cmd = Command::new("python3");
+    let mut cmd = Command::new(python());
     cmd.arg(path).args(args).current_dir(lore.root());
     // A stdio server inherits the LORE_ variables; keep only the ones the test means.
     for (k, _) in std::env::vars_os() {
