@@ -47,6 +47,8 @@ pub struct ProjectSettings {
     pub detail: Option<crate::Detail>,
     /// The brain dir, absolute (written relative to the project file).
     pub brain_dir: Option<PathBuf>,
+    /// The project file and its store names: what searches inside it search by default.
+    pub project: Option<(PathBuf, Vec<String>)>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -191,6 +193,7 @@ impl Project {
                 .filter(|b| !b.trim().is_empty())
                 .map(|b| dir.join(b.trim()));
         }
+        settings.project = Some((dir.join(PROJECT_FILE), stores.keys().cloned().collect()));
         Ok(Project {
             path: dir.join(PROJECT_FILE),
             hash: lore_source::sha256_hex(text.as_bytes()),
@@ -415,25 +418,31 @@ impl Engine {
         })
     }
 
-    /// `lore.toml` text for the stores there are (the brain aside): sources under `dir`
-    /// written relative to it, defaults left out.
-    pub fn project_toml(&self, dir: &Path) -> Result<String, EngineError> {
+    /// `lore.toml` text for the project's own stores: those whose folder or local
+    /// repository lies under `dir` (written relative to it), defaults left out; and the
+    /// names of the stores left out (the brain, dependency stores, other folders, remote
+    /// sources), for the caller to say.
+    pub fn project_toml(&self, dir: &Path) -> Result<(String, Vec<String>), EngineError> {
         let real_dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
         let mut out = String::from(
             "# lore's stores for this project: `lore sync` creates, updates and indexes them.\n",
         );
+        let mut left_out = Vec::new();
         for s in self.catalog.stores()? {
-            if s.kind == StoreKind::Brain {
+            let under = matches!(s.kind, StoreKind::Folder | StoreKind::Repo)
+                && !crate::deps::is_dep_store(&s.name)
+                && Path::new(&s.source).strip_prefix(&real_dir).is_ok();
+            if !under {
+                if s.kind != StoreKind::Brain {
+                    left_out.push(s.name);
+                }
                 continue;
             }
-            out.push_str(&format!("\n[stores.{}]\n", s.name));
-            let source = match s.kind {
-                StoreKind::Folder => match Path::new(&s.source).strip_prefix(&real_dir) {
-                    Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
-                    Ok(rel) => rel.to_string_lossy().into_owned(),
-                    Err(_) => s.source.clone(),
-                },
-                _ => s.source.clone(),
+            out.push_str(&format!("\n[stores.{}]\n", key(&s.name)));
+            let source = match Path::new(&s.source).strip_prefix(&real_dir) {
+                Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+                Ok(rel) => rel.to_string_lossy().into_owned(),
+                Err(_) => s.source.clone(),
             };
             out.push_str(&format!("source = {}\n", quote(&source)));
             if s.kind == StoreKind::Repo && !lore_source::git::looks_like_url(&s.source) {
@@ -467,7 +476,7 @@ impl Engine {
                 out.push_str("embed = \"none\"\n");
             }
         }
-        Ok(out)
+        Ok((out, left_out))
     }
 }
 
@@ -547,6 +556,16 @@ pub(crate) fn diff(
     }
 }
 
+/// A TOML key: bare when it may be (letters, digits, `-`, `_`), else quoted
+/// (`"my.store"`, `"v1+x@2"`).
+fn key(name: &str) -> String {
+    let bare = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if bare { name.to_string() } else { quote(name) }
+}
+
 /// A TOML basic string.
 fn quote(s: &str) -> String {
     let mut out = String::from("\"");
@@ -607,6 +626,16 @@ mod tests {
             ok.add_request("b", &ok.stores["b"]).source,
             "https://x.org/"
         );
+    }
+
+    #[test]
+    fn store_names_that_are_no_bare_key_are_quoted() {
+        assert_eq!(key("code"), "code");
+        for name in ["my.store", "v1+x@2", "dep:cargo:anyhow@1.0.105"] {
+            let t = format!("[stores.{}]\nsource = \".\"\n", key(name));
+            let p = Project::parse(&t, Path::new("/p/lore.toml")).unwrap();
+            assert!(p.stores.contains_key(name), "{t}");
+        }
     }
 
     #[test]

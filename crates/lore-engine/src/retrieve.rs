@@ -224,13 +224,23 @@ impl Engine {
             }
             None => None,
         };
+        // Each store's BM25 over the query's maximum in that store (its own term
+        // statistics): a store's scores are the same whatever other stores are searched.
         for (i, (store, hits)) in stores.iter().zip(lexical?).enumerate() {
-            c.bm25_max = c.bm25_max.max(hits.max_score);
+            if hits.max_score > 0.0 {
+                c.bm25_max = 1.0;
+            }
             for &(id, _) in &hits.hits {
                 owner.insert(id, store.id);
             }
             let lexical: Vec<i64> = hits.hits.iter().map(|h| h.0).collect();
-            c.bm25.extend(hits.hits);
+            let scale = if hits.max_score > 0.0 {
+                1.0 / hits.max_score
+            } else {
+                1.0
+            };
+            c.bm25
+                .extend(hits.hits.into_iter().map(|(id, score)| (id, score * scale)));
             if let Some((q, found)) = &vector {
                 for &(id, _) in &found[i] {
                     owner.insert(id, store.id);
@@ -244,11 +254,11 @@ impl Engine {
                 c.extra_cosine.extend(cosines);
             }
         }
-        let desc = |a: &(i64, f32), b: &(i64, f32)| b.1.total_cmp(&a.1);
+        // Every store's own `n` best of each signal stay candidates (no cut across
+        // stores): a store's best unit for a query is found whatever else is searched.
+        let desc = |a: &(i64, f32), b: &(i64, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
         c.bm25.sort_by(desc);
-        c.bm25.truncate(n);
         c.vector.sort_by(desc);
-        c.vector.truncate(n);
         if mode == Mode::Hybrid {
             let ids: Vec<i64> = c.bm25.iter().chain(&c.vector).map(|h| h.0).collect();
             c.prose = self.catalog.prose_ids(&ids)?;

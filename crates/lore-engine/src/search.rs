@@ -196,6 +196,35 @@ pub struct SearchHit {
 /// "Measured").
 const CLOSE_SECOND: f32 = 0.8;
 
+/// What a unit's score is multiplied by when the query names its dependency store's
+/// package and other stores are searched too.
+const PACKAGE_NAMED: f32 = 1.5;
+
+/// The dependency stores among `stores` whose package a word of `query` names (`tokio`,
+/// `serde_json` or `serde-json`, a scoped npm package by its last part), when the search
+/// covers other stores too.
+fn named_packages(stores: &[StoreRecord], query: &str) -> HashSet<i64> {
+    if stores.len() < 2 {
+        return HashSet::new();
+    }
+    let norm = |w: &str| w.to_lowercase().replace('_', "-");
+    let words: HashSet<String> = query
+        .split(|c: char| !c.is_alphanumeric() && c != '_' && c != '-')
+        .filter(|w| w.len() >= 2)
+        .map(norm)
+        .collect();
+    stores
+        .iter()
+        .filter(|s| {
+            crate::deps::package_of(&s.name).is_some_and(|(name, _)| {
+                let last = name.rsplit('/').next().unwrap_or(&name);
+                words.contains(&norm(last)) || words.contains(&norm(&name))
+            })
+        })
+        .map(|s| s.id)
+        .collect()
+}
+
 /// What an overload stub's score is multiplied by: the implementation answers first.
 const OVERLOAD_STUB: f32 = 0.5;
 
@@ -316,6 +345,10 @@ pub struct SearchResponse {
     #[serde(serialize_with = "round_ms")]
     pub elapsed_ms: f64,
     pub stores: Vec<Freshness>,
+    /// Which stores were searched when the caller chose for the user (the CLI inside a
+    /// project: its stores), in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
     /// E.g. a searched store that holds nothing.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -485,9 +518,15 @@ impl Engine {
                 Some((score * p, signals, sc))
             })
             .collect();
+        // A query that names a dependency ("tokio spawn_blocking") prefers that package's
+        // store among several.
+        let named = named_packages(&stores, &req.query);
         for r in rescored.iter_mut() {
             if let Some(factor) = taught.lift.get(&r.2.id) {
                 r.0 *= factor;
+            }
+            if named.contains(&r.2.store_id) {
+                r.0 *= PACKAGE_NAMED;
             }
         }
         rescored.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -664,6 +703,7 @@ impl Engine {
             estimated_tokens: 0,
             elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
             stores: freshness,
+            scope: None,
             warnings,
         };
         resp.estimated_tokens = json_tokens(&resp);
@@ -780,5 +820,96 @@ mod tests {
         assert_eq!(bare_identifier("calls to WriterLock::acquire"), None);
         assert_eq!(bare_identifier("parse a template"), None);
         assert_eq!(bare_identifier("2fa"), None);
+    }
+
+    /// Issue 54's invariant, over generated stores and queries: the top result of store S
+    /// searched alone appears in a search of every store at limit k whenever it scores
+    /// above that search's k-th result, with the same score. Stores of very different sizes
+    /// (a store's BM25 statistics are its own), one-word and two-word queries, limits 1, 3
+    /// and 10.
+    #[test]
+    fn a_stores_best_unit_holds_among_other_stores() {
+        use crate::{Mode, NoProgress, SearchRequest};
+        let words: Vec<String> = [
+            "b", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z",
+        ]
+        .iter()
+        .flat_map(|c| ["a", "o", "u"].iter().map(move |v| format!("{c}{v}r{v}n")))
+        .collect();
+        // xorshift: the same cases on every run.
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |below: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % below as u64) as usize
+        };
+        let mut checked = 0;
+        for case in 0..6 {
+            let dir = tempfile::tempdir().unwrap();
+            let mut e = crate::test_engine(dir.path());
+            let mut names = Vec::new();
+            for (k, files) in [1usize, 6, 40].into_iter().enumerate() {
+                let src = dir.path().join(format!("src{k}"));
+                std::fs::create_dir_all(&src).unwrap();
+                for f in 0..files {
+                    // Zipf-like: low word indexes far more often.
+                    let len = 5 + next(30);
+                    let text: Vec<&str> = (0..len)
+                        .map(|_| {
+                            let upto = next(words.len()) + 1;
+                            words[next(upto)].as_str()
+                        })
+                        .collect();
+                    std::fs::write(src.join(format!("f{f}.txt")), text.join(" ") + "\n").unwrap();
+                }
+                let name = format!("s{k}");
+                let add = lore_core::AddStore {
+                    name: name.clone(),
+                    source: src.to_string_lossy().into_owned(),
+                    lexical_only: true,
+                    ..Default::default()
+                };
+                e.add_store(&add, &NoProgress).unwrap();
+                names.push(name);
+            }
+            for _ in 0..8 {
+                let query = (0..1 + next(2))
+                    .map(|_| words[next(words.len())].as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let search = |stores: &[String], limit: usize| {
+                    let mut req = SearchRequest::new(query.clone());
+                    req.mode = Mode::Fts;
+                    req.stores = stores.to_vec();
+                    req.limit = limit;
+                    e.search(&req).unwrap().results
+                };
+                for name in &names {
+                    let Some(top) = search(std::slice::from_ref(name), 1).into_iter().next() else {
+                        continue;
+                    };
+                    for k in [1, 3, 10] {
+                        let all = search(&names, k);
+                        let kth = all.get(k - 1).map_or(0.0, |h| h.score);
+                        let there = all.iter().find(|h| h.unit.id == top.unit.id);
+                        if top.score > kth + 1e-4 {
+                            assert!(
+                                there.is_some(),
+                                "case {case}, {query:?}: {name}'s best ({}, {:.4}) missing at \
+                                 limit {k} (k-th scores {kth:.4})",
+                                top.unit.path,
+                                top.score
+                            );
+                            checked += 1;
+                        }
+                        if let Some(h) = there {
+                            assert!((h.score - top.score).abs() < 1e-4, "case {case}, {query:?}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 20, "only {checked} checks bound");
     }
 }

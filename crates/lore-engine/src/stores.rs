@@ -221,7 +221,12 @@ impl Engine {
         req: &AddStore,
         progress: &dyn Progress,
     ) -> Result<(StoreRecord, IndexReport, bool), EngineError> {
-        let Some(rec) = self.catalog.store(&req.name)? else {
+        // Reserved names (the brain, `dep:`) and new ones: as `add_store` answers them.
+        let existing = self
+            .catalog
+            .store(&req.name)?
+            .filter(|r| r.kind != StoreKind::Brain && !crate::deps::is_dep_store(&req.name));
+        let Some(rec) = existing else {
             let (store, report) = self.add_store(req, progress)?;
             return Ok((store, report, false));
         };

@@ -500,7 +500,7 @@ fn init(ctx: &Ctx, project: Option<PathBuf>, force: bool) -> anyhow::Result<()> 
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(std::path::Path::new("."));
-    let text = ctx.open()?.project_toml(dir)?;
+    let (text, left_out) = ctx.open()?.project_toml(dir)?;
     // A new file (never one that exists, nor a symlink a checkout placed there), renamed
     // over the target.
     let tmp = dir.join(format!(
@@ -522,7 +522,7 @@ fn init(ctx: &Ctx, project: Option<PathBuf>, force: bool) -> anyhow::Result<()> 
     lore_engine::trust::trust(&lore_engine::project::Project::read(&path)?)?;
     if ctx.json {
         return output::print_json(
-            &serde_json::json!({"path": path, "stores": text.matches("[stores.").count()}),
+            &serde_json::json!({"path": path, "stores": text.matches("[stores.").count(), "left_out": left_out}),
         );
     }
     out!(
@@ -530,6 +530,13 @@ fn init(ctx: &Ctx, project: Option<PathBuf>, force: bool) -> anyhow::Result<()> 
         path.display(),
         text.matches("\n[stores.").count()
     );
+    if !left_out.is_empty() {
+        out!(
+            "left out (not under {}): {}; add them by hand if the project needs them",
+            dir.display(),
+            left_out.join(", ")
+        );
+    }
     Ok(())
 }
 
@@ -546,10 +553,49 @@ fn doctor(ctx: &Ctx, store: Option<&str>, deep: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Inside a project (a lore.toml from here upward), what a search or locate that names no
+/// stores (and not `--all`) searches: those of the project's stores that exist. `stores`
+/// is set so; the scope in words, when the project chose it.
+fn project_scope(
+    engine: &Engine,
+    settings: &lore_engine::project::ProjectSettings,
+    stores: &mut Vec<String>,
+    all: bool,
+) -> Option<String> {
+    let (path, names) = settings.project.as_ref()?;
+    if !stores.is_empty() {
+        return None;
+    }
+    if all {
+        return Some("every store (--all)".into());
+    }
+    let existing: Vec<String> = names
+        .iter()
+        .filter(|n| engine.store_record(n).is_ok())
+        .cloned()
+        .collect();
+    if existing.is_empty() {
+        return Some(format!(
+            "every store: none of the stores {} names exists yet (`lore sync` creates them)",
+            path.display()
+        ));
+    }
+    let scope = format!(
+        "the stores of {} ({}); --all searches every store",
+        path.display(),
+        existing.join(", ")
+    );
+    *stores = existing;
+    Some(scope)
+}
+
 fn search(ctx: &Ctx, args: SearchArgs) -> anyhow::Result<()> {
     let deps = args.deps;
+    let all = args.scope.all;
     let engine = ctx.open()?;
     let mut req = args.request(&ctx.settings);
+    // With --deps alone, the dependencies are the scope; inside a project, with its stores.
+    let mut scope = project_scope(&engine, &ctx.settings, &mut req.stores, all);
     if deps {
         let project = dep_project(None)?;
         let stores = engine.project_dep_stores(&project)?;
@@ -561,8 +607,11 @@ fn search(ctx: &Ctx, args: SearchArgs) -> anyhow::Result<()> {
             .into());
         }
         req.stores.extend(stores);
+        scope = scope.map(|s| format!("{s}; and the project's dependencies (--deps)"));
     }
-    output::search(ctx.json, &engine.search(&req)?)
+    let mut resp = engine.search(&req)?;
+    resp.scope = scope;
+    output::search(ctx.json, &resp)
 }
 
 /// `lore feedback ID useful|not-useful`, `list [STORE]`, `reset [STORE]`.
@@ -695,8 +744,11 @@ fn deps_gc(ctx: &Ctx, dry_run: bool) -> anyhow::Result<()> {
 }
 
 fn locate(ctx: &Ctx, args: LocateArgs) -> anyhow::Result<()> {
-    let req = args.request(&ctx.settings)?;
-    output::locate(ctx.json, &ctx.open()?.locate(&req)?)
+    let all = args.scope.all;
+    let mut req = args.request(&ctx.settings)?;
+    let engine = ctx.open()?;
+    project_scope(&engine, &ctx.settings, &mut req.stores, all);
+    output::locate(ctx.json, &engine.locate(&req)?)
 }
 
 fn context(ctx: &Ctx, id: &str) -> anyhow::Result<()> {

@@ -574,6 +574,9 @@ pub fn search(json: bool, r: &SearchResponse) -> anyhow::Result<()> {
     if json {
         return print_json(r);
     }
+    if let Some(scope) = &r.scope {
+        out!("searched {}", esc(scope));
+    }
     if r.results.is_empty() {
         out!("no results for {:?}", r.query);
     }

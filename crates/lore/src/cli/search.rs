@@ -10,9 +10,13 @@ use std::path::PathBuf;
 /// Where and how `search` and `locate` retrieve.
 #[derive(Args, Debug)]
 pub struct Scope {
-    /// Store names, comma-separated or repeated (default: all).
+    /// Store names, comma-separated or repeated (default: inside a project, the stores its
+    /// lore.toml names; elsewhere, all).
     #[arg(long, visible_alias = "store", value_name = "A,B")]
     pub stores: Vec<String>,
+    /// Every store of the data dir, also inside a project.
+    #[arg(long, conflicts_with = "stores")]
+    pub all: bool,
     /// hybrid = BM25 + vectors fused (locate ranks files over it); fts needs no
     /// embedding model.
     /// [default: hybrid, or the project's lore.toml `mode`]

@@ -91,19 +91,23 @@ fn lore_toml_creates_updates_replaces_and_recreates_stores() {
     assert_eq!(out.code, 1, "an existing lore.toml is kept: {}", out.stdout);
     assert!(out.stderr.contains("--force"), "{}", out.stderr);
     let written = proj.join("lore.toml");
-    let out = run_in(&lore, &proj, &["init", "--force"]);
+    let out = run_in(&lore, &proj, &["--json", "init", "--force"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
+    // Only the project's own stores: `other` (elsewhere) is left out, and said so.
+    let r: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(r["left_out"], serde_json::json!(["other"]), "{r}");
     let text = std::fs::read_to_string(&written).unwrap();
     assert!(text.contains("[stores.code]\nsource = \".\"\ninclude = [\"src/**\", \"notes/**\"]\nembed = \"none\"\n"), "{text}");
     assert!(text.contains("[stores.docs]\nsource = \"notes\"\ndescription = \"the guide\"\n"), "{text}");
-    // On another machine (another user's config), the file reads `other` outside its
-    // folder: refused until trusted there.
+    // Round trip: the file init wrote plans nothing but indexing.
+    let plan = lore.json(&["sync", "--dry-run", "--project", written.to_str().unwrap()]);
+    for s in plan["steps"].as_array().unwrap() {
+        assert_eq!(s["action"], "index", "{plan}");
+    }
+    // On another machine the file (asking nothing beyond its folder) needs no trust.
     let fresh = Lore::without_model();
-    let err = fresh.fails(&["sync", "--project", written.to_str().unwrap()], 1);
-    assert!(err.contains("not trusted") && err.contains("(store \"other\")"), "{err}");
-    fresh.ok(&["trust", written.to_str().unwrap()]);
     let r = fresh.json(&["sync", "--project", written.to_str().unwrap()]);
-    for name in ["code", "docs", "other"] {
+    for name in ["code", "docs"] {
         let before = lore.json(&["store", "info", name]);
         assert_eq!(step(&r, name)["action"], "create", "{r}");
         assert_eq!(step(&r, name)["files"], before["files"], "{name}: {r}");
@@ -150,4 +154,33 @@ fn project_settings_are_the_defaults_inside_it() {
     let out = run_in(&lore, &proj, &["search", "checkout"]);
     assert_eq!(out.code, 1);
     assert!(out.stderr.contains("lore.toml line 1") && out.stderr.contains("fast"), "{}", out.stderr);
+}
+
+/// Inside a project, a search that names no stores searches the project's stores and says
+/// so; `--all` searches every store; outside, every store.
+#[test]
+fn searches_inside_a_project_keep_to_its_stores() {
+    let lore = Lore::without_model();
+    let proj = lore.path("proj");
+    write(&proj, "src/cart.py", "def checkout_basket(cart):\n    return cart\n");
+    write(&proj, "lore.toml", "[stores.code]\nsource = \".\"\nembed = \"none\"\n");
+    let other = lore.path("other");
+    write(&other, "lib.rs", "pub fn checkout_basket() {}\n");
+    lore.ok(&["store", "add", "other", other.to_str().unwrap(), "--embed", "none"]);
+    assert_eq!(run_in(&lore, &proj, &["sync"]).code, 0);
+
+    let out = run_in(&lore, &proj, &["--json", "search", "checkout_basket", "--mode", "fts"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let r: Value = serde_json::from_str(&out.stdout).unwrap();
+    let stores: Vec<&str> = r["results"].as_array().unwrap().iter().filter_map(|h| h["store"].as_str()).collect();
+    assert_eq!(stores, ["code"], "{r}");
+    assert!(r["scope"].as_str().unwrap().contains("lore.toml (code)"), "{r}");
+
+    let out = run_in(&lore, &proj, &["--json", "search", "checkout_basket", "--mode", "fts", "--all"]);
+    let r: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(r["results"].as_array().map(Vec::len), Some(2), "{r}");
+    let out = run_in(&lore, lore.root(), &["--json", "search", "checkout_basket", "--mode", "fts"]);
+    let r: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(r["results"].as_array().map(Vec::len), Some(2), "{r}");
+    assert!(r["scope"].is_null(), "{r}");
 }
