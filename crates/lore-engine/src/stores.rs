@@ -435,13 +435,40 @@ impl Engine {
         }
         let mut out: Vec<StoreRecord> = Vec::with_capacity(names.len());
         for n in names {
-            let s = self.require_store(n)?;
+            let s = self
+                .require_store(n)
+                .map_err(|e| self.being_added(n).unwrap_or(e))?;
             // A store named twice is searched once.
             if !out.iter().any(|o| o.id == s.id) {
                 out.push(s);
             }
         }
         Ok(out)
+    }
+
+    /// A store not there yet because a job is adding it: an answer that names the job and
+    /// how far it got, instead of "no store named".
+    fn being_added(&self, name: &str) -> Option<EngineError> {
+        use lore_index::JobStatus;
+        let job = self.catalog.jobs(50).ok()?.into_iter().find(|j| {
+            j.kind == "add"
+                && j.spec["name"] == name
+                && matches!(j.status, JobStatus::Pending | JobStatus::Running)
+        })?;
+        let p = &job.progress;
+        Some(EngineError::NotFound(format!(
+            "store {name} is still being added (job {}: {}, {}/{} files, {}/{} chunks); \
+             search it when the job is done (`lore jobs show {}`, or stores {{action: \"status\", \
+             job: \"{}\"}})",
+            job.id,
+            job.status.as_str(),
+            p.files_done,
+            p.files_total,
+            p.chunks_done,
+            p.chunks_total,
+            job.id,
+            job.id
+        )))
     }
 
     /// Incrementally (or, with `full`, completely) re-indexes the named stores.

@@ -36,17 +36,56 @@ pub(crate) struct App {
     pub(crate) holds_lock: bool,
     /// What clients may have read and fetched, and how long a query may be.
     policy: Arc<Policy>,
-    /// The last searches' queries and result ids: a result opened soon after one showed it
-    /// is recorded as feedback (the agent told lore which hit mattered).
+    /// The last searches' queries and result ids, per client: a result opened soon after
+    /// one showed it is recorded as feedback (the agent told lore which hit mattered).
     recent: Arc<std::sync::Mutex<std::collections::VecDeque<Shown>>>,
+    /// Signals learnt on the search path, written in the background (`flush_signals`): a
+    /// search itself writes nothing.
+    pending: Arc<std::sync::Mutex<Pending>>,
 }
 
-/// A search as remembered: when, its query, the ids it showed, whether one was opened.
+/// A search as remembered: whose, when, its query, the ids it showed, whether one was
+/// opened.
 struct Shown {
+    client: String,
     at: Instant,
     query: String,
     ids: Vec<String>,
     opened: bool,
+}
+
+/// Missed results waiting to be written: (query, ids, client) each, since `since`.
+#[derive(Default)]
+struct Pending {
+    missed: Vec<(String, Vec<String>, String)>,
+    since: Option<Instant>,
+}
+
+/// The client name the web page sends: a person, whose searches and opens teach nothing.
+const WEB_PAGE: &str = "web-page";
+
+/// Pending signals are written once this many wait, or this long after the first.
+const FLUSH_AT: usize = 32;
+const FLUSH_AFTER: Duration = Duration::from_secs(2);
+
+/// Who a client is, for the signals a search and an open make together: the
+/// `X-Lore-Client` header when sent (at most 64 characters), else a digest of its bearer
+/// token and user agent. Never one identity for the whole server.
+pub(crate) fn client_of(headers: &axum::http::HeaderMap) -> String {
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+    };
+    let named = header("x-lore-client").trim();
+    if !named.is_empty() {
+        return named.chars().take(64).collect();
+    }
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (header("authorization"), header("user-agent")).hash(&mut h);
+    format!("http:{:016x}", h.finish())
 }
 
 /// Searches remembered for implicit feedback, and for how long.
@@ -74,6 +113,7 @@ impl App {
             holds_lock,
             policy: Arc::new(policy),
             recent: Default::default(),
+            pending: Default::default(),
         }
     }
 
@@ -103,22 +143,27 @@ impl App {
         }
     }
 
-    pub async fn search(&self, args: &JsonObject) -> Result<SearchResponse, AppError> {
+    /// A search for `client` (see `client_of`). It writes nothing: that `client` searched
+    /// again without opening its last results is queued and written in the background.
+    pub async fn search(
+        &self,
+        args: &JsonObject,
+        client: &str,
+    ) -> Result<SearchResponse, AppError> {
         let mut req =
             params::search_request(args, self.max_query()).map_err(AppError::BadRequest)?;
         let deps = params::Args(args)
             .boolean("deps")
             .map_err(AppError::BadRequest)?;
         let project = if deps { Some(dep_project()?) } else { None };
-        let missed = self.missed_before(&req.query);
+        // What a person does at the web page teaches nothing (it is not an agent's).
+        let learns = req.feedback && client != WEB_PAGE;
+        if learns && let Some((query, ids)) = self.missed_before(&req.query, client) {
+            self.queue_missed(query, ids, client);
+        }
         let resp = self
             .pool
             .run(move |e| {
-                if let Some((query, ids)) = missed
-                    && let Err(err) = e.record_missed(&ids, &query, "server")
-                {
-                    tracing::warn!("recording that a search was searched again: {err}");
-                }
                 if let Some(project) = project {
                     let stores = e.project_dep_stores(&project)?;
                     if stores.is_empty() {
@@ -132,11 +177,12 @@ impl App {
                 e.search(&req)
             })
             .await?;
-        if let Ok(mut recent) = self.recent.lock() {
+        if learns && let Ok(mut recent) = self.recent.lock() {
             if recent.len() >= RECENT_SEARCHES {
                 recent.pop_front();
             }
             recent.push_back(Shown {
+                client: client.to_string(),
                 at: Instant::now(),
                 query: resp.query.clone(),
                 ids: resp.results.iter().map(|h| h.unit.id.clone()).collect(),
@@ -146,11 +192,11 @@ impl App {
         Ok(resp)
     }
 
-    /// The last search's query and first results, when `query` searches again with other
-    /// words soon after it and none of its results was opened.
-    fn missed_before(&self, query: &str) -> Option<(String, Vec<String>)> {
+    /// `client`'s last search's query and first results, when `query` searches again with
+    /// other words soon after it and none of its results was opened.
+    fn missed_before(&self, query: &str, client: &str) -> Option<(String, Vec<String>)> {
         let recent = self.recent.lock().ok()?;
-        let last = recent.back()?;
+        let last = recent.iter().rev().find(|s| s.client == client)?;
         let again = last.at.elapsed() < SEARCHED_AGAIN_WITHIN
             && !last.opened
             && !last.ids.is_empty()
@@ -159,6 +205,44 @@ impl App {
             let ids = last.ids.iter().take(MISSED_SHOWN).cloned().collect();
             (last.query.clone(), ids)
         })
+    }
+
+    /// Queues missed results for `flush_signals`.
+    fn queue_missed(&self, query: String, ids: Vec<String>, client: &str) {
+        if let Ok(mut pending) = self.pending.lock() {
+            pending.missed.push((query, ids, client.to_string()));
+            pending.since.get_or_insert_with(Instant::now);
+        }
+    }
+
+    /// Writes the queued signals, in one batch, when enough wait or the first has waited
+    /// long enough (`force`: whatever waits, as the server stops). A server calls this
+    /// every second, off every request's path.
+    pub async fn flush_signals(&self, force: bool) {
+        let batch = {
+            let Ok(mut pending) = self.pending.lock() else {
+                return;
+            };
+            let due = pending.missed.len() >= FLUSH_AT
+                || pending.since.is_some_and(|t| t.elapsed() >= FLUSH_AFTER);
+            if pending.missed.is_empty() || !(due || force) {
+                return;
+            }
+            pending.since = None;
+            std::mem::take(&mut pending.missed)
+        };
+        let written = self
+            .pool
+            .run(move |e| {
+                for (query, ids, client) in &batch {
+                    e.record_missed(ids, query, client)?;
+                }
+                Ok(())
+            })
+            .await;
+        if let Err(err) = written {
+            tracing::warn!("recording results searched past: {err}");
+        }
     }
 
     /// Explicit feedback on a result: {id, useful, query?}.
@@ -209,25 +293,29 @@ impl App {
         self.pool.run(move |e| e.graph(&q)).await
     }
 
-    /// The unit behind a result id; `opened` (an agent's MCP call or REST POST, never a GET)
-    /// records it as opened for the recent search that showed it.
-    pub async fn context(&self, id: &str, opened: bool) -> Result<UnitContext, AppError> {
+    /// The unit behind a result id; `opened_by` (an agent's MCP call or REST POST, never a
+    /// GET) records it as opened for that client's recent search that showed it.
+    pub async fn context(
+        &self,
+        id: &str,
+        opened_by: Option<&str>,
+    ) -> Result<UnitContext, AppError> {
         let id = id.to_string();
         // Shown by a recent search: opening it says it mattered for that query.
-        let recent = opened.then(|| self.recent.lock().ok()).flatten();
-        let shown = recent.and_then(|mut recent| {
+        let recent = opened_by.and_then(|c| self.recent.lock().ok().map(|r| (c, r)));
+        let shown = recent.and_then(|(client, mut recent)| {
             let (s, rank) = recent.iter_mut().rev().find_map(|s| {
                 let rank = s.ids.iter().position(|i| *i == id)?;
-                (s.at.elapsed() < RECENT_FOR).then_some((s, rank + 1))
+                (s.client == client && s.at.elapsed() < RECENT_FOR).then_some((s, rank + 1))
             })?;
             s.opened = true;
-            Some((s.query.clone(), rank))
+            Some((s.query.clone(), rank, client.to_string()))
         });
         self.pool
             .run(move |e| {
                 let unit = e.context(&id)?;
-                if let Some((query, rank)) = shown
-                    && let Err(err) = e.record_opened(&id, &query, "server", rank)
+                if let Some((query, rank, client)) = shown
+                    && let Err(err) = e.record_opened(&id, &query, &client, rank)
                 {
                     tracing::warn!("recording that {id} was opened: {err}");
                 }

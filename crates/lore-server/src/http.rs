@@ -268,8 +268,9 @@ async fn index_store(
     reply(StatusCode::ACCEPTED, app.index(&name, &args).await?)
 }
 
-async fn search(State(app): AppState, Body(args): Body) -> Rest {
-    reply(StatusCode::OK, app.search(&args).await?)
+async fn search(State(app): AppState, headers: HeaderMap, Body(args): Body) -> Rest {
+    let client = crate::app::client_of(&headers);
+    reply(StatusCode::OK, app.search(&args, &client).await?)
 }
 
 async fn locate(State(app): AppState, Body(args): Body) -> Rest {
@@ -278,13 +279,19 @@ async fn locate(State(app): AppState, Body(args): Body) -> Rest {
 
 /// A unit looked at (a person's page, a script): nothing is recorded, as no GET writes.
 async fn result(State(app): AppState, Path(id): Path<String>) -> Rest {
-    reply(StatusCode::OK, app.context(&id, false).await?)
+    reply(StatusCode::OK, app.context(&id, None).await?)
 }
 
 /// A unit an agent opens: recorded as opened for the search that showed it. A JSON body
 /// (`{}`) is required, so a page on another origin cannot send it without a preflight.
-async fn open_result(State(app): AppState, Path(id): Path<String>, Body(_): Body) -> Rest {
-    reply(StatusCode::OK, app.context(&id, true).await?)
+async fn open_result(
+    State(app): AppState,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    Body(_): Body,
+) -> Rest {
+    let client = crate::app::client_of(&headers);
+    reply(StatusCode::OK, app.context(&id, Some(&client)).await?)
 }
 
 async fn graph(State(app): AppState, Query(query): Query<Vec<(String, String)>>) -> Rest {

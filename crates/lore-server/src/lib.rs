@@ -278,6 +278,7 @@ pub fn serve(data: DataDir, opts: ServeOptions) -> Result<(), ServerError> {
                 }
             });
         }
+        spawn_signal_flusher(&app);
         let guard = Arc::new(http::Guard { token, loopback });
         let router = http::router(app.clone(), guard);
         tracing::info!("listening on {url} (REST under /api, MCP at /mcp)");
@@ -286,6 +287,7 @@ pub fn serve(data: DataDir, opts: ServeOptions) -> Result<(), ServerError> {
             .await
             .map_err(|e| ServerError::Io("serving".into(), e))?;
         tracing::info!("stopping");
+        app.flush_signals(true).await;
         drop(watcher);
         drop(announcement);
         Ok::<_, ServerError>(app)
@@ -322,6 +324,7 @@ pub fn mcp_stdio(data: DataDir) -> Result<(), ServerError> {
             false,
             Policy::local(),
         ));
+        spawn_signal_flusher(&app);
         let stdio = IntoTransport::<rmcp::RoleServer, _, _>::into_transport(stdio::checked_stdio());
         let running = LoreMcp::new(app.clone())
             .serve(mcp::LenientInitialize(stdio))
@@ -333,6 +336,7 @@ pub fn mcp_stdio(data: DataDir) -> Result<(), ServerError> {
                 )
             })?;
         let _ = running.waiting().await;
+        app.flush_signals(true).await;
         Ok::<_, ServerError>((app, watcher))
     })?;
     drop(watcher);
@@ -340,6 +344,18 @@ pub fn mcp_stdio(data: DataDir) -> Result<(), ServerError> {
     // A pending read on stdin cannot be cancelled; do not wait for it.
     rt.shutdown_background();
     Ok(())
+}
+
+/// Writes what searches learnt (`App::flush_signals`) in the background, every second.
+fn spawn_signal_flusher(app: &Arc<App>) {
+    let app = app.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(Duration::from_secs(1));
+        loop {
+            every.tick().await;
+            app.flush_signals(false).await;
+        }
+    });
 }
 
 /// `lore watch [STORE…]`: keeps folder stores and the brain fresh without a server, until

@@ -32,17 +32,30 @@ fn schema(v: Value) -> Arc<JsonObject> {
     Arc::new(v.as_object().cloned().unwrap_or_default())
 }
 
+/// A tool's hints, only where they differ from MCP's defaults (not read-only, not
+/// idempotent, open world), and whether a writing tool is destructive: every session pays
+/// for each byte of the tool list.
 fn annotations(
     read_only: bool,
     destructive: bool,
     idempotent: bool,
     open: bool,
 ) -> ToolAnnotations {
-    ToolAnnotations::new()
-        .read_only(read_only)
-        .destructive(destructive)
-        .idempotent(idempotent)
-        .open_world(open)
+    let mut a = ToolAnnotations::new();
+    if read_only {
+        a = a.read_only(true);
+    } else {
+        // Meaningful only for a tool that writes; said either way (clients may not apply
+        // the default).
+        a = a.destructive(destructive);
+        if idempotent {
+            a = a.idempotent(true);
+        }
+    }
+    if !open {
+        a = a.open_world(false);
+    }
+    a
 }
 
 static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
@@ -51,21 +64,21 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
     vec![
         Tool::new(
             "search",
-            "Search code and docs (BM25 + embeddings): ranked units with id, path:lines, kind, \
-             symbol, purpose, why; detail contextual adds a snippet, full the whole unit and \
-             its callers/callees/tests.",
+            "Search code and docs: ranked units (id, path:lines, kind, symbol, why); intent is \
+             inferred if absent; detail contextual adds a snippet, full the unit, callers, \
+             callees, tests.",
             schema(json!({
                 "type": "object",
                 "properties": {
                     "query": {"type": "string", "description": "words, a question, a name, an error"},
-                    "intent": {"type": "string", "enum": Intent::ALL.map(Intent::as_str), "description": "default: inferred"},
+                    "intent": {"type": "string", "enum": Intent::ALL.map(Intent::as_str)},
                     "detail": {"type": "string", "enum": Detail::ALL.map(Detail::as_str), "default": "minimal"},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 10},
-                    "stores": {"type": "array", "items": {"type": "string"}, "description": "default: all"},
+                    "limit": {"type": "integer", "maximum": MAX_LIMIT, "default": 10},
+                    "stores": {"type": "array", "items": s, "description": "default all"},
                     "mode": {"type": "string", "enum": Mode::ALL.map(Mode::as_str), "default": "hybrid"},
-                    "threshold": {"type": "number", "description": "min score, 0-1"},
-                    "deps": {"type": "boolean", "description": "locked deps only"},
-                    "feedback": {"type": "boolean"}
+                    "threshold": {"type": "number", "description": "min score 0-1"},
+                    "deps": {"type": "boolean", "description": "+ locked deps"},
+                    "feedback": {"type": "boolean", "default": true}
                 },
                 "required": ["query"]
             })),
@@ -73,7 +86,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(read_only.clone()),
         Tool::new(
             "feedback",
-            "Mark a result useful or not (results opened after a search count too).",
+            "Mark a result (id) useful or not, for the query it answered (opens count too).",
             schema(json!({
                 "type": "object",
                 "properties": {"id": s, "useful": {"type": "boolean"}, "query": s},
@@ -83,23 +96,23 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(annotations(false, false, false, false)),
         Tool::new(
             "dependency_info",
-            "A dependency's locked version, if indexed, and its source path.",
+            "A dependency's (name) locked version, whether indexed, and its source path.",
             schema(json!({
                 "type": "object",
-                "properties": {"name": {"type": "string"}},
+                "properties": {"name": s},
                 "required": ["name"]
             })),
         )
         .with_annotations(read_only.clone()),
         Tool::new(
             "locate",
-            "Task (issue, bug report, traceback) to the files to change, each with its best \
-             units and why.",
+            "A task (issue, bug report, traceback) to the files to change (limit, default 10; \
+             stores: all), each with its best units and why.",
             schema(json!({
                 "type": "object",
                 "properties": {
-                    "task": {"type": "string"},
-                    "limit": {"type": "integer", "default": 10},
+                    "task": s,
+                    "limit": {"type": "integer"},
                     "stores": {"type": "array", "items": s}
                 },
                 "required": ["task"]
@@ -108,23 +121,23 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(read_only.clone()),
         Tool::new(
             "get_full_context",
-            "A search result's whole unit, with its file's outline.",
+            "A search result's (resultId) whole unit, with its file's outline.",
             schema(json!({
                 "type": "object",
-                "properties": {"resultId": {"type": "string"}},
+                "properties": {"resultId": s},
                 "required": ["resultId"]
             })),
         )
         .with_annotations(read_only.clone()),
         Tool::new(
             "code_graph",
-            "Callers, callees or definition of a symbol (name or Type.method).",
+            "Callers, callees or definition of a symbol (a name, Type.method).",
             schema(json!({
                 "type": "object",
                 "properties": {
-                    "symbol": {"type": "string"},
+                    "symbol": s,
                     "direction": {"type": "string", "enum": DIRECTIONS},
-                    "store": {"type": "string", "description": "default: all"}
+                    "store": {"type": "string", "description": "default all"}
                 },
                 "required": ["symbol", "direction"]
             })),
@@ -132,23 +145,25 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(read_only.clone()),
         Tool::new(
             "stores",
-            "Manage stores. add and index return a background job; poll it with \
-             {action:status, job}. status with name: counts and freshness. sync: apply the \
-             server's lore.toml (yes: replace changed sources; dryRun: plan).",
+            "Manage stores. add (name, source: folder, git URL or site; type, include and \
+             exclude globs, branch, maxPages) and index (full: rebuild; pull: pull or re-crawl \
+             first) return a job: poll {action:status, job}; cancel a job. status with name: \
+             counts, freshness. sync: apply the server's lore.toml (yes: replace changed; \
+             dryRun: plan).",
             schema(json!({
                 "type": "object",
                 "properties": {
                     "action": {"type": "string", "enum": ["list", "status", "add", "index", "remove", "cancel", "doctor", "sync"]},
-                    "name": {"type": "string"},
-                    "source": {"type": "string", "description": "add: folder, git URL or docs URL (type web)"},
+                    "name": s,
+                    "source": s,
                     "type": {"type": "string", "enum": STORE_TYPES},
-                    "maxPages": {"type": "integer", "description": "add, web: page cap (500)"},
-                    "job": {"type": "string", "description": "status, cancel: job id"},
-                    "full": {"type": "boolean", "description": "index: rebuild"},
-                    "pull": {"type": "boolean", "description": "index: pull/re-crawl first"},
-                    "include": {"type": "array", "items": {"type": "string"}},
-                    "exclude": {"type": "array", "items": {"type": "string"}},
-                    "branch": {"type": "string"},
+                    "maxPages": {"type": "integer"},
+                    "job": s,
+                    "full": {"type": "boolean"},
+                    "pull": {"type": "boolean"},
+                    "include": {"type": "array", "items": s},
+                    "exclude": {"type": "array", "items": s},
+                    "branch": s,
                     "yes": {"type": "boolean"},
                     "dryRun": {"type": "boolean"}
                 },
@@ -163,8 +178,8 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
                 "type": "object",
                 "properties": {
                     "query": s,
-                    "limit": {"type": "integer"},
-                    "mode": {"type": "string", "enum": Mode::ALL.map(Mode::as_str)}
+                    "limit": {"type": "integer", "default": 10},
+                    "mode": {"type": "string", "enum": Mode::ALL.map(Mode::as_str), "default": "hybrid"}
                 },
                 "required": ["query"]
             })),
@@ -172,12 +187,13 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(read_only),
         Tool::new(
             "brain_write",
-            "Save a markdown note to the brain, searchable at once. Returns its path.",
+            "Save a markdown note (content; filename under knowledge/; frontmatter type and \
+             domain) to the brain, searchable at once. Returns its path.",
             schema(json!({
                 "type": "object",
                 "properties": {
                     "content": s,
-                    "filename": {"type": "string", "description": "under knowledge/"},
+                    "filename": s,
                     "type": s,
                     "domain": s
                 },
@@ -187,7 +203,8 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(annotations(false, true, false, false)),
         Tool::new(
             "brain_ingest_raw",
-            "Add wiki pages; an existing page gets a new section. dry_run: plan only.",
+            "Add wiki pages (from source, a document's name); an existing page gets a new \
+             section. dry_run: plan only.",
             schema(json!({
                 "type": "object",
                 "properties": {
@@ -205,7 +222,8 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(annotations(false, false, false, false)),
         Tool::new(
             "brain_ingest",
-            "Turn a document into wiki pages with the LLM: path, or content with source.",
+            "Turn a document (a file's path, or its content with source, its name) into wiki \
+             pages with the server's LLM (LORE_LLM_URL). dry_run: plan only.",
             schema(json!({
                 "type": "object",
                 "properties": {"path": s, "content": s, "source": s, "dry_run": {"type": "boolean"}}
@@ -214,7 +232,8 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(annotations(false, false, false, true)),
         Tool::new(
             "session_log",
-            "Append an event to a session's log.",
+            "Log an event under session_id: the skill run, its phase (start, end), \
+             project_root, file_path, model_used, duration_ms, final_status, message.",
             schema(json!({
                 "type": "object",
                 "properties": {
@@ -240,11 +259,13 @@ impl LoreMcp {
         LoreMcp { app }
     }
 
-    async fn call(&self, name: &str, args: &JsonObject) -> Result<String, AppError> {
+    /// `client`: who calls (`App::search`): stdio's one agent, or an HTTP client by its
+    /// headers.
+    async fn call(&self, name: &str, args: &JsonObject, client: &str) -> Result<String, AppError> {
         let a = Args(args);
         let bad = AppError::BadRequest;
         match name {
-            "search" => to_text(&self.app.search(args).await?),
+            "search" => to_text(&self.app.search(args, client).await?),
             "locate" => to_text(&self.app.locate(args).await?),
             "get_full_context" => {
                 let id = match a.string("resultId").map_err(bad)? {
@@ -254,7 +275,7 @@ impl LoreMcp {
                         .map_err(bad)?
                         .ok_or_else(|| bad("`resultId` is required: an id from search".into()))?,
                 };
-                to_text(&self.app.context(&id, true).await?)
+                to_text(&self.app.context(&id, Some(client)).await?)
             }
             "code_graph" => to_text(&self.app.graph(args).await?),
             "stores" => self.stores(args).await,
@@ -429,7 +450,7 @@ impl ServerHandler for LoreMcp {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         if !TOOLS.iter().any(|t| t.name == request.name) {
             return Err(ErrorData::invalid_params(
@@ -441,7 +462,15 @@ impl ServerHandler for LoreMcp {
             ));
         }
         let args = request.arguments.unwrap_or_default();
-        let result = match self.call(&request.name, &args).await {
+        // Over HTTP the request's headers say who calls; on stdio there is one agent.
+        let client = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .map_or_else(
+                || "stdio".to_string(),
+                |p| crate::app::client_of(&p.headers),
+            );
+        let result = match self.call(&request.name, &args, &client).await {
             Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
             Err(e) => {
                 if matches!(e, AppError::Internal(_)) {
@@ -461,16 +490,29 @@ mod tests {
     #[test]
     fn tool_definitions_stay_small() {
         let text = serde_json::to_string(&*TOOLS).unwrap();
-        // Every session pays for this text; keep it near 1,600 tokens (≈ 4 chars each) for
-        // the twelve tools, defaults of the search parameters included.
+        // Every session pays for this text: under 1,500 tokens (≈ 4 bytes each).
         assert!(
-            text.len() < 6400,
+            text.len() < 6000,
             "tool definitions grew to {} bytes",
             text.len()
         );
         for t in TOOLS.iter() {
             assert_eq!(t.input_schema["type"], "object", "{}", t.name);
             assert!(t.annotations.is_some(), "{}", t.name);
+            // Every parameter says what it is: a description, an enum or a default, or the
+            // tool's description names it.
+            let props = t.input_schema["properties"].as_object().unwrap();
+            let told = t.description.as_deref().unwrap_or("");
+            for (name, p) in props {
+                let said = ["description", "enum", "default"]
+                    .iter()
+                    .any(|k| p.get(*k).is_some())
+                    || told.contains(name.as_str());
+                let obvious = ["query", "content"].contains(&name.as_str())
+                    || (name == "useful" && t.name == "feedback")
+                    || (name == "pages" && t.name == "brain_ingest_raw");
+                assert!(said || obvious, "{}.{name} is undocumented", t.name);
+            }
         }
     }
 }

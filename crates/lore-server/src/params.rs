@@ -353,7 +353,11 @@ fn local_path(key: &str, value: &str, what: &str, base: Option<&Path>) -> Result
     }
     match base {
         _ if p.is_absolute() => Ok(p.to_path_buf()),
-        Some(base) => Ok(base.join(p)),
+        // `.` and `./x` name the folder itself and `x`, not `/base/.`.
+        Some(base) => Ok(p
+            .components()
+            .filter(|c| !matches!(c, Component::CurDir))
+            .fold(base.to_path_buf(), |b, c| b.join(c))),
         None => Err(format!(
             "{key} {value} is relative; give the {what}'s absolute path"
         )),

@@ -16,7 +16,8 @@ function el(tag, cls, text) {
 }
 
 async function api(method, path, body) {
-  const headers = { "Accept": "application/json" };
+  // A person at the page, not an agent: the server learns nothing from what they search.
+  const headers = { "Accept": "application/json", "X-Lore-Client": "web-page" };
   const token = sessionStorage.getItem(TOKEN_KEY);
   if (token) headers["Authorization"] = "Bearer " + token;
   if (body !== undefined) headers["Content-Type"] = "application/json";

@@ -1263,6 +1263,16 @@ fn opened_and_marked_results_teach_the_ranking() {
     assert_eq!(marked["kind"], "not_useful");
     let (status, bad) = post(&server.api("/api/feedback"), &json!({"id": "zz", "useful": true}));
     assert_eq!(status, 400, "{bad}");
+    // What the searches taught is written off their path, within seconds.
+    let missed = || {
+        lore.json(&["feedback", "list", "code"])
+            .as_array()
+            .map_or(0, |rows| rows.iter().filter(|r| r["kind"] == "missed").count())
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while missed() < 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(250));
+    }
     drop(server);
     let list = lore.json(&["feedback", "list", "code"]);
     let mut kinds: Vec<&str> = list.as_array().unwrap().iter().filter_map(|r| r["kind"].as_str()).collect();
