@@ -32,28 +32,25 @@ fn schema(v: Value) -> Arc<JsonObject> {
     Arc::new(v.as_object().cloned().unwrap_or_default())
 }
 
-/// A tool's hints, only where they differ from MCP's defaults (not read-only, not
-/// idempotent, open world), and whether a writing tool is destructive: every session pays
-/// for each byte of the tool list.
+/// A tool's hints, as short as clients allow: every session pays for each byte of the
+/// tool list. `readOnlyHint` always (clients gate on it and do not all apply the default);
+/// for a tool that writes, `destructiveHint` either way, `idempotentHint` when true and
+/// `openWorldHint` when false (MCP's defaults otherwise).
 fn annotations(
     read_only: bool,
     destructive: bool,
     idempotent: bool,
     open: bool,
 ) -> ToolAnnotations {
-    let mut a = ToolAnnotations::new();
-    if read_only {
-        a = a.read_only(true);
-    } else {
-        // Meaningful only for a tool that writes; said either way (clients may not apply
-        // the default).
+    let mut a = ToolAnnotations::new().read_only(read_only);
+    if !read_only {
         a = a.destructive(destructive);
         if idempotent {
             a = a.idempotent(true);
         }
-    }
-    if !open {
-        a = a.open_world(false);
+        if !open {
+            a = a.open_world(false);
+        }
     }
     a
 }

@@ -453,12 +453,20 @@ pub fn store_list(json: bool, stores: &[StoreSummary]) -> anyhow::Result<()> {
         out!("no stores yet; add one with `lore store add NAME PATH`");
     }
     for s in stores {
+        // How much of it vector search sees: all, a share (still being embedded), none.
+        let vectors = match (s.store.embedder.as_deref(), s.stats.chunks) {
+            (Some("none"), _) => "no vectors".to_string(),
+            (_, 0) => String::new(),
+            (_, n) if s.stats.embedded >= n => "embedded".to_string(),
+            (_, n) => format!("{}% embedded", s.stats.embedded * 100 / n),
+        };
         out!(
-            "{:<20} {:<6} {:>6} files {:>8} chunks  indexed {:<10} {}",
+            "{:<20} {:<6} {:>6} files {:>8} chunks {:<13} indexed {:<10} {}",
             s.store.name,
             s.store.kind.as_str(),
             s.stats.files,
             s.stats.chunks,
+            vectors,
             when(s.store.indexed_at),
             esc(&s.store.source)
         );
