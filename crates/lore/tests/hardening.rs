@@ -75,38 +75,6 @@ fn refused(answer: (u16, Value), status: u16, what: &str) -> String {
         .to_string()
 }
 
-/// `lore mcp` on stdio, with the LLM variables `env` set: one `tools/call`, its answer.
-fn stdio_tool(lore: &Lore, env: &[(&str, &str)], tool: &str, arguments: Value) -> Value {
-    let mut cmd = lore.command(&["mcp"]);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = Spawned(
-        cmd.stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn lore mcp"),
-    );
-    let mut stdin = child.0.stdin.take().expect("stdin");
-    let stdout = BufReader::new(child.0.stdout.take().expect("stdout"));
-    for msg in [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-               "params": {"name": tool, "arguments": arguments}}),
-    ] {
-        writeln!(stdin, "{msg}").expect("write to lore mcp");
-    }
-    for line in stdout.lines().map_while(Result::ok) {
-        let msg: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line}: {e}"));
-        if msg["id"] == json!(2) {
-            return msg;
-        }
-    }
-    panic!("lore mcp closed without answering {tool}");
-}
-
 /// Issue 13, item 1: a server reads files only under the folders its operator allowed
 /// (`--allow-path`), symlinks resolved first; nothing is read (and no LLM asked) for a path
 /// it refuses. `lore mcp` on stdio reads like the CLI.
@@ -222,8 +190,9 @@ fn server_reads_only_under_allow_path() {
     assert_eq!(llm.requests().len(), 1);
 
     // `lore mcp` on stdio is the user's own agent: it reads what the user can, like the CLI.
-    let answer = stdio_tool(
+    let answer = common::serve::stdio_tool(
         &lore,
+        None,
         &env,
         "brain_ingest",
         json!({"path": secret.join("hostname"), "dry_run": true}),

@@ -11,9 +11,7 @@ mod common;
 use common::serve::{Server, get, post};
 use common::{Lore, Out, run_command, write};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -143,36 +141,6 @@ fn hostile_project(lore: &Lore, outside: &Path) -> PathBuf {
     proj
 }
 
-/// `lore mcp` on stdio in `dir`: one `tools/call`, its answer.
-fn stdio_tool_in(lore: &Lore, dir: &Path, tool: &str, arguments: Value) -> Value {
-    let mut cmd = lore.command(&["mcp"]);
-    let mut child = common::Spawned(
-        cmd.current_dir(dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn lore mcp"),
-    );
-    let mut stdin = child.0.stdin.take().expect("stdin");
-    let stdout = BufReader::new(child.0.stdout.take().expect("stdout"));
-    for msg in [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-               "params": {"name": tool, "arguments": arguments}}),
-    ] {
-        writeln!(stdin, "{msg}").expect("write to lore mcp");
-    }
-    for line in stdout.lines().map_while(Result::ok) {
-        let msg: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line}: {e}"));
-        if msg["id"] == json!(2) {
-            return msg;
-        }
-    }
-    panic!("lore mcp closed without answering {tool}");
-}
-
 /// Item 2: a cloned `lore.toml` that reads outside its folder, fetches over the network or
 /// moves the brain is refused (CLI and MCP) until `lore trust`; a changed file asks
 /// again; a file that asks for nothing more syncs without trust; under `lore serve` a
@@ -203,7 +171,8 @@ fn a_cloned_project_file_is_obeyed_only_once_trusted() {
     );
 
     // The MCP tool is refused the same way.
-    let answer = stdio_tool_in(&lore, &proj, "stores", json!({"action": "sync"}));
+    let answer =
+        common::serve::stdio_tool(&lore, Some(&proj), &[], "stores", json!({"action": "sync"}));
     let text = answer["result"]["content"][0]["text"]
         .as_str()
         .unwrap_or("");

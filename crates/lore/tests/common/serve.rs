@@ -2,7 +2,8 @@
 //! HTTP client, and the Python MCP SDK clients under `tests/mcp`.
 
 use super::{Lore, Spawned, run_command};
-use serde_json::Value;
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -253,4 +254,46 @@ pub fn mcp_client(lore: &Lore, script: &str, args: &[&str], env: &[(&str, &str)]
     );
     let line = out.stdout.lines().last().unwrap_or("");
     serde_json::from_str(line).unwrap_or_else(|e| panic!("{script} printed {line:?}: {e}"))
+}
+
+/// `lore mcp` on stdio, started in `dir` (default: where the test runs) with `env`: one
+/// `tools/call`, its answer.
+pub fn stdio_tool(
+    lore: &Lore,
+    dir: Option<&Path>,
+    env: &[(&str, &str)],
+    tool: &str,
+    arguments: Value,
+) -> Value {
+    let mut cmd = lore.command(&["mcp"]);
+    if let Some(d) = dir {
+        cmd.current_dir(d);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = Spawned(
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn lore mcp"),
+    );
+    let mut stdin = child.0.stdin.take().expect("stdin");
+    let stdout = BufReader::new(child.0.stdout.take().expect("stdout"));
+    for msg in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": tool, "arguments": arguments}}),
+    ] {
+        writeln!(stdin, "{msg}").expect("write to lore mcp");
+    }
+    for line in stdout.lines().map_while(Result::ok) {
+        let msg: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line}: {e}"));
+        if msg["id"] == json!(2) {
+            return msg;
+        }
+    }
+    panic!("lore mcp closed without answering {tool}");
 }
