@@ -457,6 +457,25 @@ impl Engine {
                 )));
             }
             self.check_source(&store)?;
+            // On another machine than the store's, an empty mount point is a folder too:
+            // the planner saw these files there, so a root that holds none of them is not
+            // the folder it saw.
+            if !here
+                && !batch.paths.is_empty()
+                && !batch
+                    .paths
+                    .iter()
+                    .any(|p| std::fs::symlink_metadata(store.root.join(p)).is_ok())
+            {
+                return Ok(Err(format!(
+                    "store {}'s folder {} on {} holds none of the {} files planned (a share \
+                     not mounted here?)",
+                    store.name,
+                    store.root.display(),
+                    crate::writer::host_name(),
+                    batch.paths.len()
+                )));
+            }
             return Ok(Ok(store.root));
         };
         if git::is_local(&store.source) && !Path::new(&store.source).exists() {

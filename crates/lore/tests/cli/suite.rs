@@ -819,3 +819,52 @@ fn a_worker_on_another_machine_indexes_a_repository_from_its_own_clone() {
     assert_eq!(clones.len(), 1);
     assert_first(&worker.search("DrainPriorityQueue", "fts", &[]), "queue/drain.go");
 }
+
+/// Issue 55, item 2: a worker on another machine whose copy of a store's folder is empty
+/// (a share not mounted there) gives the batch back instead of finishing the run with no
+/// files; a worker that sees the files then does it.
+#[test]
+fn a_worker_that_cannot_see_the_files_gives_the_batch_back() {
+    if !ON_POSTGRES {
+        return;
+    }
+    let coordinator = Lore::without_model();
+    let Some(url) = coordinator.database().map(String::from) else {
+        return;
+    };
+    let share = coordinator.path("share");
+    write(&share, "src/edit.rs", EDIT_RS);
+    write(&share, "src/more.rs", "pub fn tally_widgets() -> u32 { 7 }\n");
+    coordinator.ok(&["store", "add", "f", share.to_str().unwrap(), "--embed", "none"]);
+    // The store was added on machine-a; the workers here are another machine.
+    let db = lore_index::Sql::postgres(&url, &lore_index::PgOptions::default()).unwrap();
+    db.execute("UPDATE stores SET host = 'machine-a' WHERE name = 'f'", &[])
+        .unwrap();
+    let mut run = coordinator.spawn(&["--workers", "only", "index", "f", "--full"]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while db.query_int("SELECT count(*) FROM index_batches", &[]).unwrap() == 0 {
+        assert!(std::time::Instant::now() < deadline, "no batch was enqueued");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // The share unmounted here: an empty folder where the files were.
+    let away = coordinator.path("share-away");
+    std::fs::rename(&share, &away).unwrap();
+    std::fs::create_dir_all(&share).unwrap();
+    let unmounted = coordinator.replica();
+    let report = unmounted.json(&["worker", "--until-idle"]);
+    assert_eq!(report["files"], 0, "{report}");
+    assert!(
+        db.query_int("SELECT count(*) FROM index_batches", &[]).unwrap() > 0,
+        "the batch was taken as done with no files"
+    );
+    // Mounted again: another worker does it, and the run ends with the files.
+    std::fs::remove_dir(&share).unwrap();
+    std::fs::rename(&away, &share).unwrap();
+    let mounted = coordinator.replica();
+    let report = mounted.json(&["worker", "--until-idle"]);
+    assert_eq!(report["files"], 2, "{report}");
+    let status = common::wait_timeout(&mut run.0, std::time::Duration::from_secs(60));
+    assert!(status.is_some_and(|s| s.success()), "the run did not end well");
+    assert_first(&coordinator.search("tally_widgets", "fts", &[]), "src/more.rs");
+}
+
