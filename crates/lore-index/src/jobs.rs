@@ -250,8 +250,16 @@ impl Catalog {
         result: Option<&serde_json::Value>,
         error: Option<&str>,
     ) -> Result<(), IndexError> {
+        // A finished job's record is what an operator reads: done, its progress is whole
+        // and no note from the way there ("N batches wait for a worker") remains.
         self.db.execute(
-            "UPDATE jobs SET status = ?2, result = ?3, error = ?4, finished_at = ?5 WHERE id = ?1",
+            "UPDATE jobs SET status = ?2, result = ?3, error = ?4, finished_at = ?5,
+                 message = CASE WHEN ?2 = 'done' THEN NULL ELSE message END,
+                 files_done = CASE WHEN ?2 = 'done' AND files_total > files_done
+                     THEN files_total ELSE files_done END,
+                 chunks_done = CASE WHEN ?2 = 'done' AND chunks_total > chunks_done
+                     THEN chunks_total ELSE chunks_done END
+             WHERE id = ?1",
             args![
                 id,
                 status.as_str(),
@@ -454,6 +462,24 @@ mod tests {
         assert_eq!(done.progress.files_done, 3);
         assert_eq!(done.message.as_deref(), Some("x"));
 
+        // Done, a job's progress is whole and its last note from the way is gone.
+        let finished = new_job_id();
+        catalog
+            .create_job(&finished, "index", &json!({}), "w")
+            .unwrap();
+        catalog
+            .update_job_progress(&finished, &p, Some("2 batches wait"))
+            .unwrap();
+        catalog
+            .finish_job(&finished, JobStatus::Done, Some(&json!({})), None)
+            .unwrap();
+        let done = catalog.job(&finished).unwrap().unwrap();
+        assert_eq!(
+            (done.progress.files_done, done.progress.files_total),
+            (10, 10)
+        );
+        assert_eq!(done.message, None);
+
         // A pending job is cancelled at once.
         let other = new_job_id();
         catalog.create_job(&other, "sync", &json!({}), "w").unwrap();
@@ -515,9 +541,9 @@ mod tests {
             "b's expired"
         );
         assert!(catalog.take_store_lease(1, w, "a", 60).unwrap().is_some());
-        assert_eq!(catalog.jobs(10).unwrap().len(), 4);
+        assert_eq!(catalog.jobs(10).unwrap().len(), 5);
         assert_eq!(catalog.delete_finished_jobs(3600).unwrap(), 0);
-        assert_eq!(catalog.delete_finished_jobs(-10).unwrap(), 4);
+        assert_eq!(catalog.delete_finished_jobs(-10).unwrap(), 5);
         assert!(catalog.jobs(10).unwrap().is_empty());
     }
 }

@@ -183,6 +183,11 @@ fn run(
                         }
                     }
                     Err(e) if e.kind() == lore_engine::ExitKind::NotFound => {}
+                    // Another process indexes it now (a replica adding it, a CLI run): that
+                    // run reads the change too; not a failure.
+                    Err(EngineError::Index(lore_index::IndexError::Locked(why))) => {
+                        tracing::debug!("not re-indexing {name} now: {why}")
+                    }
                     Err(e) => tracing::warn!("re-indexing {name} failed: {e}"),
                 }
             }
