@@ -15,6 +15,7 @@ mod graph;
 mod indexer;
 mod intent;
 mod jobs;
+mod lift;
 mod locate;
 mod present;
 mod progress;
