@@ -59,6 +59,10 @@ pub struct AddStore {
     /// vendored trees, or a machine without the model. `lore index --embed` fills it later.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub lexical_only: bool,
+    /// Index what ignore files (`.gitignore`, `.ignore`, `.git/info/exclude`) exclude, as
+    /// ripgrep's `--no-ignore` does; hidden names are still skipped.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_ignore: bool,
 }
 
 impl StoreKind {

@@ -144,6 +144,26 @@ pub fn package_of(store: &str) -> Option<(String, String)> {
     (!name.is_empty() && !version.is_empty()).then(|| (name.replace('+', "/"), version.to_string()))
 }
 
+/// A dependency store is fixed at its label's version: when the live environment it was
+/// read from (`node_modules`, a virtual environment) now holds another version, why it is
+/// not read again. `lore deps` makes the store of the installed version.
+pub(crate) fn moved_on(store: &StoreRecord) -> Option<String> {
+    let rest = store.name.strip_prefix("dep:")?;
+    let ecosystem = match rest.split_once(':')?.0 {
+        "npm" => Ecosystem::Npm,
+        "python" => Ecosystem::Python,
+        _ => return None,
+    };
+    let (name, version) = package_of(&store.name)?;
+    let now = deps::installed_instead(ecosystem, &name, &version, &store.root)?;
+    Some(format!(
+        "{}: its source ({}) now holds {name} {now}, not {version}; the store keeps {version} \
+         as it was indexed (run `lore deps` to index the installed version as its own store)",
+        store.name,
+        store.root.display()
+    ))
+}
+
 fn project_key(project: &Path) -> String {
     std::fs::canonicalize(project)
         .unwrap_or_else(|_| project.to_path_buf())
@@ -176,7 +196,7 @@ fn expected_source(
 
 /// Whether a `dep:` store is the one `lore deps` makes: it reads the source `lore deps`
 /// would choose (`expected`); or that source is gone from this machine and so is the
-/// store's folder (a cache cleaned since); or it was indexed on another machine sharing
+/// store's folder (a cache cleaned since) or holds another version now; or it was indexed on another machine sharing
 /// the catalog, whose caches this one cannot see.
 fn genuine(rec: &StoreRecord, expected: Option<&deps::Located>) -> bool {
     let elsewhere = rec
@@ -186,7 +206,8 @@ fn genuine(rec: &StoreRecord, expected: Option<&deps::Located>) -> bool {
     match expected {
         _ if elsewhere => true,
         Some(l) => l.root == rec.root && l.includes == rec.includes,
-        None => !rec.root.exists(),
+        // Its live source moved on to another version: still the store of its label.
+        None => !rec.root.exists() || moved_on(rec).is_some(),
     }
 }
 
@@ -246,7 +267,7 @@ impl Engine {
                 continue;
             }
             let exists = existing.is_some();
-            let mut error = None;
+            let mut error = existing.as_ref().and_then(moved_on);
             let mut fetched = false;
             if located.is_none() && !exists && opts.fetch && !opts.dry_run {
                 progress.message(&format!("[{}/{}] fetching {store}", i + 1, taken.len()));

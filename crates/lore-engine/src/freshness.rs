@@ -26,11 +26,20 @@ pub struct Freshness {
     /// Who is indexing the store right now (a writer's id), if a run is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub indexing: Option<String>,
+    /// A dependency store whose live source now holds another version: why its changed
+    /// files are not read again (`deps::moved_on`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moved_on: Option<String>,
 }
 
 impl Freshness {
     /// The search warning for a store whose files changed since it was indexed.
     pub(crate) fn warning(&self) -> Option<String> {
+        if self.changed_files > 0
+            && let Some(why) = &self.moved_on
+        {
+            return Some(why.clone());
+        }
         (self.changed_files > 0).then(|| match &self.indexing {
             Some(holder) => format!(
                 "store {}: {} files changed since it was indexed; a run is indexing it now \
@@ -90,6 +99,9 @@ impl Engine {
         let changed = self.changed_since_indexed(store, paths)?;
         if changed.is_empty() {
             return Ok(None);
+        }
+        if let Some(why) = crate::deps::moved_on(store) {
+            return Ok(Some(why));
         }
         let indexing = self.indexing_now(store)?;
         Ok(Some(stale_files(
@@ -177,6 +189,11 @@ impl Engine {
             indexed_at: store.indexed_at,
             changed_files,
             indexing: self.indexing_now(store)?,
+            moved_on: if changed_files > 0 {
+                crate::deps::moved_on(store)
+            } else {
+                None
+            },
             embedded: if chunks == 0 {
                 1.0
             } else {

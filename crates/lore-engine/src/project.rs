@@ -99,6 +99,9 @@ pub struct StoreDef {
     /// `model` (default) or `none`: keyword search and the code graph only.
     #[serde(default)]
     pub embed: Option<Embed>,
+    /// Index what the source's ignore files exclude (`--no-ignore`).
+    #[serde(default)]
+    pub no_ignore: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -233,6 +236,7 @@ impl Project {
             max_pages: def.max_pages,
             max_depth: def.max_depth,
             lexical_only: def.embed == Some(Embed::None),
+            no_ignore: def.no_ignore,
         }
     }
 }
@@ -388,9 +392,7 @@ impl Engine {
                         let rec = self.require_store(&step.store)?;
                         self.catalog.set_definition(
                             rec.id,
-                            &req.includes,
-                            &req.excludes,
-                            req.description.as_deref(),
+                            &req,
                             req.max_file_bytes.unwrap_or(self.config.max_file_bytes),
                         )?;
                         if let Some(mut web) = rec.web.clone() {
@@ -475,6 +477,9 @@ impl Engine {
             if crate::stores::lexical_only(&s) {
                 out.push_str("embed = \"none\"\n");
             }
+            if s.no_ignore {
+                out.push_str("no_ignore = true\n");
+            }
         }
         Ok((out, left_out))
     }
@@ -529,6 +534,9 @@ pub(crate) fn diff(
     }
     if rec.description != req.description {
         update.push("description".into());
+    }
+    if rec.no_ignore != req.no_ignore {
+        update.push(format!("no_ignore: {} → {}", rec.no_ignore, req.no_ignore));
     }
     if rec.max_file_bytes != max_file_bytes {
         update.push(format!(

@@ -74,6 +74,7 @@ impl Engine {
             includes: req.includes.clone(),
             excludes: req.excludes.clone(),
             max_file_bytes: req.max_file_bytes.unwrap_or(self.config.max_file_bytes),
+            no_ignore: req.no_ignore,
             ..WalkOptions::default()
         }
     }

@@ -48,6 +48,9 @@ pub struct StoreRecord {
     /// while this is the number it read them at).
     #[serde(skip)]
     pub feedback_seq: i64,
+    /// Walked without its ignore files (`AddStore::no_ignore`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub no_ignore: bool,
 }
 
 /// What `create_store` needs: the store as asked for, and what the engine resolved.
@@ -127,7 +130,7 @@ fn parse_list(s: &str) -> Vec<String> {
 
 const STORE_COLUMNS: &str = "id, name, kind, source, root, branch, includes, excludes, description, \
      max_file_bytes, created_at, indexed_at, generation, web, embedder, host, feedback, \
-     feedback_seq";
+     feedback_seq, no_ignore";
 
 fn store_from_row(r: &mut Row) -> Result<StoreRecord, SqlError> {
     Ok(StoreRecord {
@@ -149,6 +152,7 @@ fn store_from_row(r: &mut Row) -> Result<StoreRecord, SqlError> {
         host: r.opt_text(15)?,
         feedback: r.int(16)? != 0,
         feedback_seq: r.int(17)?,
+        no_ignore: r.int(18)? != 0,
     })
 }
 
@@ -441,8 +445,8 @@ impl Catalog {
             return Err(IndexError::StoreExists(spec.name.clone()));
         }
         self.db.execute(
-            "INSERT INTO stores (name, kind, source, root, branch, includes, excludes, description, max_file_bytes, created_at, web, host)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            "INSERT INTO stores (name, kind, source, root, branch, includes, excludes, description, max_file_bytes, created_at, web, host, no_ignore)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             args![
                 &spec.name,
                 s.kind.as_str(),
@@ -455,7 +459,8 @@ impl Catalog {
                 s.max_file_bytes,
                 now_secs(),
                 s.web.as_ref().map(web_json),
-                &s.host
+                &s.host,
+                i64::from(spec.no_ignore)
             ],
         )?;
         self.store(&spec.name)?
@@ -513,25 +518,24 @@ impl Catalog {
         Ok(())
     }
 
-    /// A store's definition changed in place (its project file's globs, caps or
-    /// description): the next index run walks with it.
+    /// A store's definition changed in place (its project file's globs, caps, ignore
+    /// files or description): the next index run walks with it.
     pub fn set_definition(
         &self,
         id: i64,
-        includes: &[String],
-        excludes: &[String],
-        description: Option<&str>,
+        spec: &AddStore,
         max_file_bytes: u64,
     ) -> Result<(), IndexError> {
         self.db.execute(
-            "UPDATE stores SET includes = ?2, excludes = ?3, description = ?4, max_file_bytes = ?5 \
-             WHERE id = ?1",
+            "UPDATE stores SET includes = ?2, excludes = ?3, description = ?4, max_file_bytes = ?5, \
+             no_ignore = ?6 WHERE id = ?1",
             args![
                 id,
-                json_list(includes),
-                json_list(excludes),
-                description.map(str::to_string),
-                max_file_bytes
+                json_list(&spec.includes),
+                json_list(&spec.excludes),
+                spec.description.clone(),
+                max_file_bytes,
+                i64::from(spec.no_ignore)
             ],
         )?;
         Ok(())

@@ -75,8 +75,8 @@ pub fn copy_store(
         tx.db.execute(
             "INSERT INTO stores (id, name, kind, source, root, branch, includes, excludes, \
              description, max_file_bytes, created_at, indexed_at, generation, web, embedder, host, \
-             feedback) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+             feedback, no_ignore) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
             args![
                 store.id,
                 &store.name,
@@ -97,7 +97,8 @@ pub fn copy_store(
                     .and_then(|w| serde_json::to_string(w).ok()),
                 &store.embedder,
                 &store.host,
-                i64::from(store.feedback)
+                i64::from(store.feedback),
+                i64::from(store.no_ignore)
             ],
         )?;
         tx.commit()?;

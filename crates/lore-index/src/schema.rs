@@ -26,7 +26,8 @@ CREATE TABLE IF NOT EXISTS stores (
     embedder TEXT,
     host TEXT,
     feedback INTEGER NOT NULL DEFAULT 1,
-    feedback_seq INTEGER NOT NULL DEFAULT 0
+    feedback_seq INTEGER NOT NULL DEFAULT 0,
+    no_ignore INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS files (
     store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
@@ -179,7 +180,7 @@ CREATE INDEX IF NOT EXISTS feedback_by_store ON feedback(store_id, at);
 ";
 
 /// The schema version `SCHEMA` creates; `migrate` brings older catalogs up to it.
-pub(crate) const SCHEMA_VERSION: i64 = 12;
+pub(crate) const SCHEMA_VERSION: i64 = 13;
 
 /// What made a store's vectors when it did not record it: stores embedded before lore
 /// recorded it were all embedded by the built-in model. The migrations that added the
@@ -270,6 +271,10 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
         add_column("stores", "feedback_seq", "INTEGER NOT NULL DEFAULT 0")?;
         // And feedback.shown_rank: where the search that showed an opened result had it.
         add_column("feedback", "shown_rank", "INTEGER")?;
+    }
+    if version < 13 {
+        // v13: stores.no_ignore (walked without its ignore files).
+        add_column("stores", "no_ignore", "INTEGER NOT NULL DEFAULT 0")?;
     }
     if version != SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;

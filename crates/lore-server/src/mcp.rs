@@ -142,11 +142,11 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(read_only.clone()),
         Tool::new(
             "stores",
-            "Manage stores. add (name, source: folder, git URL or site; type, include and \
-             exclude globs, branch, maxPages) and index (full: rebuild; pull: pull or re-crawl \
-             first) return a job: poll {action:status, job}; cancel a job. status with name: \
-             counts, freshness. sync: apply the server's lore.toml (yes: replace changed; \
-             dryRun: plan).",
+            "add (name, source: folder, git URL or site; type, include/exclude globs, \
+             branch, maxPages, noIgnore) and index (full: rebuild; pull: pull or re-crawl \
+             first) return a job: poll {action:status, job}; cancel it. status with name: \
+             counts, freshness. sync: apply the server's lore.toml (yes: replace; dryRun: \
+             plan).",
             schema(json!({
                 "type": "object",
                 "properties": {
@@ -155,6 +155,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
                     "source": s,
                     "type": {"type": "string", "enum": STORE_TYPES},
                     "maxPages": {"type": "integer"},
+                    "noIgnore": {"type": "boolean"},
                     "job": s,
                     "full": {"type": "boolean"},
                     "pull": {"type": "boolean"},

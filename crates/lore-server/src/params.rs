@@ -307,7 +307,7 @@ pub(crate) struct SourcePolicy<'a> {
 }
 
 /// An add request: {name, source, type?, branch?, include?, exclude?, description?,
-/// maxFileSize?, maxPages?, maxDepth?, embed? (model | none)}.
+/// maxFileSize?, maxPages?, maxDepth?, embed? (model | none), noIgnore?}.
 pub(crate) fn add_spec(obj: &JsonObject, policy: &SourcePolicy) -> Result<JobSpec, String> {
     let a = Args(obj);
     let name = a.required("name")?;
@@ -338,6 +338,7 @@ pub(crate) fn add_spec(obj: &JsonObject, policy: &SourcePolicy) -> Result<JobSpe
             |e| ["model", "none"].contains(&e).then_some(e == "none"),
             &["model", "none"],
         )? == Some(true),
+        no_ignore: a.boolean("noIgnore")?,
     }))
 }
 

@@ -403,6 +403,7 @@ mod tests {
             host: None,
             feedback: true,
             feedback_seq: 0,
+            no_ignore: false,
         };
         let mut w = Watched {
             filter: engine.path_filter(&store).unwrap(),

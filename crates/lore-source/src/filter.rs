@@ -100,6 +100,12 @@ pub(crate) fn glob_set(globs: &[String]) -> Result<Option<GlobSet>, SourceError>
         .map_err(|e| SourceError::BadGlob(globs.join(","), e.to_string()))
 }
 
+/// A name that starts with a dot.
+fn hidden(rel: &Path) -> bool {
+    rel.file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+}
+
 /// A path relative to the root with `/` separators on every platform.
 pub(crate) fn slash_path(rel: &Path) -> String {
     rel.components()
@@ -121,6 +127,8 @@ pub struct PathFilter {
     below: HashMap<PathBuf, Option<Arc<Rules>>>,
     /// Folders never entered (`WalkOptions::leave_out`).
     leave_out: Vec<PathBuf>,
+    /// `WalkOptions::no_ignore`: no ignore file is read.
+    no_ignore: bool,
 }
 
 impl PathFilter {
@@ -130,9 +138,14 @@ impl PathFilter {
         Ok(PathFilter {
             includes: glob_set(&opts.includes)?,
             excludes: glob_set(&opts.excludes)?,
-            above: root.ancestors().skip(1).filter_map(Rules::read).collect(),
+            above: if opts.no_ignore {
+                Vec::new()
+            } else {
+                root.ancestors().skip(1).filter_map(Rules::read).collect()
+            },
             below: HashMap::new(),
             leave_out: opts.leave_out.clone(),
+            no_ignore: opts.no_ignore,
             root,
         })
     }
@@ -170,7 +183,11 @@ impl PathFilter {
     pub(crate) fn chain(&mut self, dir: &Path) -> Vec<Arc<Rules>> {
         let mut chain = Vec::new();
         for d in dir.ancestors() {
+            let no_ignore = self.no_ignore;
             let rules = self.below.entry(d.to_path_buf()).or_insert_with(|| {
+                if no_ignore {
+                    return None;
+                }
                 let abs = if d.as_os_str().is_empty() {
                     self.root.clone()
                 } else {
@@ -189,24 +206,49 @@ impl PathFilter {
         if is_dir && self.left_out(rel) {
             return false;
         }
+        match self.rule_for(chain, rel, is_dir) {
+            Match::Ignore(_) => false,
+            Match::Whitelist(_) => true,
+            Match::None => !hidden(rel),
+        }
+    }
+
+    /// The rule that ignores a (not hidden) entry, as written, and the file it is in.
+    pub(crate) fn ignored_by(
+        &self,
+        chain: &[Arc<Rules>],
+        rel: &Path,
+        is_dir: bool,
+    ) -> Option<(String, String)> {
+        match self.rule_for(chain, rel, is_dir) {
+            Match::Ignore(glob) if !hidden(rel) => Some((
+                glob.original().to_string(),
+                glob.from()
+                    .map_or_else(String::new, |f| f.display().to_string()),
+            )),
+            _ => None,
+        }
+    }
+
+    /// The deciding rule of the chain for an entry: `.ignore` beats `.gitignore`, which
+    /// beats git's exclude file; within each, the deepest folder's rules first.
+    fn rule_for<'a>(
+        &self,
+        chain: &'a [Arc<Rules>],
+        rel: &Path,
+        is_dir: bool,
+    ) -> Match<&'a ignore::gitignore::Glob> {
         let path = self.root.join(rel);
         let first = |pick: fn(&Rules) -> &Gitignore| {
             chain
                 .iter()
-                .map(|r| pick(r).matched(&path, is_dir).map(|_| ()))
+                .map(|r| pick(r).matched(&path, is_dir))
                 .find(|m| !m.is_none())
                 .unwrap_or(Match::None)
         };
-        match first(|r| &r.ignore)
+        first(|r| &r.ignore)
             .or(first(|r| &r.git))
             .or(first(|r| &r.exclude))
-        {
-            Match::Ignore(()) => false,
-            Match::Whitelist(()) => true,
-            Match::None => !rel
-                .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with('.')),
-        }
     }
 
     /// Whether the folder at `rel` is one never entered.

@@ -17,7 +17,8 @@ pub use filter::PathFilter;
 pub use net::FetchPolicy;
 pub use tree::Tree;
 pub use walk::{
-    SkipReason, SourceFile, Walk, WalkOptions, mtime_ns, read_text, validate_globs, walk,
+    IgnoredTop, SkipReason, SourceFile, Walk, WalkOptions, mtime_ns, read_text, validate_globs,
+    walk,
 };
 
 /// SHA-256 of `bytes` in lower-case hex: an archive's digest, a trusted file's.

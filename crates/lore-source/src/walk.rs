@@ -11,6 +11,8 @@ pub struct WalkOptions {
     pub includes: Vec<String>,
     pub excludes: Vec<String>,
     pub max_file_bytes: u64,
+    /// Ignore files are not read (ripgrep's `--no-ignore`); hidden names are still skipped.
+    pub no_ignore: bool,
     /// Folders never entered, by real path (lore's data dir and brain when a store's
     /// source holds them): listed in `Walk::left_out` when met.
     pub leave_out: Vec<PathBuf>,
@@ -25,6 +27,7 @@ impl Default for WalkOptions {
             includes: Vec::new(),
             excludes: Vec::new(),
             max_file_bytes: 1024 * 1024,
+            no_ignore: false,
             leave_out: Vec::new(),
             reads: Reads::Anywhere,
         }
@@ -74,6 +77,22 @@ pub struct Walk {
     pub skipped: Vec<(String, SkipReason)>,
     /// Folders of `WalkOptions::leave_out` that the walk met and did not enter (relative).
     pub left_out: Vec<String>,
+    /// The ignore rule that left out most of the root's own entries, when it left out more
+    /// than half of them: a tree whose ignore file excludes everything at its top (Debian's
+    /// kernel source ships `/*` then `!/debian/`) is worth a warning.
+    pub ignored_top: Option<IgnoredTop>,
+}
+
+/// One ignore rule that hid most of a walk's top level.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IgnoredTop {
+    /// The rule as written, e.g. `/*`.
+    pub rule: String,
+    /// The ignore file it is in, relative to the root when it lies under it.
+    pub file: String,
+    /// Entries of the root it left out, and the root's entries in all.
+    pub ignored: usize,
+    pub entries: usize,
 }
 
 /// Checks globs without walking (so bad input fails before anything is written).
@@ -102,6 +121,8 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walk, SourceError> {
     let unreadable =
         |rel: &Path, e: std::io::Error| (slash_path(rel), SkipReason::Unreadable(e.to_string()));
     let mut dirs = vec![PathBuf::new()];
+    let mut top: Vec<(String, String, usize)> = Vec::new();
+    let mut top_entries = 0;
     while let Some(dir) = dirs.pop() {
         let entries = match tree.list(&dir) {
             Ok(e) => e,
@@ -111,8 +132,21 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walk, SourceError> {
             }
         };
         let chain = filter.chain(&dir);
+        let at_top = dir.as_os_str().is_empty();
         for (name, stat) in entries {
             let rel = dir.join(name);
+            if at_top {
+                top_entries += 1;
+                let is_dir = stat
+                    .as_ref()
+                    .is_ok_and(|s| s.kind == rustix::fs::FileType::Directory);
+                if let Some((rule, file)) = filter.ignored_by(&chain, &rel, is_dir) {
+                    match top.iter_mut().find(|t| t.0 == rule && t.1 == file) {
+                        Some(t) => t.2 += 1,
+                        None => top.push((rule, file, 1)),
+                    }
+                }
+            }
             let stat = match stat {
                 Ok(s) => s,
                 Err(e) => {
@@ -153,6 +187,21 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> Result<Walk, SourceError> {
         }
     }
     out.files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    out.ignored_top = top
+        .into_iter()
+        .max_by_key(|t| t.2)
+        .filter(|t| t.2 >= 2 && t.2 * 2 > top_entries)
+        .map(|(rule, file, ignored)| {
+            let file = Path::new(&file)
+                .strip_prefix(tree.real())
+                .map_or(file.clone(), slash_path);
+            IgnoredTop {
+                rule,
+                file,
+                ignored,
+                entries: top_entries,
+            }
+        });
     out.tree = Some(Arc::new(tree));
     Ok(out)
 }
@@ -224,6 +273,45 @@ mod tests {
             walk(&root.join("nope"), &opts),
             Err(SourceError::NotAFolder(_))
         ));
+    }
+
+    #[test]
+    fn an_ignore_file_that_hides_the_top_is_named_and_no_ignore_reads_past_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for rel in ["kernel/sched.c", "mm/slab.c", "debian/rules", "README"] {
+            std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.join(rel), "x").unwrap();
+        }
+        std::fs::write(root.join(".gitignore"), "/*\n!/debian/\n").unwrap();
+        let w = walk(root, &WalkOptions::default()).unwrap();
+        let rels: Vec<_> = w.files.iter().map(|f| f.rel.as_str()).collect();
+        assert_eq!(rels, ["debian/rules"]);
+        let top = w.ignored_top.expect("the rule is named");
+        assert_eq!((top.rule.as_str(), top.file.as_str()), ("/*", ".gitignore"));
+        // kernel, mm, README; `.gitignore` is hidden and `debian` whitelisted.
+        assert_eq!((top.ignored, top.entries), (3, 5));
+
+        let all = WalkOptions {
+            no_ignore: true,
+            ..Default::default()
+        };
+        let w = walk(root, &all).unwrap();
+        let rels: Vec<_> = w.files.iter().map(|f| f.rel.as_str()).collect();
+        assert_eq!(
+            rels,
+            ["README", "debian/rules", "kernel/sched.c", "mm/slab.c"]
+        );
+        assert!(w.ignored_top.is_none());
+
+        // A usual project: one build folder of five entries is no warning.
+        std::fs::write(root.join(".gitignore"), "/kernel/\n").unwrap();
+        assert!(
+            walk(root, &WalkOptions::default())
+                .unwrap()
+                .ignored_top
+                .is_none()
+        );
     }
 
     #[test]

@@ -506,6 +506,9 @@ pub fn store_info(json: bool, s: &StoreSummary) -> anyhow::Result<()> {
     if !st.excludes.is_empty() {
         out!("exclude:     {}", esc(&st.excludes.join(", ")));
     }
+    if st.no_ignore {
+        out!("ignore:      ignore files not read (--no-ignore)");
+    }
     out!("files:       {}", s.stats.files);
     out!(
         "chunks:      {} ({} embedded)",

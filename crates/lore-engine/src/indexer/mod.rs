@@ -96,6 +96,15 @@ impl Engine {
         if store.kind == StoreKind::Brain && self.catalog.shares_brain() {
             return self.index_shared_brain(full, embedder, progress);
         }
+        if store.indexed_at.is_some()
+            && let Some(why) = crate::deps::moved_on(store)
+        {
+            return Ok(IndexReport {
+                store: store.name.clone(),
+                warnings: vec![why],
+                ..IndexReport::default()
+            });
+        }
         self.renew_store_lease(store)?;
         let out = self.index_leased_store(store, full, embedder, progress);
         if let Err(e) = self

@@ -52,6 +52,23 @@ pub(crate) fn diff(
     (todo, deleted)
 }
 
+/// An ignore file that hid most of the store's top level: name the rule and the way out.
+fn ignored_top_warning(store: &StoreRecord, top: &lore_source::IgnoredTop) -> String {
+    let file = if top.file.is_empty() {
+        "an ignore file".to_string()
+    } else {
+        top.file.clone()
+    };
+    format!(
+        "{} of the {} entries at the top of {} are ignored by the rule `{}` in {file}; \
+         to index them, add the store with --no-ignore (or `no_ignore = true` in lore.toml)",
+        top.ignored,
+        top.entries,
+        store.root.display(),
+        top.rule
+    )
+}
+
 impl Engine {
     /// Walks the store and diffs it against the manifest (`reanalyze` re-reads every
     /// file). Fills the report's counts of files seen, unchanged and skipped.
@@ -67,6 +84,9 @@ impl Engine {
                 "left out {dir}: it holds lore's own data (the catalog, the brain's notes, \
                  other stores' copies), which is never indexed as this store's files"
             ));
+        }
+        if let Some(top) = &walk.ignored_top {
+            report.warnings.push(ignored_top_warning(store, top));
         }
         report.files_seen = walk.files.len();
         let manifest = self.catalog.manifest(store.id)?;
@@ -121,6 +141,7 @@ impl Engine {
             includes: globs(&store.includes),
             excludes: globs(&store.excludes),
             max_file_bytes: store.max_file_bytes,
+            no_ignore: store.no_ignore,
             leave_out,
             reads: self.walk_reads(store, &root),
         }

@@ -253,8 +253,7 @@ impl Engine {
             walk: Walk {
                 tree: Some(std::sync::Arc::new(tree)),
                 files,
-                skipped: Vec::new(),
-                left_out: Vec::new(),
+                ..Walk::default()
             },
             manifest,
             reanalyze: batch.reanalyze,

@@ -8,7 +8,7 @@ use crate::IndexError;
 use crate::sql::{Sql, args};
 
 /// The newest schema this lore knows.
-pub const VERSION: i64 = 12;
+pub const VERSION: i64 = 13;
 
 /// Key of the advisory lock migrations hold (any constant unlikely to collide).
 const LOCK_KEY: i64 = 0x006c_6f72_655f_6462; // "lore_db"
@@ -248,6 +248,10 @@ const V12: &str = "ALTER TABLE stores ADD COLUMN IF NOT EXISTS feedback INTEGER 
      ALTER TABLE stores ADD COLUMN IF NOT EXISTS feedback_seq BIGINT NOT NULL DEFAULT 0; \
      ALTER TABLE feedback ADD COLUMN IF NOT EXISTS shown_rank INTEGER;";
 
+/// v13: a store walked without its ignore files (as on SQLite).
+const V13: &str =
+    "ALTER TABLE stores ADD COLUMN IF NOT EXISTS no_ignore INTEGER NOT NULL DEFAULT 0;";
+
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, V1),
     (2, V2),
@@ -261,6 +265,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (10, V10),
     (11, V11),
     (12, V12),
+    (13, V13),
 ];
 
 /// Where a database's schema stands.

@@ -66,8 +66,21 @@ pub fn locate(dep: &Dependency, project: &Path, caches: &Caches) -> Option<Locat
                 .find_map(|i| folder(&src, &Path::new(&i).join(&want)))
         }
         Ecosystem::Npm => {
+            // Where the lockfile says npm put it (nested under the package that needs
+            // this version when the top holds another), else the top.
             let modules = project.join("node_modules");
-            let at = folder(&modules, Path::new(&dep.name))?;
+            let rel = dep
+                .installed
+                .as_deref()
+                .and_then(|p| p.strip_prefix("node_modules/"))
+                .filter(|rel| {
+                    rel.ends_with(&dep.name)
+                        && Path::new(rel)
+                            .components()
+                            .all(|c| matches!(c, std::path::Component::Normal(_)))
+                })
+                .unwrap_or(&dep.name);
+            let at = folder(&modules, Path::new(rel))?;
             let manifest: serde_json::Value =
                 serde_json::from_str(&std::fs::read_to_string(at.root.join("package.json")).ok()?)
                     .ok()?;
@@ -81,6 +94,49 @@ pub fn locate(dep: &Dependency, project: &Path, caches: &Caches) -> Option<Locat
             )
         }
         Ecosystem::Python => python_files(dep, caches.virtual_env.as_ref()?),
+    }
+}
+
+/// What a live environment now holds at a dependency store's root, when it is not the
+/// version the store is labelled with: an npm package's `package.json` version, or for a
+/// Python store (rooted at `site-packages`) the version of the package's `.dist-info`.
+/// `None` when the root still holds the label's version, or cannot tell (cargo and Go
+/// caches and fetched archives are folders per version: they never change in place).
+pub fn installed_instead(
+    ecosystem: Ecosystem,
+    name: &str,
+    version: &str,
+    root: &Path,
+) -> Option<String> {
+    match ecosystem {
+        Ecosystem::Npm => {
+            let text = std::fs::read_to_string(root.join("package.json")).ok()?;
+            let manifest: serde_json::Value = serde_json::from_str(&text).ok()?;
+            let now = manifest["version"].as_str()?;
+            (now != version).then(|| now.to_string())
+        }
+        Ecosystem::Python => {
+            let want = python_name(name);
+            let versions: Vec<String> = std::fs::read_dir(root)
+                .ok()?
+                .filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let n = e.file_name().to_string_lossy().into_owned();
+                    let (dist, v) = n.strip_suffix(".dist-info")?.rsplit_once('-')?;
+                    (python_name(dist) == want).then(|| v.to_string())
+                })
+                .collect();
+            if versions.iter().any(|v| v == version) {
+                return None;
+            }
+            Some(
+                versions
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| "none".to_string()),
+            )
+        }
+        Ecosystem::Cargo | Ecosystem::Go => None,
     }
 }
 
@@ -157,6 +213,7 @@ mod tests {
             lockfile: "requirements.txt".into(),
             checksum: None,
             archive: None,
+            installed: None,
         };
         let caches = Caches {
             virtual_env: Some(dir.path().join("venv")),

@@ -58,7 +58,7 @@ pub fn read(project: &Path, lockfile: Option<&Path>) -> Result<Locked, LockfileE
             .filter(|f| f.is_file())
             .collect(),
     };
-    let mut out = BTreeSet::new();
+    let mut out = std::collections::BTreeMap::new();
     let mut refused = Vec::new();
     for file in files {
         let shown = file
@@ -75,7 +75,7 @@ pub fn read(project: &Path, lockfile: Option<&Path>) -> Result<Locked, LockfileE
         let dir = file.parent().unwrap_or(project);
         let mut sums = Archives::new();
         let found: Vec<(Ecosystem, String, String, bool)> = match name {
-            "Cargo.lock" => cargo(&text, &cargo_direct(dir), &mut sums).map_err(fail)?,
+            "Cargo.lock" => cargo(&text, &mut sums).map_err(fail)?,
             "package-lock.json" => npm(&text, &mut sums).map_err(fail)?,
             "uv.lock" | "poetry.lock" => {
                 python_lock(&text, &python_direct(dir), &mut sums).map_err(fail)?
@@ -102,11 +102,18 @@ pub fn read(project: &Path, lockfile: Option<&Path>) -> Result<Locked, LockfileE
                 lockfile: shown.clone(),
                 checksum: archive.checksum,
                 archive: archive.url,
+                installed: archive.installed,
             };
             match dep.check() {
-                Ok(()) => {
-                    out.insert(dep);
-                }
+                // Once per package and version (npm may install one in several places).
+                Ok(()) => match out.entry((ecosystem, dep.name.clone(), dep.version.clone())) {
+                    std::collections::btree_map::Entry::Vacant(v) => {
+                        v.insert(dep);
+                    }
+                    std::collections::btree_map::Entry::Occupied(mut o) => {
+                        o.get_mut().direct |= dep.direct;
+                    }
+                },
                 Err(why) => refused.push(format!("{shown}: {why}; refused")),
             }
         }
@@ -114,14 +121,18 @@ pub fn read(project: &Path, lockfile: Option<&Path>) -> Result<Locked, LockfileE
     refused.sort();
     refused.dedup();
     Ok(Locked {
-        deps: out.into_iter().collect(),
+        deps: out.into_values().collect(),
         refused,
     })
 }
 
+/// Cargo.lock's registry packages. Direct are those the project's own packages (the
+/// workspace members and path dependencies: no `source`) list as dependencies: Cargo.lock
+/// names each as `name` when one version is locked, else `name version`, so the version
+/// a manifest asked for (`sha2 = "0.11"` beside a transitive 0.10) and every target's
+/// table (`[target.'cfg(unix)'.dependencies]`) are as cargo resolved them.
 fn cargo(
     text: &str,
-    direct: &BTreeSet<String>,
     sums: &mut Archives,
 ) -> Result<Vec<(Ecosystem, String, String, bool)>, String> {
     #[derive(serde::Deserialize)]
@@ -132,76 +143,48 @@ fn cargo(
         source: Option<String>,
         #[serde(default)]
         checksum: Option<String>,
+        #[serde(default)]
+        dependencies: Vec<String>,
     }
     let lock: Lock<Package> = toml::from_str(text).map_err(|e| e.message().to_string())?;
-    Ok(lock
-        .package
-        .into_iter()
-        // Workspace members and path dependencies have no source: they are the project.
-        .filter(|p| {
-            p.source
-                .as_deref()
-                .is_some_and(|s| s.starts_with("registry+"))
-        })
-        .map(|p| {
-            sums.insert(
-                (p.name.clone(), p.version.clone()),
-                Archive {
-                    url: None,
-                    checksum: p.checksum.clone(),
-                },
-            );
-            let d = direct.contains(&p.name);
-            (Ecosystem::Cargo, p.name, p.version, d)
-        })
-        .collect())
-}
-
-/// The crates the root `Cargo.toml` and its workspace members name as dependencies.
-fn cargo_direct(dir: &Path) -> BTreeSet<String> {
-    let read = |p: &Path| -> Option<toml::Table> {
-        toml::from_str(&std::fs::read_to_string(p).ok()?).ok()
-    };
-    let mut names = BTreeSet::new();
-    let Some(root) = read(&dir.join("Cargo.toml")) else {
-        return names;
-    };
-    let mut manifests = vec![root.clone()];
-    let members = root
-        .get("workspace")
-        .and_then(|w| w.get("members"))
-        .and_then(|m| m.as_array())
-        .cloned()
-        .unwrap_or_default();
-    for m in members.iter().filter_map(|m| m.as_str()) {
-        // `crates/*` (one level of globbing, what workspaces use) or a plain path.
-        let dirs: Vec<PathBuf> = match m.strip_suffix("/*") {
-            Some(parent) => std::fs::read_dir(dir.join(parent))
-                .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
-                .unwrap_or_default(),
-            None => vec![dir.join(m)],
-        };
-        manifests.extend(dirs.iter().filter_map(|d| read(&d.join("Cargo.toml"))));
-    }
-    for manifest in &manifests {
-        let tables = ["dependencies", "dev-dependencies", "build-dependencies"];
-        let workspace = manifest
-            .get("workspace")
-            .and_then(|w| w.get("dependencies"));
-        for deps in tables
-            .iter()
-            .filter_map(|t| manifest.get(*t))
-            .chain(workspace)
-            .filter_map(|t| t.as_table())
-        {
-            for (key, spec) in deps {
-                // `foo = { package = "bar" }` depends on bar.
-                let name = spec.get("package").and_then(|p| p.as_str()).unwrap_or(key);
-                names.insert(name.to_string());
+    let mut direct: BTreeSet<(&str, Option<&str>)> = BTreeSet::new();
+    for p in lock.package.iter().filter(|p| p.source.is_none()) {
+        for d in &p.dependencies {
+            let mut words = d.split_whitespace();
+            if let Some(name) = words.next() {
+                direct.insert((name, words.next()));
             }
         }
     }
-    names
+    let is_direct = |p: &Package| {
+        direct.contains(&(p.name.as_str(), None))
+            || direct.contains(&(p.name.as_str(), Some(p.version.as_str())))
+    };
+    let mut out = Vec::new();
+    // Workspace members and path dependencies have no source: they are the project.
+    for p in &lock.package {
+        if !p
+            .source
+            .as_deref()
+            .is_some_and(|s| s.starts_with("registry+"))
+        {
+            continue;
+        }
+        sums.insert(
+            (p.name.clone(), p.version.clone()),
+            Archive {
+                checksum: p.checksum.clone(),
+                ..Archive::default()
+            },
+        );
+        out.push((
+            Ecosystem::Cargo,
+            p.name.clone(),
+            p.version.clone(),
+            is_direct(p),
+        ));
+    }
+    Ok(out)
 }
 
 fn npm(text: &str, sums: &mut Archives) -> Result<Vec<(Ecosystem, String, String, bool)>, String> {
@@ -230,14 +213,19 @@ fn npm(text: &str, sums: &mut Archives) -> Result<Vec<(Ecosystem, String, String
             continue;
         };
         let top = path == &format!("node_modules/{name}");
-        if top {
-            sums.insert(
-                (name.to_string(), version.to_string()),
-                Archive {
-                    url: p["resolved"].as_str().map(str::to_string),
-                    checksum: p["integrity"].as_str().map(str::to_string),
-                },
-            );
+        let archive = sums
+            .entry((name.to_string(), version.to_string()))
+            .or_default();
+        if archive
+            .installed
+            .as_ref()
+            .is_none_or(|i| i.len() > path.len())
+        {
+            *archive = Archive {
+                url: p["resolved"].as_str().map(str::to_string),
+                checksum: p["integrity"].as_str().map(str::to_string),
+                installed: Some(path.clone()),
+            };
         }
         out.push((
             Ecosystem::Npm,
@@ -360,6 +348,7 @@ fn python_lock(
                     Archive {
                         url: field("url"),
                         checksum: field("hash"),
+                        installed: None,
                     },
                 );
             }
@@ -381,8 +370,8 @@ fn go_sums(text: &str, sums: &mut Archives) {
             sums.insert(
                 (module.to_string(), version.to_string()),
                 Archive {
-                    url: None,
                     checksum: Some(hash.to_string()),
+                    ..Archive::default()
                 },
             );
         }
@@ -445,7 +434,11 @@ mod tests {
         .unwrap();
         std::fs::write(
             d.join("Cargo.lock"),
-            "version = 4\n[[package]]\nname = \"a\"\nversion = \"0.1.0\"\n\n\
+            "version = 4\n[[package]]\nname = \"a\"\nversion = \"0.1.0\"\n\
+             dependencies = [\"rustix\", \"serde\", \"serde_json\", \"sha2 0.11.0\"]\n\n\
+             [[package]]\nname = \"sha2\"\nversion = \"0.10.9\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n\n\
+             [[package]]\nname = \"sha2\"\nversion = \"0.11.0\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n\n\
+             [[package]]\nname = \"rustix\"\nversion = \"1.1.2\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n\n\
              [[package]]\nname = \"serde\"\nversion = \"1.0.228\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n\n\
              [[package]]\nname = \"serde_json\"\nversion = \"1.0.1\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n\n\
              [[package]]\nname = \"itoa\"\nversion = \"1.0.0\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
@@ -457,7 +450,8 @@ mod tests {
                 "": {"dependencies": {"left-pad": "^1"}},
                 "node_modules/left-pad": {"version": "1.3.0"},
                 "node_modules/@scope/x": {"version": "2.0.0"},
-                "node_modules/left-pad/node_modules/left-pad": {"version": "1.0.0"}}}"#,
+                "node_modules/left-pad/node_modules/left-pad": {"version": "1.0.0"},
+                "node_modules/@scope/x/node_modules/left-pad": {"version": "1.0.0"}}}"#,
         )
         .unwrap();
         std::fs::write(
@@ -478,8 +472,11 @@ mod tests {
             got,
             [
                 ("dep:cargo:itoa@1.0.0".to_string(), false),
+                ("dep:cargo:rustix@1.1.2".into(), true),
                 ("dep:cargo:serde@1.0.228".into(), true),
                 ("dep:cargo:serde_json@1.0.1".into(), true),
+                ("dep:cargo:sha2@0.10.9".into(), false),
+                ("dep:cargo:sha2@0.11.0".into(), true),
                 ("dep:npm:@scope+x@2.0.0".into(), false),
                 ("dep:npm:left-pad@1.0.0".into(), false),
                 ("dep:npm:left-pad@1.3.0".into(), true),
@@ -499,6 +496,14 @@ mod tests {
         assert!(read(d, Some(&d.join("Cargo.lock"))).is_ok());
         let e = read(d, Some(&d.join("package-lock.json"))).unwrap();
         assert_eq!(e.deps.len(), 3);
+        // One store for a version npm installed twice, found where the lock put it.
+        let nested = deps
+            .iter()
+            .find(|d| d.store_name() == "dep:npm:left-pad@1.0.0");
+        assert_eq!(
+            nested.and_then(|d| d.installed.as_deref()),
+            Some("node_modules/@scope/x/node_modules/left-pad")
+        );
     }
 
     /// Names and versions that would name another folder are refused, whatever the

@@ -13,7 +13,7 @@ mod locate;
 mod lockfiles;
 
 pub use fetch::{crates_url, fetch, go_proxy};
-pub use locate::{Caches, locate};
+pub use locate::{Caches, installed_instead, locate};
 pub use lockfiles::{LOCKFILES, Locked, LockfileError, find_project, python_name, read};
 
 use serde::Serialize;
@@ -57,6 +57,10 @@ pub struct Dependency {
     /// Where the lockfile says the published archive is (npm's `resolved`, uv's sdist).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub archive: Option<String>,
+    /// npm: where the lockfile says it is installed (`node_modules/debug/node_modules/ms`
+    /// for a copy nested under the package that needs another version).
+    #[serde(skip)]
+    pub installed: Option<String>,
 }
 
 /// What a lockfile says of a package's published archive.
@@ -64,6 +68,8 @@ pub struct Dependency {
 struct Archive {
     url: Option<String>,
     checksum: Option<String>,
+    /// npm: the lockfile's path of its installed copy (the shortest when several).
+    installed: Option<String>,
 }
 
 type Archives = BTreeMap<(String, String), Archive>;

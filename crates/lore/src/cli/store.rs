@@ -53,6 +53,10 @@ pub struct AddArgs {
     /// huge vendored tree, a machine without the model); `lore index --embed` adds them.
     #[arg(long, value_name = "none|model", default_value = "model", value_parser = ["model", "none"])]
     pub embed: String,
+    /// Index what ignore files (.gitignore, .ignore, .git/info/exclude) leave out, as
+    /// ripgrep's --no-ignore does; hidden names are still skipped.
+    #[arg(long)]
+    pub no_ignore: bool,
 }
 
 impl AddArgs {
@@ -69,6 +73,7 @@ impl AddArgs {
             max_pages: self.max_pages,
             max_depth: self.max_depth,
             lexical_only: self.embed == "none",
+            no_ignore: self.no_ignore,
         }
     }
 }

@@ -320,3 +320,50 @@ fn a_closed_stdout_ends_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.code(), Some(0), "{stderr}");
 }
+
+#[test]
+fn an_ignore_file_that_hides_the_tree_is_named_and_no_ignore_reads_past_it() {
+    let lore = Lore::without_model();
+    // Debian's kernel source ships a `.gitignore` of `/*` then `!/debian/`.
+    let src = lore.path("linux");
+    write(&src, ".gitignore", "/*\n!/debian/\n");
+    write(&src, "debian/rules", "build:\n\tmake\n");
+    write(&src, "mm/slab.c", "void *kmalloc_array(int n) { return 0; }\n");
+    write(&src, "kernel/fork.c", "int copy_process(void) { return 0; }\n");
+    write(&src, "Makefile", "all:\n");
+
+    let out = lore.run(&["store", "add", "linux", s(&src), "--embed", "none"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("3 of the 5 entries at the top of")
+            && out.stderr.contains("the rule `/*` in .gitignore")
+            && out.stderr.contains("--no-ignore"),
+        "{}",
+        out.stderr
+    );
+    let added = lore.json(&["store", "add", "all", s(&src), "--embed", "none", "--no-ignore"]);
+    assert_eq!(added["report"]["files_seen"], 4, "{added:#}");
+    assert!(added["report"].get("warnings").is_none(), "{added:#}");
+    let found = lore.search("kmalloc_array", "fts", &["--stores", "all"]);
+    assert_first(&found, "mm/slab.c");
+    assert_eq!(lore.json(&["store", "info", "all"])["no_ignore"], true);
+    // Kept with the store: the next run walks the same way.
+    let again = lore.json(&["index", "all"]);
+    assert!(again.to_string().contains("\"files_seen\":4"), "{again:#}");
+
+    // The same in a project file, changed in place.
+    let toml = |flag: &str| format!("[stores.tree]\nsource = \".\"\nembed = \"none\"\n{flag}");
+    write(&src, "lore.toml", toml(""));
+    let sync = |lore: &Lore| {
+        let mut cmd = lore.command(&["--json", "sync", "--yes"]);
+        cmd.current_dir(&src);
+        let out = run_command(&mut cmd, Duration::from_secs(120));
+        assert_eq!(out.code, 0, "{out:?}");
+        out.json()
+    };
+    assert!(sync(&lore).to_string().contains("\"files\":1"));
+    write(&src, "lore.toml", toml("no_ignore = true\n"));
+    let r = sync(&lore);
+    assert!(r.to_string().contains("no_ignore: false → true"), "{r:#}");
+    assert!(r.to_string().contains("\"files\":5"), "{r:#}");
+}

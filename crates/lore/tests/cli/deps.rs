@@ -99,7 +99,7 @@ fn deps_index_locked_versions_offline_and_follow_the_lockfile() {
         &app,
         "Cargo.lock",
         format!(
-            "version = 4\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\n\n\
+            "version = 4\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\ndependencies = [\"globset\"]\n\n\
              [[package]]\nname = \"globset\"\nversion = \"{globset}\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n\n\
              [[package]]\nname = \"aho-corasick\"\nversion = \"{aho}\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n"
         ),
@@ -157,6 +157,22 @@ fn deps_index_locked_versions_offline_and_follow_the_lockfile() {
     let all = in_app(&lore, &app, &["--json", "deps", "--all", "--dry-run"]);
     assert_eq!(entry(&all, &format!("dep:cargo:aho-corasick@{aho}"))["status"], "would_index", "{all}");
 
+    // A dependency store is fixed at its version: npm installing another left-pad in place
+    // is not read into dep:npm:left-pad@1.3.0 (the run says why), and `deps` keeps it.
+    let js = std::fs::read_to_string(app.join("node_modules/left-pad/index.js")).unwrap();
+    write(&app, "node_modules/left-pad/package.json", r#"{"name": "left-pad", "version": "1.3.9"}"#);
+    write(&app, "node_modules/left-pad/index.js", "function rightPadOnly(s) { return s; }\n");
+    let idx = in_app(&lore, &app, &["--json", "index", "dep:npm:left-pad@1.3.0"]);
+    assert!(idx.to_string().contains("now holds left-pad 1.3.9, not 1.3.0"), "{idx}");
+    let hit = in_app(&lore, &app, &["--json", "search", "rightPadOnly", "--deps", "--mode", "fts"]);
+    assert!(!hit.to_string().contains("function rightPadOnly"), "{hit}");
+    assert!(hit["warnings"].to_string().contains("keeps 1.3.0 as it was indexed"), "{hit}");
+    let kept = in_app(&lore, &app, &["--json", "deps"]);
+    let pad = entry(&kept, "dep:npm:left-pad@1.3.0");
+    assert_eq!(pad["status"], "present", "{kept}");
+    assert!(pad["error"].as_str().unwrap().contains("now holds"), "{kept}");
+    write(&app, "node_modules/left-pad/index.js", js);
+
     // The lockfile moves left-pad on: only that version is indexed, the old one dropped,
     // and gc removes it (no project uses it).
     lock_left_pad(&app, "1.3.1");
@@ -170,6 +186,58 @@ fn deps_index_locked_versions_offline_and_follow_the_lockfile() {
     assert_eq!(gc["stores"], serde_json::json!(["dep:npm:left-pad@1.3.0"]), "{gc}");
     let stores = lore.json(&["store", "list"]);
     assert!(!stores.to_string().contains("left-pad@1.3.0"), "{stores}");
+}
+
+/// Direct crates are those Cargo.lock's own packages depend on, at the version each asked
+/// for (a transitive older `sha2` is not direct; a target-only `rustix` is); an npm package
+/// nested under another (`debug/node_modules/ms`) is found where the lock puts it.
+#[test]
+fn direct_crates_by_version_and_nested_node_modules() {
+    let lore = Lore::without_model();
+    let app = lore.path("app");
+    let registry = "registry+https://github.com/rust-lang/crates.io-index";
+    write(&app, "Cargo.toml", "[package]\nname = \"app\"\nversion = \"0.1.0\"\n");
+    write(
+        &app,
+        "Cargo.lock",
+        format!(
+            "version = 4\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\n\
+             dependencies = [\"rustix\", \"sha2 0.11.0\"]\n\n\
+             [[package]]\nname = \"sha2\"\nversion = \"0.10.9\"\nsource = \"{registry}\"\n\n\
+             [[package]]\nname = \"sha2\"\nversion = \"0.11.0\"\nsource = \"{registry}\"\n\n\
+             [[package]]\nname = \"rustix\"\nversion = \"1.1.2\"\nsource = \"{registry}\"\n"
+        ),
+    );
+    write(&app, "package.json", r#"{"name": "app", "dependencies": {"debug": "^4"}}"#);
+    write(
+        &app,
+        "package-lock.json",
+        r#"{"name": "app", "lockfileVersion": 3, "packages": {
+            "": {"name": "app", "dependencies": {"debug": "^4"}},
+            "node_modules/debug": {"version": "4.3.4"},
+            "node_modules/debug/node_modules/ms": {"version": "2.1.2"},
+            "node_modules/ms": {"version": "2.1.3"}}}"#,
+    );
+    for (dir, version, body) in [
+        ("node_modules/debug", "4.3.4", "function createDebug(ns) { return ns; }\n"),
+        ("node_modules/debug/node_modules/ms", "2.1.2", "function parseDuration(s) { return s; }\n"),
+        ("node_modules/ms", "2.1.3", "function msNewer(s) { return s; }\n"),
+    ] {
+        let name = dir.rsplit('/').next().unwrap();
+        write(&app, &format!("{dir}/package.json"), format!(r#"{{"name": "{name}", "version": "{version}"}}"#));
+        write(&app, &format!("{dir}/index.js"), body);
+    }
+    let plan = in_app(&lore, &app, &["--json", "deps", "--dry-run", "--lockfile", "Cargo.lock"]);
+    let taken: Vec<&str> = plan["deps"].as_array().unwrap().iter().map(|e| e["store"].as_str().unwrap()).collect();
+    assert_eq!(taken, ["dep:cargo:rustix@1.1.2", "dep:cargo:sha2@0.11.0"], "{plan}");
+
+    let r = in_app(&lore, &app, &["--json", "deps", "--all", "--lockfile", "package-lock.json"]);
+    let nested = entry(&r, "dep:npm:ms@2.1.2");
+    assert_eq!(nested["status"], "indexed", "{r}");
+    assert!(nested["source"].as_str().unwrap().ends_with("node_modules/debug/node_modules/ms"), "{r}");
+    assert_eq!(entry(&r, "dep:npm:ms@2.1.3")["status"], "indexed", "{r}");
+    let hit = in_app(&lore, &app, &["--json", "search", "parseDuration", "--deps", "--mode", "fts"]);
+    assert_eq!(hit["results"][0]["store"], "dep:npm:ms@2.1.2", "{hit}");
 }
 
 /// `--fetch`: a crate not on the machine is downloaded from the registry's URL (a local
@@ -248,7 +316,7 @@ fn fetched_crates_are_verified_against_the_lockfile() {
         &app,
         "Cargo.lock",
         format!(
-            "version = 4\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\n\n\
+            "version = 4\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\ndependencies = [\"bad\", \"mini\"]\n\n\
              [[package]]\nname = \"mini\"\nversion = \"1.0.0\"\nsource = \"{registry}\"\nchecksum = \"{}\"\n\n\
              [[package]]\nname = \"bad\"\nversion = \"2.0.0\"\nsource = \"{registry}\"\nchecksum = \"{}\"\n",
             sums[0],
