@@ -34,6 +34,8 @@ pub struct Project {
     /// SHA-256 of the file's text: what `lore trust` records.
     pub hash: String,
     pub stores: BTreeMap<String, StoreDef>,
+    /// The line each store's table starts on, for errors.
+    pub lines: BTreeMap<String, usize>,
     pub settings: ProjectSettings,
 }
 
@@ -153,8 +155,10 @@ impl Project {
             ))
         })?;
         let mut stores = BTreeMap::new();
+        let mut lines = BTreeMap::new();
         for (name, def) in parsed.stores {
             let line = line_of(text, def.span().start);
+            lines.insert(name.clone(), line);
             let fail = |why: String| {
                 EngineError::Input(format!("{shown} line {line}: store {name:?}: {why}"))
             };
@@ -201,8 +205,17 @@ impl Project {
             path: dir.join(PROJECT_FILE),
             hash: lore_source::sha256_hex(text.as_bytes()),
             stores,
+            lines,
             settings,
         })
+    }
+
+    /// `path line N: store "name"`, the start of every error about one of its stores.
+    fn at(&self, name: &str) -> String {
+        match self.lines.get(name) {
+            Some(line) => format!("{} line {line}: store {name:?}", self.path.display()),
+            None => format!("{}: store {name:?}", self.path.display()),
+        }
     }
 
     /// The folder relative sources start from.
@@ -269,6 +282,13 @@ pub struct SyncStep {
     pub files: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chunks: Option<u64>,
+    /// What its index run did: files added, changed and deleted (absent in a dry run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub added: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deleted: Option<usize>,
 }
 
 /// What `sync` did (or, in a dry run, would do).
@@ -277,9 +297,13 @@ pub struct SyncReport {
     pub project: PathBuf,
     pub dry_run: bool,
     pub steps: Vec<SyncStep>,
-    /// Stores in the data dir that the project file does not name (left as they are).
+    /// The project's own stores (a folder or local repository under its folder) that the
+    /// file no longer names: left as they are, or removed with `prune`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_in_project: Vec<String>,
+    /// Those of them removed (`SyncOptions::prune`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pruned: Vec<String>,
 }
 
 /// How to sync.
@@ -289,6 +313,8 @@ pub struct SyncOptions {
     pub yes: bool,
     /// Plan only.
     pub dry_run: bool,
+    /// Remove the project's own stores the file no longer names (a store renamed in it).
+    pub prune: bool,
 }
 
 impl Engine {
@@ -301,12 +327,27 @@ impl Engine {
         for (name, def) in &project.stores {
             let req = project.add_request(name, def);
             let walk = self.add_walk_options(&req);
-            let (kind, source) = self.check_spec(&req, &walk).map_err(|e| {
-                EngineError::Input(format!("store {name:?} in {}: {e}", project.path.display()))
-            })?;
+            let (kind, source) = self
+                .check_spec(&req, &walk)
+                .map_err(|e| EngineError::Input(format!("{}: {e}", project.at(name))))?;
             let (action, changes) = match self.catalog.store(name)? {
                 None => (SyncAction::Create, Vec::new()),
-                Some(rec) => diff(&rec, &req, kind, &source, walk.max_file_bytes),
+                Some(rec) => {
+                    let (action, changes) = diff(&rec, &req, kind, &source, walk.max_file_bytes);
+                    if action == SyncAction::Replace
+                        && let Some(other) = other_project(&rec, project)
+                    {
+                        return Err(EngineError::Input(format!(
+                            "{}: the data dir's store {name:?} is another project's, {} (its \
+                             source is {}); a store name is one per data dir: name this one \
+                             differently (nothing was changed)",
+                            project.at(name),
+                            other.display(),
+                            rec.source
+                        )));
+                    }
+                    (action, changes)
+                }
             };
             steps.push(SyncStep {
                 store: name.clone(),
@@ -314,6 +355,9 @@ impl Engine {
                 changes,
                 files: None,
                 chunks: None,
+                added: None,
+                changed: None,
+                deleted: None,
             });
         }
         Ok(steps)
@@ -368,25 +412,26 @@ impl Engine {
                 replaced.join(", ")
             )));
         }
-        let not_in_project = self
+        let real_dir =
+            std::fs::canonicalize(project.dir()).unwrap_or_else(|_| project.dir().into());
+        let not_in_project: Vec<String> = self
             .catalog
             .stores()?
             .into_iter()
-            .filter(|s| s.kind != StoreKind::Brain && !project.stores.contains_key(&s.name))
+            .filter(|s| own_store(s, &real_dir) && !project.stores.contains_key(&s.name))
             .map(|s| s.name)
             .collect();
+        let mut pruned = Vec::new();
         if !opts.dry_run {
             for step in &mut steps {
                 let def = &project.stores[&step.store];
                 let req = project.add_request(&step.store, def);
                 progress.message(&format!("{}: {:?}", step.store, step.action));
-                match step.action {
-                    SyncAction::Create => {
-                        self.add_store(&req, progress)?;
-                    }
+                let report = match step.action {
+                    SyncAction::Create => self.add_store(&req, progress)?.1,
                     SyncAction::Replace => {
                         self.remove_store(&step.store)?;
-                        self.add_store(&req, progress)?;
+                        self.add_store(&req, progress)?.1
                     }
                     SyncAction::Update => {
                         let rec = self.require_store(&step.store)?;
@@ -401,15 +446,22 @@ impl Engine {
                             web.max_depth = req.max_depth.unwrap_or(d.max_depth);
                             self.catalog.set_web(rec.id, &web)?;
                         }
-                        self.sync(std::slice::from_ref(&step.store), progress)?;
+                        self.sync_one(&step.store, progress)?
                     }
-                    SyncAction::Index => {
-                        self.sync(std::slice::from_ref(&step.store), progress)?;
-                    }
-                }
+                    SyncAction::Index => self.sync_one(&step.store, progress)?,
+                };
                 let info = self.store_info(&step.store)?;
                 step.files = Some(info.stats.files);
                 step.chunks = Some(info.stats.chunks);
+                step.added = Some(report.added);
+                step.changed = Some(report.changed);
+                step.deleted = Some(report.deleted);
+            }
+            if opts.prune {
+                for name in &not_in_project {
+                    self.remove_store(name)?;
+                    pruned.push(name.clone());
+                }
             }
         }
         Ok(SyncReport {
@@ -417,7 +469,18 @@ impl Engine {
             dry_run: opts.dry_run,
             steps,
             not_in_project,
+            pruned,
         })
+    }
+
+    /// `sync` of one store, and its report.
+    fn sync_one(
+        &mut self,
+        name: &str,
+        progress: &dyn Progress,
+    ) -> Result<crate::IndexReport, EngineError> {
+        let mut reports = self.sync(&[name.to_string()], progress)?;
+        Ok(reports.pop().unwrap_or_default())
     }
 
     /// `lore.toml` text for the project's own stores: those whose folder or local
@@ -431,10 +494,7 @@ impl Engine {
         );
         let mut left_out = Vec::new();
         for s in self.catalog.stores()? {
-            let under = matches!(s.kind, StoreKind::Folder | StoreKind::Repo)
-                && !crate::deps::is_dep_store(&s.name)
-                && Path::new(&s.source).strip_prefix(&real_dir).is_ok();
-            if !under {
+            if !own_store(&s, &real_dir) {
                 if s.kind != StoreKind::Brain {
                     left_out.push(s.name);
                 }
@@ -562,6 +622,32 @@ pub(crate) fn diff(
     } else {
         (SyncAction::Update, update)
     }
+}
+
+/// A store of the project in `dir` (its real path): a folder or local repository under
+/// it, made by the user (not the brain, not a dependency store). What `init` writes and
+/// `sync --prune` may remove.
+fn own_store(s: &StoreRecord, dir: &Path) -> bool {
+    matches!(s.kind, StoreKind::Folder | StoreKind::Repo)
+        && !crate::deps::is_dep_store(&s.name)
+        && Path::new(&s.source).strip_prefix(dir).is_ok()
+}
+
+/// The project file of another project that defines the store `rec` by its name, when
+/// `rec`'s source lies outside `project`'s folder: two projects' `[stores.code]` are one
+/// store in a data dir, so sync refuses rather than replace the other's.
+fn other_project(rec: &StoreRecord, project: &Project) -> Option<PathBuf> {
+    let source = Path::new(&rec.source);
+    if !source.is_absolute() || !matches!(rec.kind, StoreKind::Folder | StoreKind::Repo) {
+        return None;
+    }
+    let dir = std::fs::canonicalize(project.dir()).unwrap_or_else(|_| project.dir().into());
+    if source.starts_with(&dir) {
+        return None;
+    }
+    let other = Project::find(source)?;
+    let defines = Project::read(&other).is_ok_and(|p| p.stores.contains_key(&rec.name));
+    (defines && other != project.path).then_some(other)
 }
 
 /// A TOML key: bare when it may be (letters, digits, `-`, `_`), else quoted

@@ -498,6 +498,7 @@ impl App {
         let opts = SyncOptions {
             yes: a.boolean("yes").map_err(AppError::BadRequest)?,
             dry_run: a.boolean("dryRun").map_err(AppError::BadRequest)?,
+            prune: false,
         };
         let cwd = std::env::current_dir()
             .map_err(|e| AppError::Internal(format!("the server's folder: {e}")))?;

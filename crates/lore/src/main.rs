@@ -26,6 +26,7 @@ use anyhow::Context as _;
 use clap::Parser;
 use cli::{Cli, Command, DbCommand, GraphArgs, LocateArgs, ModelCommand, SearchArgs, StoreCommand};
 use lore_core::DataDir;
+use lore_engine::project::SyncOptions;
 use lore_engine::{Engine, EngineError};
 use progress::Bars;
 use std::path::PathBuf;
@@ -176,6 +177,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             no_project,
             yes,
             dry_run,
+            prune,
         } => {
             let found = match project {
                 Some(p) => Some(p),
@@ -183,9 +185,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 None => lore_engine::project::Project::find(&std::env::current_dir()?),
             };
             match found {
-                Some(path) => sync_project(&ctx, &path, &stores, yes, dry_run),
-                None if yes || dry_run => Err(lore_engine::EngineError::Input(
-                    "--yes and --dry-run are for a lore.toml, and none was found from here upward \
+                Some(path) => sync_project(
+                    &ctx,
+                    &path,
+                    &stores,
+                    SyncOptions {
+                        yes,
+                        dry_run,
+                        prune,
+                    },
+                ),
+                None if yes || dry_run || prune => Err(lore_engine::EngineError::Input(
+                    "--yes, --dry-run and --prune are for a lore.toml, and none was found from here upward \
                      (write one with `lore init`)"
                         .into(),
                 )
@@ -359,10 +370,9 @@ fn sync_project(
     ctx: &Ctx,
     path: &std::path::Path,
     stores: &[String],
-    yes: bool,
-    dry_run: bool,
+    opts: SyncOptions,
 ) -> anyhow::Result<()> {
-    use lore_engine::project::{Project, SyncOptions};
+    use lore_engine::project::Project;
     if !stores.is_empty() {
         return Err(lore_engine::EngineError::Input(format!(
             "{} names the stores to sync; give no store names (or --no-project to sync \
@@ -373,9 +383,14 @@ fn sync_project(
     }
     let project = Project::read(path)?;
     let mut engine = ctx.open()?;
-    // In a terminal, a replacement is confirmed here; elsewhere it needs --yes.
-    let mut yes = yes;
-    if !yes && !dry_run && !ctx.json && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+    // In a terminal, a replacement is confirmed here (no changes nothing, and is no
+    // error); elsewhere it needs --yes.
+    let mut opts = opts;
+    if !opts.yes
+        && !opts.dry_run
+        && !ctx.json
+        && std::io::IsTerminal::is_terminal(&std::io::stdin())
+    {
         let replaced: Vec<String> = engine
             .sync_plan(&project)?
             .into_iter()
@@ -389,10 +404,14 @@ fn sync_project(
             );
             let mut answer = String::new();
             std::io::stdin().read_line(&mut answer)?;
-            yes = matches!(answer.trim(), "y" | "Y" | "yes");
+            if !matches!(answer.trim(), "y" | "Y" | "yes") {
+                eprintln!("nothing was changed");
+                return Ok(());
+            }
+            opts.yes = true;
         }
     }
-    let report = engine.sync_project(&project, SyncOptions { yes, dry_run }, &ctx.bars)?;
+    let report = engine.sync_project(&project, opts, &ctx.bars)?;
     ctx.bars.clear();
     output::sync_report(ctx.json, &report)
 }

@@ -380,16 +380,25 @@ pub fn sync_report(json: bool, r: &lore_engine::project::SyncReport) -> anyhow::
             (Some(f), Some(c)) => format!(" ({f} files, {c} chunks)"),
             _ => String::new(),
         };
-        out!("  {} {}{counts}", verb(s.action), esc(&s.store));
+        let did = match (s.added, s.changed, s.deleted) {
+            (Some(a), Some(c), Some(d)) => format!(": {a} added, {c} changed, {d} deleted"),
+            _ => String::new(),
+        };
+        out!("  {} {}{counts}{did}", verb(s.action), esc(&s.store));
         for c in &s.changes {
             out!("      {}", esc(c));
         }
     }
-    if !r.not_in_project.is_empty() {
+    if !r.pruned.is_empty() {
         out!(
-            "not in {} (left as they are): {}",
+            "removed (no longer in the file): {}",
+            esc(&r.pruned.join(", "))
+        );
+    } else if !r.not_in_project.is_empty() {
+        out!(
+            "this project's stores not in {} (left as they are; `lore sync --prune` removes them): {}",
             r.project.display(),
-            r.not_in_project.join(", ")
+            esc(&r.not_in_project.join(", "))
         );
     }
     Ok(())

@@ -156,6 +156,10 @@ pub enum Command {
         /// Print what would be done; change nothing.
         #[arg(long)]
         dry_run: bool,
+        /// Remove this project's stores (folders under it) that the lore.toml no longer
+        /// names, e.g. after a store was renamed in it.
+        #[arg(long)]
+        prune: bool,
     },
     /// Write a lore.toml here (or at --project) from the stores there are, to commit
     /// beside the code: `lore sync` then recreates them on any machine.

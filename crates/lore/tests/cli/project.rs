@@ -42,6 +42,7 @@ fn lore_toml_creates_updates_replaces_and_recreates_stores() {
     let r: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(step(&r, "code")["action"], "create", "{r}");
     assert_eq!(step(&r, "code")["files"], 1, "{r}");
+    assert_eq!(step(&r, "code")["added"], 1, "what the run did: {r}");
     assert_eq!(step(&r, "docs")["action"], "create");
     assert_eq!(step(&r, "docs")["files"], 1);
     let found = lore.search("checkout", "fts", &["--stores", "code"]);
@@ -79,12 +80,24 @@ fn lore_toml_creates_updates_replaces_and_recreates_stores() {
     let err = lore.fails(&["sync", "--project", proj.join("bad.toml").to_str().unwrap()], 1);
     assert!(err.contains("bad.toml line 3") && err.contains("glob"), "{err}");
 
-    // A store the file does not name is left alone, and said so.
+    // A store elsewhere is not this project's: not listed. One of its own that the file
+    // no longer names (a store renamed in it) is listed, and --prune removes it.
     let other = lore.path("other");
     write(&other, "x.md", "# X\n");
     lore.ok(&["store", "add", "other", other.to_str().unwrap(), "--embed", "none"]);
-    let r = lore.json(&["sync", "--project", proj.join("lore.toml").to_str().unwrap()]);
-    assert_eq!(r["not_in_project"], serde_json::json!(["other"]), "{r}");
+    let notes = proj.join("notes");
+    lore.ok(&["store", "add", "old-notes", notes.to_str().unwrap(), "--embed", "none"]);
+    let toml_path = proj.join("lore.toml");
+    let r = lore.json(&["sync", "--project", toml_path.to_str().unwrap()]);
+    assert_eq!(r["not_in_project"], serde_json::json!(["old-notes"]), "{r}");
+    assert_eq!(step(&r, "code")["added"], 0, "{r}");
+    let out = run_in(&lore, &proj, &["sync"]);
+    assert!(out.stdout.contains("`lore sync --prune` removes them): old-notes"), "{}", out.stdout);
+    assert!(out.stdout.contains("indexed code (2 files, "), "{}", out.stdout);
+    let r = lore.json(&["sync", "--prune", "--project", toml_path.to_str().unwrap()]);
+    assert_eq!(r["pruned"], serde_json::json!(["old-notes"]), "{r}");
+    let list = lore.json(&["store", "list"]).to_string();
+    assert!(!list.contains("old-notes") && list.contains("\"other\""), "{list}");
 
     // init writes the stores there are; a fresh data dir syncs back to the same ones.
     let out = run_in(&lore, &proj, &["init"]);
@@ -183,4 +196,35 @@ fn searches_inside_a_project_keep_to_its_stores() {
     let r: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(r["results"].as_array().map(Vec::len), Some(2), "{r}");
     assert!(r["scope"].is_null(), "{r}");
+}
+
+/// Store names are one per data dir: a second project's `[stores.code]` does not replace the
+/// first's, even with --yes, and the refusal names the other project's file. Errors about
+/// a store name its line.
+#[test]
+fn two_projects_do_not_replace_each_others_stores() {
+    let lore = Lore::without_model();
+    let (a, b) = (lore.path("a"), lore.path("b"));
+    for p in [&a, &b] {
+        write(p, "lore.toml", "# the app\n[stores.code]\nsource = \".\"\nembed = \"none\"\n");
+        write(p, "main.py", "def main():\n    return 1\n");
+    }
+    let out = run_in(&lore, &a, &["sync"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = run_in(&lore, &b, &["sync", "--yes"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let shown_a = std::fs::canonicalize(&a).unwrap().join("lore.toml");
+    assert!(
+        out.stderr.contains("lore.toml line 2: store \"code\"")
+            && out.stderr.contains(&format!("another project's, {}", shown_a.display())),
+        "{}",
+        out.stderr
+    );
+    let info = lore.json(&["store", "info", "code"]);
+    assert!(info["source"].as_str().unwrap().ends_with("/a"), "{info}");
+
+    write(&b, "lore.toml", "[stores.b-code]\nsource = \".\"\n\n[stores.gone]\nsource = \"missing\"\n");
+    let out = run_in(&lore, &b, &["sync"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(out.stderr.contains("lore.toml line 4: store \"gone\""), "{}", out.stderr);
 }
