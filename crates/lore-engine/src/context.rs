@@ -54,18 +54,10 @@ impl Engine {
     /// chunk changed since is reported as not found.
     pub fn context(&self, id: &str) -> Result<UnitContext, EngineError> {
         let id = id.trim();
-        // Ids are 16 hex digits of a 63-bit hash: a larger one is well formed but unknown.
-        let raw = u64::from_str_radix(id, 16)
-            .ok()
-            .filter(|_| id.len() == 16)
-            .ok_or_else(|| {
-                EngineError::Input(format!(
-                    "{id:?} is not a result id (16 hex digits from `lore search`)"
-                ))
-            })?;
-        let found = match i64::try_from(raw) {
-            Ok(raw) => self.catalog.chunks(&[raw])?.pop(),
-            Err(_) => None,
+        let parsed = crate::unit::ResultId::parse(id)?;
+        let found = match parsed.chunk {
+            raw if raw >= 0 => self.catalog.chunks(&[raw])?.pop(),
+            _ => None,
         };
         let Some(sc) = found else {
             return Err(EngineError::NotFound(format!(
@@ -78,11 +70,47 @@ impl Engine {
         })?;
         let outline = self.outline(sc.store_id, &sc.path)?;
         let presenter = self.presenter();
-        let (_, symbol) = presenter.unit(&sc, &[])?;
-        let lines = unit_lines(&sc, symbol.as_ref());
-        let unit = UnitRef::new(&sc, &store)
+        // A nested definition's id names it by its first line; else the chunk's own unit.
+        let nested = match parsed.line {
+            Some(line) => self
+                .catalog
+                .file_symbols(sc.store_id, &sc.path)?
+                .into_iter()
+                .filter(|s| {
+                    s.start_line == line
+                        && s.start_byte >= sc.chunk.start_byte
+                        && s.start_byte < sc.chunk.end_byte
+                })
+                .min_by_key(|s| s.end_byte - s.start_byte),
+            None => None,
+        };
+        let (symbol, lines) = match nested {
+            Some(s) => {
+                let lines = [s.start_line, s.end_line];
+                (Some(s), lines)
+            }
+            None if parsed.line.is_some() => {
+                return Err(EngineError::NotFound(format!(
+                    "no definition starts on that line of result {id}'s chunk (search again: \
+                     its file may have been re-indexed)"
+                )));
+            }
+            None => {
+                let (_, symbol) = presenter.unit(&sc, &[])?;
+                let lines = unit_lines(&sc, symbol.as_ref());
+                (symbol, lines)
+            }
+        };
+        let mut unit = UnitRef::new(&sc, &store)
             .within(lines)
             .named(symbol.as_ref());
+        if let (Some(_), Some(s)) = (parsed.line, &symbol) {
+            unit.id = parsed.to_string();
+            unit.symbol = Some(s.name.clone());
+            unit.kind = s.kind.as_str().to_string();
+            unit.signature.clone_from(&s.signature);
+            unit.match_lines = None;
+        }
         let hood = presenter.neighbourhood(symbol.as_ref())?;
         let mut context = presenter.context_layer(&sc, symbol.as_ref(), hood.as_ref())?;
         let full =

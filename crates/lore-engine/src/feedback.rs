@@ -56,15 +56,9 @@ pub struct FeedbackRecorded {
     pub weight: f64,
 }
 
+/// The chunk a result id names (a nested unit's id names its chunk too).
 fn parse_id(id: &str) -> Result<i64, EngineError> {
-    i64::from_str_radix(id.trim(), 16)
-        .ok()
-        .filter(|v| *v >= 0)
-        .ok_or_else(|| {
-            EngineError::Input(format!(
-                "{id:?} is not a result id: give the 16-hex-digit id a search printed"
-            ))
-        })
+    Ok(crate::unit::ResultId::parse(id)?.chunk)
 }
 
 /// The analysed terms of a query, as the index sees words.

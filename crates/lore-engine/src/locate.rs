@@ -288,12 +288,21 @@ impl Engine {
                 continue;
             };
             for u in f.units.iter().take(req.per_file) {
-                let Ok(id) = i64::from_str_radix(&u.id, 16) else {
+                let Ok(id) = crate::unit::ResultId::parse(&u.id) else {
                     continue;
                 };
-                if let Some(sc) = self.catalog.chunks(&[id])?.into_iter().next() {
+                if let Some(sc) = self.catalog.chunks(&[id.chunk])?.into_iter().next() {
                     let signals = Signals::default();
                     let mut hit = self.hit(&sc, store, score, signals, &words, req.detail)?;
+                    if id.line.is_some() {
+                        // The nested definition located, not its chunk's own unit.
+                        hit.unit.id.clone_from(&u.id);
+                        hit.unit.symbol.clone_from(&u.symbol);
+                        hit.unit.qualified.clone_from(&u.qualified);
+                        hit.unit.kind.clone_from(&u.kind);
+                        [hit.unit.start_line, hit.unit.end_line] = [u.start_line, u.end_line];
+                        hit.unit.match_lines = None;
+                    }
                     hit.reason = f.why.join("; ");
                     hit.estimated_tokens = json_tokens(&hit);
                     hits.push(hit);
@@ -570,6 +579,14 @@ impl Engine {
                     .min_by_key(|c| c.chunk.end_line - c.chunk.start_line);
                 Ok(holder.map(|holder| {
                     let mut unit = located(holder, 0.0, &[]);
+                    // A definition inside another's chunk is a unit of its own: so is its id.
+                    if holder.chunk.symbol.as_deref() != Some(sym.name.as_str()) {
+                        unit.id = crate::unit::ResultId {
+                            chunk: holder.id,
+                            line: Some(sym.start_line),
+                        }
+                        .to_string();
+                    }
                     unit.kind = sym.kind.as_str().to_string();
                     unit.symbol = Some(sym.name.clone());
                     unit.qualified = (sym.qualified != sym.name).then(|| sym.qualified.clone());

@@ -154,13 +154,15 @@ impl UnitRef {
         self
     }
 
-    /// Widens the reference to the unit's `lines`; the chunk's own become `match_lines`.
+    /// Widens the reference to the unit's `lines`; the chunk's own, within them, become
+    /// `match_lines` (a chunk's closing-brace tail past its unit is not part of the match).
     pub(crate) fn within(mut self, lines: Lines) -> UnitRef {
-        let own = [self.start_line, self.end_line];
-        if own != lines {
-            [self.start_line, self.end_line] = lines;
-            self.match_lines = Some(own);
-        }
+        let own = [
+            self.start_line.max(lines[0]).min(lines[1]),
+            self.end_line.max(lines[0]).min(lines[1]),
+        ];
+        [self.start_line, self.end_line] = lines;
+        self.match_lines = (own != lines).then_some(own);
         self
     }
 }
@@ -676,6 +678,16 @@ impl Engine {
         let sc = focused.as_ref().unwrap_or(sc);
         let lines = unit_lines(sc, symbol.as_ref());
         let mut unit = UnitRef::new(sc, store).within(lines).named(symbol.as_ref());
+        // A member shown on its own from a larger chunk has an id of its own.
+        if focused.is_some()
+            && let Some(member) = &symbol
+        {
+            unit.id = crate::unit::ResultId {
+                chunk: sc.id,
+                line: Some(member.start_line),
+            }
+            .to_string();
+        }
         if detail == Detail::Minimal {
             // The path's extension says it: not worth tokens here.
             unit.language.clear();
@@ -717,6 +729,34 @@ impl Engine {
 
 #[cfg(test)]
 mod tests {
+    /// A chunk whose tail (an `impl`'s closing brace) runs past its unit's last line is
+    /// matched within the unit; one that is the whole unit has no separate match range.
+    #[test]
+    fn a_match_range_stays_within_its_unit() {
+        let unit = |start, end| super::UnitRef {
+            id: "0".into(),
+            store: "s".into(),
+            package: None,
+            version: None,
+            path: "retrieve.rs".into(),
+            url: None,
+            start_line: start,
+            end_line: end,
+            match_lines: None,
+            kind: "function".into(),
+            language: "rust".into(),
+            symbol: None,
+            qualified: None,
+            signature: None,
+            headings: Vec::new(),
+        };
+        let tail = unit(265, 287).within([265, 286]);
+        assert_eq!([tail.start_line, tail.end_line], [265, 286]);
+        assert_eq!(tail.match_lines, None);
+        let part = unit(270, 290).within([260, 286]);
+        assert_eq!(part.match_lines, Some([270, 286]));
+    }
+
     /// Issue 54's invariant, over generated stores and queries: the top result of store S
     /// searched alone appears in a search of every store at limit k whenever it scores
     /// above that search's k-th result, with the same score. Stores of very different sizes

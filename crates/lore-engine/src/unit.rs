@@ -15,6 +15,49 @@ const LEAD_LINES: u32 = 20;
 /// First and last line (1-based, inclusive).
 pub type Lines = [u32; 2];
 
+/// A result's id: the chunk that holds the unit (16 hex digits of a 63-bit hash), and
+/// for a definition nested in a larger chunk (a method of a class kept whole, a function
+/// defined inside another) the line the definition starts on, as `<chunk>-<line>`. So an
+/// id names one unit, and `context` returns that unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ResultId {
+    pub chunk: i64,
+    pub line: Option<u32>,
+}
+
+impl ResultId {
+    pub fn parse(id: &str) -> Result<ResultId, crate::EngineError> {
+        let id = id.trim();
+        let bad = || {
+            crate::EngineError::Input(format!(
+                "{id:?} is not a result id (16 hex digits, or 16 hex digits, `-` and a line \
+                 number, from `lore search`)"
+            ))
+        };
+        let (hex, line) = match id.split_once('-') {
+            Some((hex, line)) => (hex, Some(line.parse::<u32>().map_err(|_| bad())?)),
+            None => (id, None),
+        };
+        if hex.len() != 16 {
+            return Err(bad());
+        }
+        let raw = u64::from_str_radix(hex, 16).map_err(|_| bad())?;
+        // Ids are 63-bit: a larger one is well formed but names no chunk.
+        let chunk = i64::try_from(raw).unwrap_or(-1);
+        Ok(ResultId { chunk, line })
+    }
+}
+
+impl std::fmt::Display for ResultId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:016x}", self.chunk)?;
+        match self.line {
+            Some(line) => write!(f, "-{line}"),
+            None => Ok(()),
+        }
+    }
+}
+
 /// The lines of the unit `sc` is part of: its symbol's lines, widened to the chunk's own
 /// (a window that starts at the unit's doc comment or decorators). The last member of a
 /// class or impl keeps the container's closing brackets in its chunk, so that chunks tile

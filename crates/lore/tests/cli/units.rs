@@ -248,3 +248,41 @@ fn a_long_doc_comment_and_its_body_are_one_unit() {
     assert!(content.starts_with("/**\n * CORS Middleware"), "{content}");
     assert!(content.ends_with("await next()\n  }\n}"), "{content}");
 }
+
+/// An id names one unit: a function defined inside another one's chunk (flask's
+/// `run_command.app`) has an id of its own, and `context` on it answers that function.
+#[test]
+fn a_nested_definition_has_an_id_of_its_own() {
+    let lore = Lore::without_model();
+    let src = lore.path("cli");
+    let mut text = String::from("def run_command(info, host, port):\n    \"\"\"Run a local development server.\"\"\"\n");
+    for i in 0..30 {
+        text.push_str(&format!("    step_{i} = host + str(port) + \"{i}\"\n"));
+    }
+    text.push_str(
+        "\n    def app(environ, start_response):\n        \"\"\"The lazily loaded application.\"\"\"\n        \
+         return info.load_app()(environ, start_response)\n\n    return app\n",
+    );
+    write(&src, "cli.py", &text);
+    lore.ok(&["store", "add", "cli", src.to_str().unwrap(), "--embed", "none"]);
+    let found = lore.json(&["locate", "run_command app: the lazily loaded application fails", "--mode", "fts"]);
+    let units = found["files"][0]["units"].as_array().expect("units").clone();
+    let ids: Vec<&str> = units.iter().map(|u| u["id"].as_str().unwrap()).collect();
+    let mut unique = ids.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), ids.len(), "{found:#}");
+    let app = units
+        .iter()
+        .find(|u| u["qualified"] == "run_command.app")
+        .unwrap_or_else(|| panic!("{found:#}"));
+    let line = line_of(&text, "def app(");
+    let ctx: Value = lore.json(&["context", app["id"].as_str().unwrap()]);
+    assert_eq!((ctx["start_line"].as_u64(), ctx["symbol"].as_str()), (Some(line), Some("app")), "{ctx:#}");
+    assert!(ctx["content"].as_str().unwrap().starts_with("    def app("), "{ctx:#}");
+    let outer = units.iter().find(|u| u["symbol"] == "run_command").unwrap();
+    let ctx = lore.json(&["context", outer["id"].as_str().unwrap()]);
+    assert_eq!(ctx["symbol"], "run_command", "{ctx:#}");
+    let err = lore.fails(&["context", &format!("{}-3", outer["id"].as_str().unwrap())], 2);
+    assert!(err.contains("no definition starts on that line"), "{err}");
+}
