@@ -318,6 +318,43 @@ pub struct SyncOptions {
 }
 
 impl Engine {
+    /// Inside a project (`project`: its file and store names), what a search or locate
+    /// that names no stores (and not `all`) searches: those of the project's stores that
+    /// exist. `stores` is set so; the scope in words, when the project chose it. Every
+    /// adapter (the CLI inside the project, `lore mcp` started there) scopes the same way.
+    pub fn project_scope(
+        &self,
+        project: Option<&(PathBuf, Vec<String>)>,
+        stores: &mut Vec<String>,
+        all: bool,
+    ) -> Option<String> {
+        let (path, names) = project?;
+        if !stores.is_empty() {
+            return None;
+        }
+        if all {
+            return Some("every store (all)".into());
+        }
+        let existing: Vec<String> = names
+            .iter()
+            .filter(|n| matches!(self.catalog.store(n), Ok(Some(_))))
+            .cloned()
+            .collect();
+        if existing.is_empty() {
+            return Some(format!(
+                "every store: none of the stores {} names exists yet (`lore sync` creates them)",
+                path.display()
+            ));
+        }
+        let scope = format!(
+            "the stores of {} ({}); --all (MCP: stores [\"*\"]) searches every store",
+            path.display(),
+            existing.join(", ")
+        );
+        *stores = existing;
+        Some(scope)
+    }
+
     /// The plan for `project`: each store's action and what changed.
     /// A file that asks for more than its own folder is refused here unless trusted
     /// (`trust::require`).

@@ -276,7 +276,7 @@ impl Engine {
     pub fn rank(retrieved: &Retrieved, mode: Mode, fusion: Fusion) -> Vec<(i64, f32, Signals)> {
         let c = &retrieved.candidates;
         match mode {
-            Mode::Hybrid => fuse(c, fusion),
+            Mode::Hybrid => fuse_per_store(retrieved, fusion),
             Mode::Fts => fuse(
                 &Candidates {
                     bm25: c.bm25.clone(),
@@ -292,6 +292,130 @@ impl Engine {
                 },
                 Fusion::convex(1.0),
             ),
+        }
+    }
+}
+
+/// Hybrid fusion store by store: the weight of the cosine (from the share of code among
+/// the top candidates) and the cosine a not-yet-embedded chunk stands in with are each
+/// store's own, so a unit's fused score does not depend on what other stores are searched.
+/// The stores' fused lists are then merged by score.
+fn fuse_per_store(retrieved: &Retrieved, fusion: Fusion) -> Vec<(i64, f32, Signals)> {
+    let c = &retrieved.candidates;
+    let mut by_store: HashMap<i64, Candidates> = HashMap::new();
+    let store_of = |id: &i64| retrieved.owner.get(id).copied().unwrap_or(-1);
+    for &(id, score) in &c.bm25 {
+        by_store
+            .entry(store_of(&id))
+            .or_default()
+            .bm25
+            .push((id, score));
+    }
+    for &(id, score) in &c.vector {
+        by_store
+            .entry(store_of(&id))
+            .or_default()
+            .vector
+            .push((id, score));
+    }
+    let mut out = Vec::new();
+    for part in by_store.values_mut() {
+        part.bm25_max = c.bm25_max;
+        let ids: Vec<i64> = part.bm25.iter().chain(&part.vector).map(|h| h.0).collect();
+        for id in ids {
+            if let Some(&cos) = c.extra_cosine.get(&id) {
+                part.extra_cosine.insert(id, cos);
+            }
+            if c.unembedded.contains(&id) {
+                part.unembedded.insert(id);
+            }
+            if c.prose.contains(&id) {
+                part.prose.insert(id);
+            }
+        }
+        out.extend(fuse(part, fusion));
+    }
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 54's invariant for hybrid search: a unit's fused score is the same whether its
+    /// store is searched alone or with others, so the store's best unit holds its place
+    /// among them. Generated stores of BM25 and cosine candidates, prose and code, some not
+    /// embedded yet.
+    #[test]
+    fn hybrid_scores_do_not_depend_on_the_other_stores() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for case in 0..200 {
+            let stores = 2 + (next() % 3) as i64;
+            let mut all = Retrieved {
+                candidates: Candidates {
+                    bm25_max: 1.0,
+                    ..Candidates::default()
+                },
+                owner: HashMap::new(),
+            };
+            for store in 0..stores {
+                let size = 1 + next() % 40;
+                for i in 0..size {
+                    let id = store * 1000 + i as i64;
+                    all.owner.insert(id, store);
+                    let c = &mut all.candidates;
+                    match next() % 4 {
+                        0 => c.vector.push((id, (next() % 1000) as f32 / 1000.0)),
+                        1 => {
+                            c.bm25.push((id, (next() % 1000) as f32 / 1000.0));
+                            c.unembedded.insert(id);
+                        }
+                        _ => {
+                            c.bm25.push((id, (next() % 1000) as f32 / 1000.0));
+                            c.extra_cosine.insert(id, (next() % 1000) as f32 / 1000.0);
+                        }
+                    }
+                    if next() % 3 == 0 {
+                        c.prose.insert(id);
+                    }
+                }
+            }
+            let desc = |a: &(i64, f32), b: &(i64, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+            all.candidates.bm25.sort_by(desc);
+            all.candidates.vector.sort_by(desc);
+            let together: HashMap<i64, f32> = Engine::rank(&all, Mode::Hybrid, Fusion::default())
+                .into_iter()
+                .map(|(id, score, _)| (id, score))
+                .collect();
+            for store in 0..stores {
+                let keep = |id: &i64| all.owner.get(id) == Some(&store);
+                let c = &all.candidates;
+                let alone = Retrieved {
+                    candidates: Candidates {
+                        bm25: c.bm25.iter().copied().filter(|h| keep(&h.0)).collect(),
+                        vector: c.vector.iter().copied().filter(|h| keep(&h.0)).collect(),
+                        bm25_max: c.bm25_max,
+                        extra_cosine: c.extra_cosine.clone(),
+                        unembedded: c.unembedded.clone(),
+                        prose: c.prose.clone(),
+                    },
+                    owner: all.owner.clone(),
+                };
+                for (id, score, _) in Engine::rank(&alone, Mode::Hybrid, Fusion::default()) {
+                    assert_eq!(
+                        together.get(&id),
+                        Some(&score),
+                        "case {case}, store {store}"
+                    );
+                }
+            }
         }
     }
 }

@@ -156,6 +156,7 @@ impl App {
             .boolean("deps")
             .map_err(AppError::BadRequest)?;
         let project = if deps { Some(dep_project()?) } else { None };
+        let (scope_of, all) = self.scope(&mut req.stores);
         // What a person does at the web page teaches nothing (it is not an agent's).
         let learns = req.feedback && client != WEB_PAGE;
         if learns && let Some((query, ids)) = self.missed_before(&req.query, client) {
@@ -164,6 +165,7 @@ impl App {
         let resp = self
             .pool
             .run(move |e| {
+                let scope = e.project_scope(scope_of.as_ref(), &mut req.stores, all);
                 if let Some(project) = project {
                     let stores = e.project_dep_stores(&project)?;
                     if stores.is_empty() {
@@ -174,7 +176,9 @@ impl App {
                     }
                     req.stores.extend(stores);
                 }
-                e.search(&req)
+                let mut resp = e.search(&req)?;
+                resp.scope = scope;
+                Ok(resp)
             })
             .await?;
         if learns && let Ok(mut recent) = self.recent.lock() {
@@ -284,8 +288,32 @@ impl App {
     }
 
     pub async fn locate(&self, args: &JsonObject) -> Result<lore_engine::LocateResponse, AppError> {
-        let req = params::locate_request(args, self.max_query()).map_err(AppError::BadRequest)?;
-        self.pool.run(move |e| e.locate(&req)).await
+        let mut req =
+            params::locate_request(args, self.max_query()).map_err(AppError::BadRequest)?;
+        let (scope_of, all) = self.scope(&mut req.stores);
+        self.pool
+            .run(move |e| {
+                e.project_scope(scope_of.as_ref(), &mut req.stores, all);
+                e.locate(&req)
+            })
+            .await
+    }
+
+    /// The project a search or locate that names no stores keeps to (`lore mcp` started
+    /// inside one: a lore.toml from its folder upward), and whether the request asked for
+    /// every store (`stores: ["*"]`, taken out of `stores`).
+    fn scope(&self, stores: &mut Vec<String>) -> (Option<(PathBuf, Vec<String>)>, bool) {
+        let all = stores.len() == 1 && stores[0] == "*";
+        if all {
+            stores.clear();
+        }
+        let project = self
+            .local_base
+            .as_deref()
+            .and_then(lore_engine::project::Project::find)
+            .and_then(|p| lore_engine::project::Project::read(&p).ok())
+            .and_then(|p| p.settings.project);
+        (project, all)
     }
 
     pub async fn graph(&self, args: &JsonObject) -> Result<lore_engine::GraphAnswer, AppError> {

@@ -61,9 +61,8 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
     vec![
         Tool::new(
             "search",
-            "Search code and docs: ranked units (id, path:lines, kind, symbol, why); intent is \
-             inferred if absent; detail contextual adds a snippet, full the unit, callers, \
-             callees, tests.",
+            "Ranked code and doc units (id, path:lines, kind, symbol, why); intent inferred if \
+             absent; detail contextual adds a snippet, full the unit, callers, callees, tests.",
             schema(json!({
                 "type": "object",
                 "properties": {
@@ -71,7 +70,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
                     "intent": {"type": "string", "enum": Intent::ALL.map(Intent::as_str)},
                     "detail": {"type": "string", "enum": Detail::ALL.map(Detail::as_str), "default": "minimal"},
                     "limit": {"type": "integer", "maximum": MAX_LIMIT, "default": 10},
-                    "stores": {"type": "array", "items": s, "description": "default all"},
+                    "stores": {"type": "array", "items": s, "description": "default: project's or all; [\"*\"]: all"},
                     "mode": {"type": "string", "enum": Mode::ALL.map(Mode::as_str), "default": "hybrid"},
                     "threshold": {"type": "number", "description": "min score 0-1"},
                     "deps": {"type": "boolean", "description": "+ locked deps"},
@@ -230,8 +229,8 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(annotations(false, false, false, true)),
         Tool::new(
             "session_log",
-            "Log an event under session_id: the skill run, its phase (start, end), \
-             project_root, file_path, model_used, duration_ms, final_status, message.",
+            "Log a session_id's event: skill, phase (start, end), project_root, file_path, \
+             model_used, duration_ms, final_status, message.",
             schema(json!({
                 "type": "object",
                 "properties": {

@@ -208,9 +208,13 @@ fn to_snake(key: &str) -> String {
     out
 }
 
-/// Store names from a request's `key` list, each checked before any lookup.
+/// Store names from a request's `key` list, each checked before any lookup; `["*"]`
+/// alone asks for every store (`App::scope`).
 fn store_names(a: &Args, key: &str) -> Result<Vec<String>, String> {
     let names = a.list(key)?;
+    if names.len() == 1 && names[0] == "*" {
+        return Ok(names);
+    }
     for n in &names {
         store_name(n)?;
     }

@@ -572,49 +572,13 @@ fn doctor(ctx: &Ctx, store: Option<&str>, deep: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Inside a project (a lore.toml from here upward), what a search or locate that names no
-/// stores (and not `--all`) searches: those of the project's stores that exist. `stores`
-/// is set so; the scope in words, when the project chose it.
-fn project_scope(
-    engine: &Engine,
-    settings: &lore_engine::project::ProjectSettings,
-    stores: &mut Vec<String>,
-    all: bool,
-) -> Option<String> {
-    let (path, names) = settings.project.as_ref()?;
-    if !stores.is_empty() {
-        return None;
-    }
-    if all {
-        return Some("every store (--all)".into());
-    }
-    let existing: Vec<String> = names
-        .iter()
-        .filter(|n| engine.store_record(n).is_ok())
-        .cloned()
-        .collect();
-    if existing.is_empty() {
-        return Some(format!(
-            "every store: none of the stores {} names exists yet (`lore sync` creates them)",
-            path.display()
-        ));
-    }
-    let scope = format!(
-        "the stores of {} ({}); --all searches every store",
-        path.display(),
-        existing.join(", ")
-    );
-    *stores = existing;
-    Some(scope)
-}
-
 fn search(ctx: &Ctx, args: SearchArgs) -> anyhow::Result<()> {
     let deps = args.deps;
     let all = args.scope.all;
     let engine = ctx.open()?;
     let mut req = args.request(&ctx.settings);
     // With --deps alone, the dependencies are the scope; inside a project, with its stores.
-    let mut scope = project_scope(&engine, &ctx.settings, &mut req.stores, all);
+    let mut scope = engine.project_scope(ctx.settings.project.as_ref(), &mut req.stores, all);
     if deps {
         let project = dep_project(None)?;
         let stores = engine.project_dep_stores(&project)?;
@@ -766,7 +730,7 @@ fn locate(ctx: &Ctx, args: LocateArgs) -> anyhow::Result<()> {
     let all = args.scope.all;
     let mut req = args.request(&ctx.settings)?;
     let engine = ctx.open()?;
-    project_scope(&engine, &ctx.settings, &mut req.stores, all);
+    engine.project_scope(ctx.settings.project.as_ref(), &mut req.stores, all);
     output::locate(ctx.json, &engine.locate(&req)?)
 }
 

@@ -196,6 +196,19 @@ fn searches_inside_a_project_keep_to_its_stores() {
     let r: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(r["results"].as_array().map(Vec::len), Some(2), "{r}");
     assert!(r["scope"].is_null(), "{r}");
+
+    // `lore mcp` started in the project scopes its searches the same way; ["*"] is all.
+    let mcp = |args: Value| -> Value {
+        let answer = crate::common::serve::stdio_tool(&lore, Some(&proj), &[], "search", args);
+        let text = answer["result"]["content"][0]["text"].as_str().unwrap_or("");
+        serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {answer}"))
+    };
+    let r = mcp(serde_json::json!({"query": "checkout_basket", "mode": "fts"}));
+    assert_eq!(r["results"].as_array().map(Vec::len), Some(1), "{r}");
+    assert_eq!(r["results"][0]["store"], "code", "{r}");
+    assert!(r["scope"].as_str().unwrap().contains("lore.toml (code)"), "{r}");
+    let r = mcp(serde_json::json!({"query": "checkout_basket", "mode": "fts", "stores": ["*"]}));
+    assert_eq!(r["results"].as_array().map(Vec::len), Some(2), "{r}");
 }
 
 /// Store names are one per data dir: a second project's `[stores.code]` does not replace the
