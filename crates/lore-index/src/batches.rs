@@ -56,6 +56,15 @@ pub struct RunProgress {
     pub failed: Option<String>,
 }
 
+/// What one holder (a worker, or the run's own process) did of a run: batches done, and
+/// claimed now.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct HolderShare {
+    pub holder: String,
+    pub done: u64,
+    pub working: u64,
+}
+
 /// Claims of one batch before it is given up (each ended by an error or a dead holder).
 pub const BATCH_ATTEMPTS: i64 = 3;
 
@@ -231,6 +240,25 @@ impl Catalog {
                 },
             )?
             .unwrap_or_default())
+    }
+
+    /// Who did (and does) a run's batches, by holder name.
+    pub fn run_holders(&self, run_id: &str) -> Result<Vec<HolderShare>, IndexError> {
+        self.batches_table()?;
+        self.db.query(
+            "SELECT holder, COUNT(*) FILTER (WHERE state = 'done'), \
+             COUNT(*) FILTER (WHERE state = 'claimed' AND lease_expires >= ?2) \
+             FROM index_batches WHERE run_id = ?1 AND holder IS NOT NULL \
+             GROUP BY holder ORDER BY holder",
+            args![run_id, now_secs()],
+            |r| {
+                Ok(HolderShare {
+                    holder: r.text(0)?,
+                    done: r.int(1)? as u64,
+                    working: r.int(2)? as u64,
+                })
+            },
+        )
     }
 
     /// What the done batches of a run report, in batch order.

@@ -34,7 +34,7 @@ mod sql;
 pub mod tokenizer;
 mod vectors;
 
-pub use batches::{BATCH_ATTEMPTS, Batch, BatchDone, RunProgress};
+pub use batches::{BATCH_ATTEMPTS, Batch, BatchDone, HolderShare, RunProgress};
 pub use catalog::{
     Catalog, CatalogTx, ChunkRow, FileRecord, NewStore, StoreRecord, StoreStats, StoredChunk,
 };

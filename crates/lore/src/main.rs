@@ -292,6 +292,9 @@ fn worker(ctx: &Ctx, lease: i64, until_idle: bool) -> anyhow::Result<()> {
     if lease < 1 {
         anyhow::bail!("--lease must be at least 1 second");
     }
+    // Claims, completions, give-backs, lost leases, retries and outages, one line each
+    // (`LORE_LOG_FORMAT=json` for JSON lines).
+    serve::init_logs("info");
     let mut engine = ctx.open()?;
     // Ctrl-C ends the process: the batch in hand goes to another worker once its lease
     // runs out, and its files are committed whole or not at all.

@@ -275,13 +275,14 @@ pub fn worker_report(json: bool, r: &lore_engine::WorkerReport) -> anyhow::Resul
     }
     out!(
         "worker: {} batches ({} files, {} chunks written, {} embedded; {} taken over from a \
-         stopped worker, {} given back after an error)",
+         stopped worker, {} given back after an error, {} lost to another worker)",
         r.batches,
         r.files,
         r.chunks_written,
         r.embedded,
         r.reclaimed,
-        r.failed
+        r.failed,
+        r.lost
     );
     Ok(())
 }

@@ -6,16 +6,23 @@ use crate::output::{age, esc, print_json};
 use lore_core::DataDir;
 use lore_engine::{Engine, EngineError, JobRecord};
 
-/// Logs go to stderr only (stdout carries the MCP protocol for `lore mcp`).
-fn init_logs(default: &str) {
+/// Logs go to stderr only (stdout carries the MCP protocol for `lore mcp`): `LORE_LOG`
+/// filters them (`info`, `lore_engine=debug`), and `LORE_LOG_FORMAT=json` writes one JSON
+/// object per line (for a log collector) instead of text.
+pub fn init_logs(default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("LORE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt()
+    let json = std::env::var("LORE_LOG_FORMAT").is_ok_and(|f| f.eq_ignore_ascii_case("json"));
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(false)
-        .with_target(false)
-        .try_init();
+        .with_target(false);
+    let _ = if json {
+        logs.json().flatten_event(true).try_init()
+    } else {
+        logs.try_init()
+    };
 }
 
 /// Keeps the exit code of engine errors (1 input, 2 not found, 3 internal).

@@ -55,6 +55,9 @@ pub struct IndexReport {
     /// Web stores added or synced: what the crawl before the index did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub crawl: Option<lore_source::web::CrawlReport>,
+    /// A run shared with `lore worker`s: the batches each holder did.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub workers: Vec<lore_index::HolderShare>,
 }
 
 #[derive(Debug, Clone, Serialize)]

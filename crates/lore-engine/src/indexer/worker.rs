@@ -80,6 +80,8 @@ pub struct WorkerReport {
     pub reclaimed: usize,
     /// Batches this worker could not index (given back for another claim).
     pub failed: usize,
+    /// Batches whose lease ran out while this worker had them (another took them over).
+    pub lost: usize,
 }
 
 impl Engine {
@@ -122,6 +124,9 @@ impl Engine {
         let outcome = self.await_batches(store, &run_id, &batches, &holder, embedder, progress);
         progress.finish(Phase::Files);
         let reports = self.catalog.run_reports(&run_id);
+        if let Ok(holders) = self.catalog.run_holders(&run_id) {
+            report.workers = holders.into_iter().filter(|h| h.done > 0).collect();
+        }
         // A dropped run's batches are gone: a worker still on one commits its files
         // (the same they would be) and is told the batch is no longer its.
         self.catalog.drop_run(&run_id)?;
@@ -163,6 +168,7 @@ impl Engine {
     ) -> Result<(), EngineError> {
         let mut shown = 0;
         let mut waiting_said = false;
+        let mut by_worker = String::new();
         loop {
             if progress.cancelled() {
                 return Err(EngineError::Cancelled);
@@ -197,6 +203,25 @@ impl Engine {
                     now.batches - now.done
                 ));
                 waiting_said = true;
+            }
+            // Who works on the run, as the job's message (`lore jobs show`).
+            let holders = self.catalog.run_holders(run_id)?;
+            let said: Vec<String> = holders
+                .iter()
+                .filter(|h| h.done + h.working > 0)
+                .map(|h| format!("{} {} done, {} working", h.holder, h.done, h.working))
+                .collect();
+            if !said.is_empty() {
+                let line = format!(
+                    "{}/{} batches done; by worker: {}",
+                    now.done,
+                    now.batches,
+                    said.join("; ")
+                );
+                if line != by_worker {
+                    progress.message(&line);
+                    by_worker = line;
+                }
             }
             let files: usize = batches[..(now.done as usize).min(batches.len())]
                 .iter()
@@ -350,18 +375,33 @@ impl Engine {
             None
         };
         let holder = worker_name("worker");
+        tracing::info!(
+            worker = %holder,
+            lease_secs,
+            embeds = embedder.is_some(),
+            "worker started: claiming batches of index runs on this database"
+        );
         let mut report = WorkerReport::default();
         // Stores whose files are not at their root on this machine: left to other workers.
         let mut elsewhere: Vec<i64> = Vec::new();
         let mut elsewhere_since = Instant::now();
+        // When the database stopped answering (logged once per outage, and when it is back).
+        let mut outage: Option<Instant> = None;
         while !stop() {
             if !elsewhere.is_empty() && elsewhere_since.elapsed() >= ELSEWHERE_RECHECK {
                 elsewhere.clear();
             }
-            let batch = match self
+            let claimed = self
                 .catalog
-                .claim_batch(&holder, lease_secs, None, &elsewhere)
-            {
+                .claim_batch(&holder, lease_secs, None, &elsewhere);
+            if let (Some(since), Ok(_)) = (outage, &claimed) {
+                tracing::info!(
+                    down_secs = since.elapsed().as_secs(),
+                    "the database answers again"
+                );
+                outage = None;
+            }
+            let batch = match claimed {
                 Ok(Some(batch)) => batch,
                 Ok(None) if until_idle => break,
                 Ok(None) => {
@@ -370,16 +410,32 @@ impl Engine {
                 }
                 // The database restarts or the network drops: wait for it, as a server does.
                 Err(e) if e.is_unreachable() => {
-                    progress.message(&format!("{e}; trying again"));
+                    if outage.is_none() {
+                        tracing::warn!(error = %e, "the database does not answer; trying again");
+                        outage = Some(Instant::now());
+                    }
                     std::thread::sleep(UNREACHABLE_WAIT);
                     continue;
                 }
                 Err(e) => return Err(e.into()),
             };
+            tracing::info!(
+                batch = batch.id,
+                store = batch.store_id,
+                files = batch.paths.len(),
+                attempt = batch.attempts,
+                "claimed batch {}",
+                batch.id
+            );
             let root = match self.batch_root(&batch, progress) {
                 Ok(Ok(root)) => Ok(root),
                 Ok(Err(why)) => {
-                    progress.message(&format!("{why}: leaving its batches to other workers"));
+                    tracing::warn!(
+                        batch = batch.id,
+                        store = batch.store_id,
+                        "gave back batch {}: {why}; other workers may take it",
+                        batch.id
+                    );
                     self.catalog
                         .give_back_batch(batch.id, &holder, &why, false)?;
                     if elsewhere.is_empty() {
@@ -394,14 +450,31 @@ impl Engine {
                 self.work_batch(&batch, &root, &holder, lease_secs, embedder.as_deref())
             }) {
                 Ok(Some(done)) => done,
-                Ok(None) => continue,
+                Ok(None) => {
+                    tracing::warn!(
+                        batch = batch.id,
+                        "batch {}: its lease was lost (another worker has it now)",
+                        batch.id
+                    );
+                    report.lost += 1;
+                    continue;
+                }
                 Err(e) => {
                     // Another claim may succeed (another machine, the embedder back); the
                     // third failure ends the run with this message.
                     let why = e.to_string();
-                    progress.message(&format!("batch {}: {why}", batch.id));
+                    tracing::warn!(
+                        batch = batch.id,
+                        store = batch.store_id,
+                        "batch {} failed: {why}; given back to be retried",
+                        batch.id
+                    );
                     if let Err(e) = self.catalog.give_back_batch(batch.id, &holder, &why, true) {
-                        progress.message(&format!("batch {}: {e} (its lease runs out)", batch.id));
+                        tracing::warn!(
+                            batch = batch.id,
+                            "batch {}: {e} (its lease runs out)",
+                            batch.id
+                        );
                     }
                     report.failed += 1;
                     std::thread::sleep(UNREACHABLE_WAIT);
@@ -414,16 +487,32 @@ impl Engine {
                 report.files += batch.paths.len();
                 report.chunks_written += done.chunks_written;
                 report.embedded += done.embedded;
-                progress.message(&format!(
-                    "batch {} of store #{}: {} files, {} chunks, {} embedded",
-                    batch.id,
-                    batch.store_id,
-                    batch.paths.len(),
-                    done.chunks_written,
-                    done.embedded
-                ));
+                tracing::info!(
+                    batch = batch.id,
+                    store = batch.store_id,
+                    files = batch.paths.len(),
+                    chunks = done.chunks_written,
+                    embedded = done.embedded,
+                    "finished batch {}",
+                    batch.id
+                );
+            } else {
+                tracing::warn!(
+                    batch = batch.id,
+                    "batch {}: its lease was lost before it was finished (another worker has it now)",
+                    batch.id
+                );
+                report.lost += 1;
             }
         }
+        tracing::info!(
+            batches = report.batches,
+            files = report.files,
+            chunks = report.chunks_written,
+            failed = report.failed,
+            lost = report.lost,
+            "worker stopping"
+        );
         Ok(report)
     }
 }

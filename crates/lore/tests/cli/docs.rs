@@ -71,3 +71,77 @@ fn readme_and_docs_links_resolve_and_commands_exist() {
     }
     assert!(checked >= 10, "only {checked} commands found in the README");
 }
+
+/// The Kubernetes manifests in `deploy/kubernetes/` are valid objects of the Kubernetes API
+/// (checked by `kubernetes-validate --strict`, which `.ci/run` installs from PyPI into its
+/// virtual environment beside `$LORE_PYTHON`: no cluster needed), and every container runs
+/// a `lore` command the binary has, with flags it takes.
+#[test]
+fn kubernetes_manifests_validate_and_run_real_commands() {
+    let python = crate::common::serve::python();
+    let validator = Path::new(&python).with_file_name("kubernetes-validate");
+    if !validator.is_file() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but {} is missing: pip install kubernetes-validate",
+            validator.display()
+        );
+        eprintln!("skipping: kubernetes-validate is not installed beside {python}");
+        return;
+    }
+    let dir = repo().join("deploy/kubernetes");
+    let mut manifests: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    manifests.sort();
+    assert!(manifests.len() >= 3, "{manifests:?}");
+    let out = crate::common::run_command(
+        std::process::Command::new(&validator)
+            .arg("--strict")
+            .args(&manifests),
+        std::time::Duration::from_secs(120),
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert_eq!(
+        out.stdout.matches(" passed for resource ").count()
+            + out.stderr.matches(" passed for resource ").count(),
+        4,
+        "{out:?}"
+    );
+
+    // Each container's args (PyYAML comes with the validator), run with --help.
+    let script = "import sys, json, yaml\n\
+                  for path in sys.argv[1:]:\n\
+                  \x20   for doc in yaml.safe_load_all(open(path)):\n\
+                  \x20       spec = doc['spec'].get('template', {}).get('spec', {})\n\
+                  \x20       for c in spec.get('initContainers', []) + spec.get('containers', []):\n\
+                  \x20           print(json.dumps(c['args']))\n";
+    let out = crate::common::run_command(
+        std::process::Command::new(&python)
+            .args(["-c", script])
+            .args(&manifests),
+        std::time::Duration::from_secs(60),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let lore = Lore::without_model();
+    let mut checked = 0;
+    for line in out.stdout.lines() {
+        let args: Vec<String> = serde_json::from_str(line).unwrap();
+        // The subcommand words, then every flag with its value: `--help` after them
+        // checks that clap knows each one.
+        let mut cmd: Vec<&str> = args.iter().map(String::as_str).collect();
+        cmd.push("--help");
+        let run = lore.run(&cmd);
+        assert_eq!(
+            run.code,
+            0,
+            "deploy/kubernetes runs `lore {}`: {}",
+            args.join(" "),
+            run.stderr
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 5, "{}", out.stdout);
+}

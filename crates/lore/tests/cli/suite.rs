@@ -851,8 +851,13 @@ fn a_worker_that_cannot_see_the_files_gives_the_batch_back() {
     std::fs::rename(&share, &away).unwrap();
     std::fs::create_dir_all(&share).unwrap();
     let unmounted = coordinator.replica();
-    let report = unmounted.json(&["worker", "--until-idle"]);
-    assert_eq!(report["files"], 0, "{report}");
+    let out = unmounted.run(&["--json", "worker", "--until-idle"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.json()["files"], 0, "{out:?}");
+    // Its log says what it did: claimed the batch, gave it back and why, stopped.
+    for line in ["worker started", "claimed batch", "gave back batch", "(a share not mounted here?)", "worker stopping"] {
+        assert!(out.stderr.contains(line), "no {line:?} in the worker's log:\n{}", out.stderr);
+    }
     assert!(
         db.query_int("SELECT count(*) FROM index_batches", &[]).unwrap() > 0,
         "the batch was taken as done with no files"
@@ -861,8 +866,23 @@ fn a_worker_that_cannot_see_the_files_gives_the_batch_back() {
     std::fs::remove_dir(&share).unwrap();
     std::fs::rename(&away, &share).unwrap();
     let mounted = coordinator.replica();
-    let report = mounted.json(&["worker", "--until-idle"]);
-    assert_eq!(report["files"], 2, "{report}");
+    let mut cmd = mounted.command(&["--json", "worker", "--until-idle"]);
+    cmd.env("LORE_LOG_FORMAT", "json");
+    let out = common::run_command(&mut cmd, std::time::Duration::from_secs(120));
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.json()["files"], 2, "{out:?}");
+    // JSON log lines when asked: one object per event, with the batch's numbers.
+    let events: Vec<serde_json::Value> = out
+        .stderr
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let finished = events
+        .iter()
+        .find(|e| e["message"].as_str().is_some_and(|m| m.starts_with("finished batch")))
+        .unwrap_or_else(|| panic!("no finished batch in {}", out.stderr));
+    assert_eq!(finished["files"], 2, "{finished}");
+    assert_eq!(finished["level"], "INFO", "{finished}");
     let status = common::wait_timeout(&mut run.0, std::time::Duration::from_secs(60));
     assert!(status.is_some_and(|s| s.success()), "the run did not end well");
     assert_first(&coordinator.search("tally_widgets", "fts", &[]), "src/more.rs");
