@@ -344,9 +344,9 @@ impl Engine {
     }
 
     /// `brain_sync` when a stat walk finds the brain changed on disk since its last index run
-    /// (or holding files but no store yet): for callers no watcher serves, and for a
-    /// watcher's events. `None` when nothing changed, or when another process is the writer
-    /// (a server, which watches the brain itself).
+    /// (or holding files but no store yet), or a shared brain changed elsewhere: for callers
+    /// no watcher serves, and for a watcher's events. `None` when nothing changed; `Locked`
+    /// when another process is the writer (a server, which keeps the brain current itself).
     pub fn brain_refresh(&mut self) -> Result<Option<BrainIndexed>, EngineError> {
         let stale = match self.catalog.store(BRAIN_STORE)? {
             Some(s) if s.kind == StoreKind::Brain => {
@@ -358,11 +358,7 @@ impl Engine {
         if !stale {
             return Ok(None);
         }
-        match self.brain_sync() {
-            Ok(r) => Ok(Some(r)),
-            Err(EngineError::Index(lore_index::IndexError::Locked(_))) => Ok(None),
-            Err(e) => Err(e),
-        }
+        self.brain_sync().map(Some)
     }
 
     /// Whether the brain's folder holds any file (a brain without a store yet that a

@@ -89,6 +89,14 @@ impl EngineError {
         EngineError::Io(what.into(), e)
     }
 
+    /// Another process writes to this data dir: who, in words.
+    pub fn locked_by(&self) -> Option<&str> {
+        match self {
+            EngineError::Index(IndexError::Locked(who)) => Some(who),
+            _ => None,
+        }
+    }
+
     pub fn kind(&self) -> ExitKind {
         match self {
             EngineError::Input(_) | EngineError::Param { .. } => ExitKind::Input,

@@ -96,6 +96,9 @@ const RECENT_FOR: Duration = Duration::from_secs(600);
 const SEARCHED_AGAIN_WITHIN: Duration = Duration::from_secs(120);
 const MISSED_SHOWN: usize = 3;
 
+/// Longest a brain read waits for the brain to be brought up to date first.
+const BRAIN_FRESH_WAIT: Duration = Duration::from_secs(10);
+
 impl App {
     pub fn new(
         pool: Arc<Pool>,
@@ -512,7 +515,37 @@ impl App {
 
     pub async fn brain_query(&self, args: &JsonObject) -> Result<BrainAnswer, AppError> {
         let q = params::brain_query(args, self.max_query()).map_err(AppError::BadRequest)?;
-        self.pool.run(move |e| e.brain_query(&q)).await
+        let behind = self.fresh_brain().await;
+        let mut answer = self.pool.run(move |e| e.brain_query(&q)).await?;
+        if let Some(behind) = behind {
+            answer.note = Some(match answer.note.take() {
+                Some(note) => format!("{note}; {behind}"),
+                None => behind,
+            });
+        }
+        Ok(answer)
+    }
+
+    /// Brings the brain up to date with its folder (notes written by hand while nothing
+    /// ran, a start-up index still under way) and, when shared, with the other servers'
+    /// notes, before it is read: through the writer, in queue order, waiting at most
+    /// `BRAIN_FRESH_WAIT`. What could not be done, in words for the answer.
+    async fn fresh_brain(&self) -> Option<String> {
+        let refreshed = tokio::time::timeout(
+            BRAIN_FRESH_WAIT,
+            self.write(|e| e.brain_refresh().map(|_| ())),
+        )
+        .await;
+        match refreshed {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(format!(
+                "the brain could not be brought up to date ({e}); this answers from its last index"
+            )),
+            Err(_) => Some(format!(
+                "the brain is still being indexed after {} s; this answers from its last index",
+                BRAIN_FRESH_WAIT.as_secs()
+            )),
+        }
     }
 
     /// The stores of the project's `lore.toml` (found from the server's working folder
@@ -556,6 +589,9 @@ impl App {
     }
 
     pub async fn brain_files(&self) -> Result<lore_engine::brain::BrainListing, AppError> {
+        if let Some(behind) = self.fresh_brain().await {
+            tracing::warn!("{behind}");
+        }
         self.pool.run(|e| e.brain_files()).await
     }
 
@@ -564,6 +600,9 @@ impl App {
         path: &str,
     ) -> Result<lore_engine::brain::BrainDocument, AppError> {
         let path = path.to_string();
+        if let Some(behind) = self.fresh_brain().await {
+            tracing::warn!("{behind}");
+        }
         self.pool.run(move |e| e.brain_file(&path)).await
     }
 

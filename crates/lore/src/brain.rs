@@ -92,6 +92,22 @@ fn print_answer(json: bool, a: &BrainAnswer) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// No watcher serves the CLI: the brain is brought up to date before it is read (notes
+/// edited by hand indexed, a shared brain's notes mirrored into this data dir). When a
+/// server holds the data dir it keeps the brain current itself: said, not an error.
+fn refresh(engine: &mut Engine) -> anyhow::Result<()> {
+    match engine.brain_refresh() {
+        Ok(_) => Ok(()),
+        Err(e) => match e.locked_by() {
+            Some(who) => {
+                eprintln!("note: the brain was not brought up to date here: {who}");
+                Ok(())
+            }
+            None => Err(e.into()),
+        },
+    }
+}
+
 pub fn run(engine: &mut Engine, json: bool, command: BrainCommand) -> anyhow::Result<()> {
     match command {
         BrainCommand::Write {
@@ -125,8 +141,7 @@ pub fn run(engine: &mut Engine, json: bool, command: BrainCommand) -> anyhow::Re
         }
         BrainCommand::Query { query, limit, mode } => {
             let q = BrainQuery { query, limit, mode };
-            // No watcher serves the CLI: notes edited by hand are indexed first.
-            engine.brain_refresh()?;
+            refresh(engine)?;
             print_answer(json, &engine.brain_query(&q)?)?;
         }
         BrainCommand::Ingest {
@@ -188,6 +203,7 @@ pub fn run(engine: &mut Engine, json: bool, command: BrainCommand) -> anyhow::Re
             print_ingested(json, &engine.brain_ingest_raw(&req)?)?;
         }
         BrainCommand::List => {
+            refresh(engine)?;
             let listing = engine.brain_files()?;
             if json {
                 return print_json(&listing);
@@ -211,6 +227,7 @@ pub fn run(engine: &mut Engine, json: bool, command: BrainCommand) -> anyhow::Re
             }
         }
         BrainCommand::Show { path } => {
+            refresh(engine)?;
             let doc = engine.brain_file(&path)?;
             if json {
                 return print_json(&doc);

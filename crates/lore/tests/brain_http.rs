@@ -438,6 +438,33 @@ fn stdio_sees_hand_written_notes_within_a_second() {
     );
     let q = lore.json(&["brain", "query", "platypuses", "--mode", "fts"]);
     assert_eq!(q["results"][0]["path"], "knowledge/hand3.md", "{q}");
+
+    // Issue 55, item 5: notes written by hand while nothing ran are answered by the very
+    // first query of a fresh `lore mcp`, and listed by the CLI, with no wait in between.
+    write(
+        &lore.data().join("brain"),
+        "knowledge/hand4.md",
+        "# Quokkas\n\nQuokkas carry their young in a pouch.\n",
+    );
+    let answer = common::serve::stdio_tool(
+        &lore,
+        None,
+        &[],
+        "brain_query",
+        json!({"query": "quokkas", "mode": "fts"}),
+    );
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or("");
+    let first: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {answer}"));
+    assert_eq!(first["results"][0]["path"], "knowledge/hand4.md", "{first}");
+    write(
+        &lore.data().join("brain"),
+        "knowledge/hand5.md",
+        "# Numbats\n\nNumbats eat termites.\n",
+    );
+    let listed = lore.json(&["brain", "list"]).to_string();
+    assert!(listed.contains("knowledge/hand5.md"), "{listed}");
 }
 
 /// Issue 29, item 8: `lore serve` indexes a brain that has notes but no store yet at start,

@@ -888,3 +888,22 @@ fn a_worker_that_cannot_see_the_files_gives_the_batch_back() {
     assert_first(&coordinator.search("tally_widgets", "fts", &[]), "src/more.rs");
 }
 
+
+/// Issue 55, item 5: the CLI on a data dir that has not synced the shared brain yet answers
+/// from the shared brain (it brings its copy up to date first), not from an empty folder.
+#[test]
+fn a_fresh_data_dir_reads_the_shared_brain() {
+    if !ON_POSTGRES {
+        return;
+    }
+    let first = Lore::without_model();
+    if first.database().is_none() {
+        return;
+    }
+    first.ok(&["brain", "write", "Echidnas lay eggs.", "--filename", "echidna"]);
+    let second = first.replica();
+    let listed = second.json(&["brain", "list"]).to_string();
+    assert!(listed.contains("knowledge/echidna.md"), "{listed}");
+    let shown = second.json(&["brain", "show", "knowledge/echidna.md"]).to_string();
+    assert!(shown.contains("Echidnas lay eggs."), "{shown}");
+}
