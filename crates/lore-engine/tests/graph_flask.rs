@@ -388,3 +388,53 @@ fn subclasses_are_subtypes_and_counts_agree_with_the_lists() {
     assert_eq!(usage.tested_by as usize, related.tests.len());
     assert_eq!(usage.extended_by as usize, related.subtypes.len());
 }
+
+/// Issue 54, item 1, the case it was found on: beside flask (about 2,000 chunks) a 3-chunk
+/// store's exact definition `Cart.add_item` comes first at every limit, as it does searched
+/// alone, not only once the limit reaches 100.
+#[test]
+fn an_exact_definition_beside_flask_holds_at_every_limit() {
+    let Some(root) = flask_sdist() else {
+        return;
+    };
+    let (data, mut engine) = flask_engine(&root);
+    let shop = data.path().join("shop-src");
+    std::fs::create_dir_all(&shop).unwrap();
+    std::fs::write(
+        shop.join("cart.py"),
+        "class Cart:\n    \"\"\"A shopping cart.\"\"\"\n\n    def __init__(self):\n        self.items = []\n\n    \
+         def add_item(self, sku, qty=1):\n        \"\"\"Adds qty of sku to the cart.\"\"\"\n        \
+         self.items.append((sku, qty))\n\n\ndef empty_cart():\n    return Cart()\n",
+    )
+    .unwrap();
+    engine
+        .add_store(
+            &AddStore {
+                name: "shop".into(),
+                source: shop.display().to_string(),
+                ..AddStore::default()
+            },
+            &NoProgress,
+        )
+        .unwrap();
+    let first = |stores: Vec<String>, limit: usize| {
+        let resp = engine
+            .search(&SearchRequest {
+                mode: Mode::Fts,
+                limit,
+                stores,
+                ..SearchRequest::new("Cart.add_item")
+            })
+            .unwrap();
+        let top = &resp.results[0].unit;
+        (top.store.clone(), top.path.clone(), top.symbol.clone())
+    };
+    let alone = first(vec!["shop".into()], 10);
+    assert_eq!(
+        alone,
+        ("shop".into(), "cart.py".into(), Some("add_item".into()))
+    );
+    for limit in [1, 3, 10, 50, 100] {
+        assert_eq!(first(Vec::new(), limit), alone, "limit {limit}");
+    }
+}

@@ -145,3 +145,85 @@ fn kubernetes_manifests_validate_and_run_real_commands() {
     }
     assert_eq!(checked, 5, "{}", out.stdout);
 }
+
+/// The reference cannot drift from the code: every REST route of the OpenAPI document the
+/// server serves, every MCP tool `lore mcp` lists and every `lore` subcommand is named in
+/// the docs (README.md or docs/).
+#[test]
+fn every_route_tool_and_command_is_documented() {
+    let root = repo();
+    let mut docs = std::fs::read_to_string(root.join("README.md")).unwrap();
+    for e in std::fs::read_dir(root.join("docs")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "md") {
+            docs.push_str(&std::fs::read_to_string(p).unwrap());
+        }
+    }
+    let openapi: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("crates/lore-server/src/openapi.json")).unwrap(),
+    )
+    .unwrap();
+    let mut missing = Vec::new();
+    for path in openapi["paths"].as_object().unwrap().keys() {
+        if !docs.contains(&format!("{path}`"))
+            && !docs.contains(&format!("{path}["))
+            && !docs.contains(&format!("{path}?"))
+        {
+            missing.push(format!("route {path}"));
+        }
+    }
+    // The tools as an MCP client lists them.
+    let lore = Lore::without_model();
+    let mut child = lore
+        .command(&["mcp"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    use std::io::{BufRead, Write};
+    for msg in [
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ] {
+        writeln!(stdin, "{msg}").unwrap();
+    }
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut tools = Vec::new();
+    for line in stdout.lines().map_while(Result::ok) {
+        let msg: serde_json::Value = serde_json::from_str(&line).unwrap();
+        if msg["id"] == 2 {
+            tools = msg["result"]["tools"].as_array().unwrap().clone();
+            break;
+        }
+    }
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(tools.len() >= 10, "{tools:?}");
+    for t in &tools {
+        let name = t["name"].as_str().unwrap();
+        if !docs.contains(&format!("`{name}`")) && !docs.contains(&format!("`{name} ")) {
+            missing.push(format!("MCP tool {name}"));
+        }
+    }
+    // The subcommands `lore --help` lists.
+    let help = lore.ok(&["--help"]);
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 15, "{help}");
+    for c in commands {
+        if !docs.contains(&format!("lore {c}")) {
+            missing.push(format!("command lore {c}"));
+        }
+    }
+    assert!(missing.is_empty(), "not in README.md or docs/: {missing:?}");
+}
