@@ -13,5 +13,7 @@ pub use facts::{
     Binding, FileFacts, Import, ImportedName, Receiver, RefKind, Reference, Symbol, accessor,
     fixture_name, is_auxiliary_path, is_test_path, type_name, unmodified,
 };
-pub use store::{AddStore, STORE_NAME_RULE, StoreKind, WebSettings, validate_store_name};
+pub use store::{
+    AddStore, BRAIN_STORE, STORE_NAME_RULE, StoreKind, WebSettings, validate_store_name,
+};
 pub use time::{UtcTime, unix_now};

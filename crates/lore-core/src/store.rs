@@ -109,6 +109,9 @@ pub fn validate_store_name(name: &str) -> Result<(), String> {
     }
 }
 
+/// The name of the brain's store (one per data dir or shared catalog).
+pub const BRAIN_STORE: &str = "brain";
+
 #[cfg(test)]
 mod tests {
     use super::*;

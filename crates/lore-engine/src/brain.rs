@@ -24,7 +24,7 @@ pub use lore_brain::{
 };
 
 /// The name of the brain's store.
-pub const BRAIN_STORE: &str = "brain";
+pub use lore_core::BRAIN_STORE;
 
 /// Most results one brain query may ask for.
 pub const MAX_BRAIN_LIMIT: usize = 100;

@@ -382,7 +382,7 @@ fn check_store(
                 repair: repair.to_string(),
             })
         };
-        let dim = crate::stores::store_dim(&store);
+        let dim = crate::record::store_dim(&store);
         let (bad_vectors, orphans) = catalog.inconsistencies(store.id, dim)?;
         let readd = format!(
             "lore store remove {name} && lore store add {name} {source}",

@@ -69,6 +69,11 @@ pub struct Candidates {
     pub prose: HashSet<i64>,
 }
 
+/// Weights of a file's (or a container's) 2nd, 3rd, … best chunk relative to its best,
+/// when several chunks add up to one answer (`locate`'s files, a class standing in for its
+/// methods).
+pub(crate) const CHUNK_DECAY: [f32; 4] = [0.35, 0.2, 0.1, 0.05];
+
 /// How many of each signal's best candidates decide whether a query is answered by code or
 /// by prose.
 const SHARE_DEPTH: usize = 10;

@@ -7,7 +7,7 @@
 //! `task.rs`), and priors (tests and prose below code unless the task names them).
 
 use crate::error::Param;
-use crate::fusion::Signals;
+use crate::fusion::{CHUNK_DECAY, Signals};
 use crate::present::{json_tokens, query_words};
 use crate::search::{Mode, SearchHit, SearchRequest};
 use crate::task::{self, TaskClues};
@@ -124,8 +124,6 @@ pub struct LocateResponse {
 
 /// Chunks retrieved for the file ranking.
 const CANDIDATES: usize = 400;
-/// Weights of a file's 2nd, 3rd, … best chunk relative to its best.
-pub(crate) const CHUNK_DECAY: [f32; 4] = [0.35, 0.2, 0.1, 0.05];
 /// Evidence weights, on the scale of the best file's retrieval score (1.0).
 const PATH_NAMED: f32 = 0.6;
 const FRAME: f32 = 0.35;

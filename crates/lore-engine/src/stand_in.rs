@@ -109,7 +109,7 @@ pub(crate) fn containers(
         let score = members[0].1
             + members[1..]
                 .iter()
-                .zip(crate::locate::CHUNK_DECAY)
+                .zip(crate::fusion::CHUNK_DECAY)
                 .map(|(m, w)| m.1 * w)
                 .sum::<f32>();
         out.push(Container {

@@ -1,6 +1,7 @@
 //! Store lifecycle: add, list, inspect, remove, sync.
 
 use crate::indexer::IndexReport;
+pub(crate) use crate::record::{LEXICAL_ONLY, default_web, lexical_only, store_dim};
 use crate::{Engine, EngineError, Param, Phase, Progress};
 use lore_core::{AddStore, StoreKind, WebSettings, validate_store_name};
 use lore_embed::Embedder;
@@ -53,7 +54,7 @@ impl Engine {
         req: &AddStore,
     ) -> Result<(StoreKind, String, WalkOptions), EngineError> {
         validate_store_name(&req.name).map_err(EngineError::Input)?;
-        if req.name == crate::brain::BRAIN_STORE || req.kind == Some(StoreKind::Brain) {
+        if req.name == lore_core::BRAIN_STORE || req.kind == Some(StoreKind::Brain) {
             return Err(EngineError::Input(
                 "the brain store is built in and named brain; write to it with `lore brain write` \
                  (or the brain_write tool) and give other stores another name"
@@ -545,16 +546,6 @@ fn with_crawl(mut report: IndexReport, crawl: Option<CrawlReport>) -> IndexRepor
     report
 }
 
-/// Crawl settings when none are given: the crawler's own defaults.
-pub(crate) fn default_web() -> WebSettings {
-    let d = CrawlOptions::default();
-    WebSettings {
-        max_pages: d.max_pages,
-        max_depth: d.max_depth,
-        site: None,
-    }
-}
-
 /// Whether `path` is still its own real path (not swapped for, nor moved under, a symlink).
 fn resolves_to_itself(path: &Path) -> bool {
     std::fs::canonicalize(path).is_ok_and(|real| real == path)
@@ -569,27 +560,9 @@ fn local_source(store: &StoreRecord) -> Option<&Path> {
     }
 }
 
-/// The embedder record of a store kept without vectors (`--embed none`).
-pub(crate) const LEXICAL_ONLY: &str = "none";
-
-/// Whether `store` is kept without vectors (`--embed none`).
-pub(crate) fn lexical_only(store: &StoreRecord) -> bool {
-    store.embedder.as_deref() == Some(LEXICAL_ONLY)
-}
-
 /// `MODEL/DIMENSION` of an embedder, as stores record it.
 pub(crate) fn embedder_id(e: &Embedder) -> Result<String, EngineError> {
     Ok(format!("{}/{}", e.model_name(), e.dim()?))
-}
-
-/// The dimension a store's vectors have (from its embedder record), if known.
-pub(crate) fn store_dim(store: &StoreRecord) -> usize {
-    store
-        .embedder
-        .as_deref()
-        .and_then(|e| e.rsplit('/').next())
-        .and_then(|d| d.parse().ok())
-        .unwrap_or(lore_embed::DIM)
 }
 
 impl Engine {

@@ -50,7 +50,7 @@ impl Engine {
         if snapshot.is_none() {
             VectorSet::write(
                 &path,
-                crate::stores::store_dim(&store),
+                crate::record::store_dim(&store),
                 store.generation,
                 &[],
             )?;

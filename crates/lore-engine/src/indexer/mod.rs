@@ -166,7 +166,7 @@ impl Engine {
         let full = full || version.is_some_and(|v| v != lore_chunk::ANALYZER_VERSION);
         let reanalyze = full || version.is_none();
         // A store kept without vectors (`--embed none`) gets none.
-        let embedder = embedder.filter(|_| !crate::stores::lexical_only(store));
+        let embedder = embedder.filter(|_| !crate::record::lexical_only(store));
         if let Some(e) = embedder {
             // Before any vector of another model is reused or added.
             self.check_embedder(store, e, false)?;

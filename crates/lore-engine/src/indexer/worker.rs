@@ -252,7 +252,7 @@ impl Engine {
             .catalog
             .store_by_id(batch.store_id)?
             .ok_or_else(|| IndexError::StoreNotFound(format!("#{}", batch.store_id)))?;
-        let embedder = embedder.filter(|_| !crate::stores::lexical_only(&store));
+        let embedder = embedder.filter(|_| !crate::record::lexical_only(&store));
         if let Some(e) = embedder {
             self.check_embedder(&store, e, true)?;
         }
