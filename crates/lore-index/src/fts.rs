@@ -422,12 +422,14 @@ impl QueryPlan {
         let weights = [boosts.content, boosts.symbol, boosts.headings, boosts.path];
         let mut plan = QueryPlan::default();
         for (t, weight) in query_terms(query, policy, n, |t| doc_freq(0, t)) {
+            let mut found = false;
             for (field, boost) in weights.iter().enumerate() {
                 let boost = boost * weight;
                 let df = doc_freq(field, &t) as f32;
                 if boost <= 0.0 || df == 0.0 {
                     continue;
                 }
+                found = true;
                 let idf = idf(df);
                 plan.max_score += boost * idf * (BM25_K1 + 1.0);
                 plan.clauses.push(Clause {
@@ -436,6 +438,14 @@ impl QueryPlan {
                     boost,
                     idf,
                 });
+            }
+            // A term this index does not hold at all still counts toward the maximum (as
+            // in content, at the rarest term's weight): the query asked for it, so a chunk
+            // that matches only its other words answers it less well. Searched among other
+            // stores, a store without the query's rare words then does not score its
+            // best partial match as high as another store's whole match.
+            if !found && n > 0.0 {
+                plan.max_score += weights[0] * weight * idf(0.0) * (BM25_K1 + 1.0);
             }
         }
         plan
