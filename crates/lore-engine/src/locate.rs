@@ -291,7 +291,7 @@ impl Engine {
                 };
                 if let Some(sc) = self.catalog.chunks(&[id.chunk])?.into_iter().next() {
                     let signals = Signals::default();
-                    let mut hit = self.hit(&sc, store, score, signals, &words, req.detail)?;
+                    let mut hit = self.hit(&sc, store, score, signals, &words, req.detail, None)?;
                     if id.line.is_some() {
                         // The nested definition located, not its chunk's own unit.
                         hit.unit.id.clone_from(&u.id);

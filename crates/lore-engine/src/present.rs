@@ -12,7 +12,7 @@ use crate::{Engine, EngineError};
 use lore_core::ChunkKind;
 use lore_index::{Catalog, StoredChunk, SymbolRow};
 use serde::Serialize;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// Imports and types listed per result at `contextual`.
 const MAX_CONTEXT_ITEMS: usize = 8;
@@ -271,12 +271,16 @@ fn lead_in(before: &str) -> (usize, u32) {
 /// Builds the layers of a result from the catalog (the code graph and the stored chunks).
 pub(crate) struct Presenter<'a> {
     pub catalog: &'a Catalog,
+    /// The symbols of the chunks about to be shown, read in one query beforehand
+    /// (`Catalog::chunks_symbols`); a chunk not in it is read on its own.
+    pub symbols: Option<&'a HashMap<i64, Vec<SymbolRow>>>,
 }
 
 impl Engine {
     pub(crate) fn presenter(&self) -> Presenter<'_> {
         Presenter {
             catalog: &self.catalog,
+            symbols: None,
         }
     }
 }
@@ -305,9 +309,15 @@ impl Presenter<'_> {
             return Ok((None, None));
         };
         let c = &sc.chunk;
-        let mut syms =
-            self.catalog
-                .chunk_symbols(sc.store_id, &sc.path, name, (c.start_byte, c.end_byte))?;
+        let mut syms = match self.symbols.and_then(|m| m.get(&sc.id)) {
+            Some(known) => known.clone(),
+            None => self.catalog.chunk_symbols(
+                sc.store_id,
+                &sc.path,
+                name,
+                (c.start_byte, c.end_byte),
+            )?,
+        };
         if let Some((focused, member)) = focus(sc, words, &syms) {
             return Ok((Some(focused), Some(member)));
         }

@@ -518,12 +518,23 @@ impl Engine {
         let room = req.limit.saturating_sub(chosen.len());
         chosen.extend(deferred.into_iter().take(room));
 
+        // The shown units' symbols in one query per store, not one per result.
+        let shown: Vec<&StoredChunk> = chosen.iter().map(|c| c.2).collect();
+        let symbols = self.catalog.chunks_symbols(&shown)?;
         let mut results = Vec::with_capacity(chosen.len());
         for (score, signals, sc) in chosen {
             let Some(store) = by_id.get(&sc.store_id) else {
                 continue;
             };
-            let mut hit = self.hit(sc, store, score, signals, &words, req.detail)?;
+            let mut hit = self.hit(
+                sc,
+                store,
+                score,
+                signals,
+                &words,
+                req.detail,
+                Some(&symbols),
+            )?;
             if let Some(why) = stand_ins.get(&sc.id) {
                 hit.reason = if hit.reason.is_empty() {
                     why.clone()
@@ -665,6 +676,8 @@ impl Engine {
 
 impl Engine {
     /// A result at the requested detail, with its token estimate.
+    /// `symbols`: the shown chunks' symbols read beforehand (`Catalog::chunks_symbols`).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn hit(
         &self,
         sc: &StoredChunk,
@@ -673,8 +686,13 @@ impl Engine {
         signals: Signals,
         words: &[String],
         detail: Detail,
+        symbols: Option<&std::collections::HashMap<i64, Vec<lore_index::SymbolRow>>>,
     ) -> Result<SearchHit, EngineError> {
-        let (focused, symbol) = self.presenter().unit(sc, words)?;
+        let presenter = crate::present::Presenter {
+            catalog: &self.catalog,
+            symbols,
+        };
+        let (focused, symbol) = presenter.unit(sc, words)?;
         let sc = focused.as_ref().unwrap_or(sc);
         let lines = unit_lines(sc, symbol.as_ref());
         let mut unit = UnitRef::new(sc, store).within(lines).named(symbol.as_ref());

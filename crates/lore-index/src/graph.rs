@@ -389,6 +389,56 @@ impl Catalog {
         )
     }
 
+    /// `chunk_symbols` of many chunks at once (a search's results): one query per store
+    /// for the symbols of the chunks' files, then each chunk's picked out as
+    /// `chunk_symbols` picks them. By chunk id; chunks without a symbol are left out.
+    pub fn chunks_symbols(
+        &self,
+        chunks: &[&crate::StoredChunk],
+    ) -> Result<std::collections::HashMap<i64, Vec<SymbolRow>>, IndexError> {
+        let mut by_store: std::collections::BTreeMap<i64, Vec<&str>> = Default::default();
+        for sc in chunks.iter().filter(|sc| sc.chunk.symbol.is_some()) {
+            let paths = by_store.entry(sc.store_id).or_default();
+            if !paths.contains(&sc.path.as_str()) {
+                paths.push(&sc.path);
+            }
+        }
+        let mut rows: Vec<SymbolRow> = Vec::new();
+        for (store_id, paths) in by_store {
+            for part in paths.chunks(500) {
+                let sql = format!(
+                    "SELECT {SYMBOL_COLUMNS} FROM symbols WHERE store_id = ?1 AND path IN ({}) \
+                     ORDER BY start_byte",
+                    crate::sql::placeholders(part.len(), 2)
+                );
+                let mut a: Vec<Arg> = vec![store_id.into()];
+                a.extend(part.iter().map(|&p| Arg::from(p)));
+                rows.extend(self.db.query(&sql, &a, |r| symbol_from_row(r, 0))?);
+            }
+        }
+        let mut out = std::collections::HashMap::new();
+        for sc in chunks {
+            let Some(name) = sc.chunk.symbol.as_deref() else {
+                continue;
+            };
+            let (start, end) = (sc.chunk.start_byte, sc.chunk.end_byte);
+            let mut picked: Vec<SymbolRow> = rows
+                .iter()
+                .filter(|s| {
+                    s.store_id == sc.store_id
+                        && s.path == sc.path
+                        && ((s.start_byte >= start && s.start_byte < end)
+                            || (s.name == name && s.end_byte > start))
+                })
+                .cloned()
+                .collect();
+            picked.sort_by_key(|s| (s.start_byte, s.id));
+            picked.dedup_by_key(|s| s.id);
+            out.insert(sc.id, picked);
+        }
+        Ok(out)
+    }
+
     pub fn symbol(&self, id: i64) -> Result<Option<SymbolRow>, IndexError> {
         self.db.query_opt(
             &format!("SELECT {SYMBOL_COLUMNS} FROM symbols WHERE id = ?1"),
