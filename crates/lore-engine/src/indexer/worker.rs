@@ -359,26 +359,16 @@ impl Engine {
             )
             .into());
         }
-        // Without the model the batches are committed unembedded; the run's coordinator
-        // embeds what is left at its end.
-        let embedder = if self.config.embed {
-            match self.embedder(true, progress) {
-                Ok(e) => Some(e),
-                Err(e) => {
-                    progress.message(&format!(
-                        "no embedding model ({e}): committing chunks without vectors"
-                    ));
-                    None
-                }
-            }
-        } else {
-            None
-        };
+        // The model is loaded (fetched if need be) for the first batch of a store kept
+        // with vectors, not before: a worker for `--embed none` stores needs none. Without
+        // it the batches are committed unembedded; the run's coordinator embeds what is
+        // left at its end.
+        let mut embedder = None;
+        let mut model_tried = !self.config.embed;
         let holder = worker_name("worker");
         tracing::info!(
             worker = %holder,
             lease_secs,
-            embeds = embedder.is_some(),
             "worker started: claiming batches of index runs on this database"
         );
         let mut report = WorkerReport::default();
@@ -446,6 +436,18 @@ impl Engine {
                 }
                 Err(e) => Err(e),
             };
+            if !model_tried && self.batch_wants_vectors(&batch)? {
+                model_tried = true;
+                embedder = match self.embedder(true, progress) {
+                    Ok(e) => Some(e),
+                    Err(e) => {
+                        tracing::warn!(
+                            "no embedding model ({e}): committing chunks without vectors"
+                        );
+                        None
+                    }
+                };
+            }
             let done = match root.and_then(|root: PathBuf| {
                 self.work_batch(&batch, &root, &holder, lease_secs, embedder.as_deref())
             }) {
@@ -518,6 +520,14 @@ impl Engine {
 }
 
 impl Engine {
+    /// Whether `batch`'s store keeps vectors (not `--embed none`).
+    fn batch_wants_vectors(&self, batch: &Batch) -> Result<bool, EngineError> {
+        Ok(self
+            .catalog
+            .store_by_id(batch.store_id)?
+            .is_some_and(|s| !crate::record::lexical_only(&s)))
+    }
+
     /// Where a worker reads a batch's files: the store's root when this machine sees it
     /// (a folder on a shared path; a repository cloned here), else, for a repository, a
     /// clone of its own in this data dir, brought to the run's commit. `Ok(Err(why))`:
