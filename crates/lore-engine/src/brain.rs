@@ -348,17 +348,22 @@ impl Engine {
     /// no watcher serves, and for a watcher's events. `None` when nothing changed; `Locked`
     /// when another process is the writer (a server, which keeps the brain current itself).
     pub fn brain_refresh(&mut self) -> Result<Option<BrainIndexed>, EngineError> {
-        let stale = match self.catalog.store(BRAIN_STORE)? {
+        if !self.brain_stale()? {
+            return Ok(None);
+        }
+        self.brain_sync().map(Some)
+    }
+
+    /// Whether the brain's index is behind its folder (a stat walk) or, when shared, the
+    /// other servers' notes. Reads only: a server asks this before queueing a refresh.
+    pub fn brain_stale(&self) -> Result<bool, EngineError> {
+        Ok(match self.catalog.store(BRAIN_STORE)? {
             Some(s) if s.kind == StoreKind::Brain => {
                 self.freshness(&s)?.changed_files > 0 || self.brain_changed_elsewhere()?
             }
             Some(_) => false,
             None => self.brain_has_files(),
-        };
-        if !stale {
-            return Ok(None);
-        }
-        self.brain_sync().map(Some)
+        })
     }
 
     /// Whether the brain's folder holds any file (a brain without a store yet that a

@@ -531,6 +531,17 @@ impl App {
     /// notes, before it is read: through the writer, in queue order, waiting at most
     /// `BRAIN_FRESH_WAIT`. What could not be done, in words for the answer.
     async fn fresh_brain(&self) -> Option<String> {
+        // Most reads find it current: asked on the pool, so they never queue behind a
+        // long job on the writer.
+        match self.pool.run(|e| e.brain_stale()).await {
+            Ok(false) => return None,
+            Ok(true) => {}
+            Err(e) => {
+                return Some(format!(
+                    "the brain could not be checked ({e}); this answers from its last index"
+                ));
+            }
+        }
         let refreshed = tokio::time::timeout(
             BRAIN_FRESH_WAIT,
             self.write(|e| e.brain_refresh().map(|_| ())),
