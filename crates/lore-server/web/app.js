@@ -76,10 +76,16 @@ async function search(push) {
     status(`${r.results.length} results in ${Math.round(r.elapsed_ms ?? 0)} ms · ${r.mode ?? body.mode}${intent}` +
       (fresh.length ? " · " + fresh.join(", ") : ""), r.warnings);
     render(r.results);
-    // A result named in the URL (`&id=`) opens as the page loads.
+    // A result named in the URL (`&id=`) opens as the page loads, listed or not (an id
+    // from an agent's answer, a nested unit); one that names nothing says so.
     const id = new URLSearchParams(location.search).get("id");
     const li = id && [...$("results").children].find((x) => x.dataset.id === id);
     if (li) open(li, false);
+    else if (id) {
+      const unlisted = el("li");
+      unlisted.dataset.id = id;
+      open(unlisted, false);
+    }
   } catch (e) {
     status("error: " + e.message);
     $("results").replaceChildren();
@@ -358,6 +364,13 @@ document.addEventListener("DOMContentLoaded", () => {
     const graph = p.get("graph");
     if (graph) return showGraph(graph);
     if (readUrl()) return search(false);
+    // A result id alone (a link from an agent's answer): its unit, without a search.
+    const id = p.get("id");
+    if (id) {
+      const alone = el("li");
+      alone.dataset.id = id;
+      return open(alone, false);
+    }
     $("q").focus();
   };
   window.addEventListener("popstate", route);
