@@ -171,12 +171,19 @@ fn search_open_a_result_and_follow_a_caller_in_the_browser() {
 
     // An id the results do not list still opens; one that names nothing says so, in the
     // pane, rather than leaving it blank.
-    let d = dom(&chromium, lore.root(), &page("q=apply_code&mode=fts&id=garbage"));
+    let d = dom(
+        &chromium,
+        lore.root(),
+        &page("q=apply_code&mode=fts&id=garbage"),
+    );
     let bad = element(&d, "id=\"context\"", "article").unwrap_or_else(|| panic!("{d}"));
     assert!(bad.contains("is not a result id"), "{bad}");
     let d = dom(&chromium, lore.root(), &page(&format!("id={id}")));
     let alone = element(&d, "id=\"context\"", "article").unwrap_or_else(|| panic!("{d}"));
-    assert!(alone.contains("<h2>Cart.apply_code</h2>"), "a result id alone opens its unit: {alone}");
+    assert!(
+        alone.contains("<h2>Cart.apply_code</h2>"),
+        "a result id alone opens its unit: {alone}"
+    );
 
     // A caller is a link to its own definition.
     let href = context
