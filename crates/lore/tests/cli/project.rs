@@ -68,6 +68,32 @@ fn lore_toml_creates_updates_replaces_and_recreates_stores() {
     let dry = run_in(&lore, &proj, &["sync", "--dry-run"]);
     assert_eq!(dry.code, 0, "{}", dry.stderr);
     assert!(dry.stdout.contains("would replace docs"), "{}", dry.stdout);
+    // In a terminal it asks; "n" changes nothing and is no error (a pty from `script`).
+    let sync = lore.command(&["sync"]);
+    let line: Vec<String> = std::iter::once(sync.get_program())
+        .chain(sync.get_args())
+        .map(|a| format!("'{}'", a.to_string_lossy()))
+        .collect();
+    let mut tty = std::process::Command::new("script");
+    tty.args(["-qec", &line.join(" "), "/dev/null"])
+        .current_dir(&proj)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    for (k, v) in sync.get_envs() {
+        match v {
+            Some(v) => tty.env(k, v),
+            None => tty.env_remove(k),
+        };
+    }
+    let mut child = tty.spawn().expect("script (util-linux)");
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"n\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{shown}");
+    assert!(shown.contains("replace docs") && shown.contains("nothing was changed"), "{shown}");
+    let info = lore.json(&["store", "info", "docs"]);
+    assert!(info["source"].as_str().unwrap().ends_with("/docs"), "{info}");
     let out = run_in(&lore, &proj, &["--json", "sync", "--yes"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let r: Value = serde_json::from_str(&out.stdout).unwrap();
