@@ -81,7 +81,8 @@ pub(super) fn nothing_indexed(store: &StoreRecord, report: &IndexReport) -> Stri
             "; check the store's include/exclude globs"
         };
         return format!(
-            "nothing indexed: no files found under {root} (hidden and gitignored files are skipped{globs})"
+            "nothing indexed: no files found under {root} (hidden and gitignored files are skipped: \
+             --no-ignore reads past ignore files{globs})"
         );
     }
     let mut why: Vec<(&str, usize)> = Vec::new();
