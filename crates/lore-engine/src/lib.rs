@@ -1,63 +1,51 @@
 //! lore's library API. Every adapter (CLI, MCP, REST) calls [`Engine`] and nothing below it,
 //! so each behaviour and each error is written once.
 
-pub mod brain;
-mod context;
-mod db;
-pub mod deps;
-mod doctor;
+// Leaves: small types every layer may use.
 mod error;
-mod evidence;
+mod mode;
+mod progress;
+mod record;
+mod text;
+mod unit;
+
+// Layers, each importing only those above it (checked by `.ci/cycles`).
+pub mod brain;
 pub mod feedback;
-mod freshness;
-pub mod fusion;
 mod graph;
 mod indexer;
-mod intent;
-mod jobs;
-mod lift;
 mod locate;
-mod present;
-mod progress;
 pub mod project;
-mod record;
-mod related;
-mod replica;
-mod retrieve;
-pub mod sample;
-mod search;
-mod shared_brain;
-mod stand_in;
+mod query;
 mod stores;
-mod sync;
-mod task;
-mod text;
-pub mod trust;
-mod unit;
-mod writer;
 
-pub use context::{OutlineEntry, UnitContext};
-pub use db::{DatabaseHealth, DbStatus, StoreCopied, db_migrate, db_status};
-pub use doctor::{CatalogFacts, DoctorReport, Part, PartFacts, Problem, StoreHealth, doctor};
+pub use project::{deps, trust};
+pub use query::{fusion, sample};
+
 pub use error::{EngineError, ExitKind, Param};
-pub use freshness::Freshness;
 pub use fusion::{Candidates, Fusion, Signals};
+pub use graph::related::{Related, RelatedUnit, Usage};
 pub use graph::{Direction, EdgeRecord, GraphAnswer, GraphLink, GraphQuery, SymbolInfo};
+pub use indexer::jobs::JobSpec;
+pub use indexer::verify::PartFacts;
+pub use indexer::writer::{ServerAnnouncement, WriterInfo, settle_stale_writer};
 pub use indexer::{BATCH_LEASE_SECS, IndexReport, WorkerReport, Workers};
-pub use intent::{Detail, Intent};
-pub use jobs::JobSpec;
 pub use locate::{LocateEvidence, LocateRequest, LocateResponse, LocatedFile, LocatedUnit};
 pub use lore_core::AddStore;
 pub use lore_embed::settle_threads;
-pub use present::{ContextLayer, FullLayer, estimate_tokens};
+pub use mode::{Detail, Mode};
 pub use progress::{NoProgress, Phase, Progress};
-pub use related::{Related, RelatedUnit, Usage};
-pub use retrieve::Retrieved;
-pub use search::{IntentUsed, Mode, SearchHit, SearchRequest, SearchResponse, UnitRef};
+pub use query::context::{OutlineEntry, UnitContext};
+pub use query::intent::Intent;
+pub use query::present::{ContextLayer, FullLayer, estimate_tokens};
+pub use query::retrieve::Retrieved;
+pub use query::task::{Frame, TaskClues};
+pub use query::{IntentUsed, SearchHit, SearchRequest, SearchResponse, UnitRef};
 pub use stores::StoreSummary;
-pub use task::{Frame, TaskClues};
+pub use stores::db::{DatabaseHealth, DbStatus, StoreCopied, db_migrate, db_status};
+pub use stores::doctor::{CatalogFacts, DoctorReport, Part, Problem, StoreHealth, doctor};
+pub use stores::freshness::Freshness;
 pub use unit::{Lines, MAX_UNIT_LINES, Truncation};
-pub use writer::{ServerAnnouncement, WriterInfo, settle_stale_writer};
 
 pub use lore_index::{FieldBoosts, JobProgress, JobRecord, JobStatus, StoreRecord};
 pub use lore_source::PathFilter;
@@ -127,20 +115,20 @@ pub struct Engine {
     config: EngineConfig,
     /// Shared by engines cloned with `try_clone`: the model loads once per process.
     embedder: Arc<OnceLock<Arc<Embedder>>>,
-    readers: Arc<retrieve::ReaderCache>,
+    readers: Arc<query::retrieve::ReaderCache>,
     /// Held for the engine's lifetime after `hold_writer_lock` (servers, watchers), and
     /// shared by the engines cloned with `try_clone_writer`.
     writer_lock: Option<Arc<WriterLock>>,
     /// Which stores an engine of this process is writing now (shared by clones): two
     /// writers of one process never write one store at once.
-    store_locks: Arc<writer::StoreLocks>,
+    store_locks: Arc<indexer::writer::StoreLocks>,
     /// A second connection to the catalog, this engine's own, opened on first use: a
     /// search's vector half runs on it while its BM25 half runs on `catalog`.
     side: std::sync::Mutex<Option<Catalog>>,
     /// What search responses reuse of each store's freshness (shared by clones).
-    freshness_cache: freshness::FreshnessCache,
+    freshness_cache: stores::freshness::FreshnessCache,
     /// The read copies this process builds (PostgreSQL; shared by clones).
-    replicas: replica::Replicas,
+    replicas: stores::replica::Replicas,
     /// Each store's feedback signals as last read (shared by clones).
     taught_cache: feedback::TaughtCache,
 }

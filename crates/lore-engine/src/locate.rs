@@ -7,10 +7,11 @@
 //! `task.rs`), and priors (tests and prose below code unless the task names them).
 
 use crate::error::Param;
-use crate::fusion::{CHUNK_DECAY, Signals};
-use crate::present::{json_tokens, query_words};
-use crate::search::{Mode, SearchHit, SearchRequest};
-use crate::task::{self, TaskClues};
+use crate::mode::Mode;
+use crate::query::fusion::{CHUNK_DECAY, Signals};
+use crate::query::present::{json_tokens, query_words};
+use crate::query::task::{self, TaskClues};
+use crate::query::{SearchHit, SearchRequest};
 use crate::{Engine, EngineError};
 use lore_index::{StoreRecord, StoredChunk, TermPolicy};
 use serde::Serialize;
@@ -98,7 +99,7 @@ pub struct LocatedUnit {
     pub end_line: u32,
     /// Its rank within the file: the chunk's retrieval score relative to the file's best
     /// chunk, plus a share for a name (its own or its container's) the task writes.
-    #[serde(serialize_with = "crate::search::round4")]
+    #[serde(serialize_with = "crate::query::round4")]
     pub score: f32,
 }
 
@@ -106,7 +107,7 @@ pub struct LocatedUnit {
 pub struct LocatedFile {
     pub store: String,
     pub path: String,
-    #[serde(serialize_with = "crate::search::round4")]
+    #[serde(serialize_with = "crate::query::round4")]
     pub score: f32,
     /// The evidence behind the score, strongest first.
     pub why: Vec<String>,

@@ -32,3 +32,17 @@ pub(crate) fn default_web() -> WebSettings {
         site: None,
     }
 }
+
+/// This machine's name, read once per process (a lease is renewed at every commit).
+pub(crate) fn host_name() -> &'static str {
+    static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HOST.get_or_init(|| {
+        std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .ok()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .or_else(|| std::env::var("HOSTNAME").ok())
+            .or_else(|| std::env::var("COMPUTERNAME").ok())
+            .unwrap_or_else(|| "localhost".into())
+    })
+}

@@ -9,7 +9,7 @@
 //! ([`Fts::generation`]).
 
 use crate::IndexError;
-use crate::tokenizer::{analyze, code_analyzer};
+use crate::tokenizer::{analyze, code_analyzer, field_texts};
 use lore_core::Chunk;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -372,21 +372,6 @@ impl Fields {
 
 /// The analysed fields of a chunk's BM25 document, in the order both backends number them.
 pub const FIELDS: [&str; 4] = ["content", "symbol", "headings", "path"];
-
-/// The text of each of `FIELDS` for one chunk: its content (with its context line), its
-/// symbol and parent, its headings, its path.
-pub fn field_texts(path: &str, chunk: &Chunk) -> [String; 4] {
-    let mut symbol = String::new();
-    for s in [&chunk.symbol, &chunk.parent].into_iter().flatten() {
-        symbol.push_str(s);
-        symbol.push(' ');
-    }
-    let content = match &chunk.context {
-        Some(ctx) => format!("{ctx}\n{}", chunk.content),
-        None => chunk.content.clone(),
-    };
-    [content, symbol, chunk.headings.join("\n"), path.to_string()]
-}
 
 /// One weighted term of a BM25 query: `field` indexes `FIELDS`.
 #[derive(Debug, Clone)]

@@ -42,7 +42,7 @@ pub use copy::{CopyReport, copy_store};
 pub use feedback::{FeedbackRow, MAX_ROWS_PER_STORE};
 pub use fts::{
     FIELDS, FieldBoosts, Fts, FtsBuild, FtsHits, FtsState, FtsWriter, QueryPlan, TermPolicy,
-    clean as clean_fts, field_texts,
+    clean as clean_fts,
 };
 pub use graph::{Edge, ImportRow, RefRow, RefTarget, ResolvedRef, SymbolRow};
 pub use jobs::{JOB_EXPIRY_SECS, JobProgress, JobRecord, JobStatus, Lease, is_job_id, new_job_id};
@@ -51,6 +51,7 @@ pub use pg::{CacheFit, HNSW_EF_SEARCH, HNSW_MIN_VECTORS, PgLexical, PgVectors};
 pub use replica::{REPLICA_DIR, ReplicaBuilt, ReplicaCopy, build_replica, open_replica};
 pub use schema::postgres::{SchemaStatus, migrate as migrate_postgres, status as postgres_status};
 pub use sql::{Arg, Dialect, PgOptions, Sql, SqlError, blob_to_embedding, redact as redact_url};
+pub use tokenizer::field_texts;
 pub use vectors::{SnapshotWriter, VectorSet, dot, stream_snapshot};
 
 use xxhash_rust::xxh3::{xxh3_64, xxh3_128};

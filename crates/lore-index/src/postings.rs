@@ -3,9 +3,8 @@
 //! not the catalog, so the catalog can call it without a loop between the two.
 
 use crate::IndexError;
-use crate::fts::field_texts;
 use crate::sql::{Arg, Sql, args};
-use crate::tokenizer::{analyze, code_analyzer};
+use crate::tokenizer::{analyze, code_analyzer, field_texts};
 use lore_core::Chunk;
 use std::collections::HashMap;
 

@@ -6,6 +6,21 @@ use tantivy::tokenizer::{
     Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter, Token, TokenStream, Tokenizer,
 };
 
+/// The text of each of the BM25 fields (`fts::FIELDS`) for one chunk: its content (with its context line), its
+/// symbol and parent, its headings, its path.
+pub fn field_texts(path: &str, chunk: &lore_core::Chunk) -> [String; 4] {
+    let mut symbol = String::new();
+    for s in [&chunk.symbol, &chunk.parent].into_iter().flatten() {
+        symbol.push_str(s);
+        symbol.push(' ');
+    }
+    let content = match &chunk.context {
+        Some(ctx) => format!("{ctx}\n{}", chunk.content),
+        None => chunk.content.clone(),
+    };
+    [content, symbol, chunk.headings.join("\n"), path.to_string()]
+}
+
 /// Splits text into words and words into identifier parts.
 ///
 /// With `keep_whole`, a compound identifier is emitted whole as well as in parts; the index

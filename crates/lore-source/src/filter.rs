@@ -9,7 +9,8 @@
 //! name (leading `.`) is skipped unless a rule whitelists it. The store's globs then judge
 //! files (not folders).
 
-use crate::{SourceError, WalkOptions};
+use crate::SourceError;
+use crate::options::WalkOptions;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};

@@ -8,6 +8,7 @@ pub mod deps;
 mod filter;
 pub mod git;
 pub mod net;
+mod options;
 mod tree;
 mod walk;
 pub mod web;
@@ -15,11 +16,9 @@ pub mod web;
 pub use confine::Reads;
 pub use filter::PathFilter;
 pub use net::FetchPolicy;
+pub use options::{SkipReason, WalkOptions};
 pub use tree::Tree;
-pub use walk::{
-    IgnoredTop, SkipReason, SourceFile, Walk, WalkOptions, mtime_ns, read_text, validate_globs,
-    walk,
-};
+pub use walk::{IgnoredTop, SourceFile, Walk, mtime_ns, read_text, validate_globs, walk};
 
 /// SHA-256 of `bytes` in lower-case hex: an archive's digest, a trusted file's.
 pub fn sha256_hex(bytes: &[u8]) -> String {

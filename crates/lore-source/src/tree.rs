@@ -9,7 +9,8 @@
 //! and read only when the handle is a regular file — with one link only, when reads are
 //! confined (a hard link shares its inode with a file that may lie outside).
 
-use crate::{Reads, SkipReason, SourceError};
+use crate::options::SkipReason;
+use crate::{Reads, SourceError};
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{self as rfs, FileType, Mode, OFlags};
 use std::ffi::OsStr;

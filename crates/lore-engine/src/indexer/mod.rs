@@ -11,9 +11,12 @@
 
 mod commit;
 mod finish;
+pub(crate) mod jobs;
 mod plan;
 mod prepare;
+pub(crate) mod verify;
 mod worker;
+pub(crate) mod writer;
 
 pub(crate) use plan::diff;
 pub use worker::{BATCH_LEASE_SECS, WorkerReport, Workers};
@@ -100,7 +103,7 @@ impl Engine {
             return self.index_shared_brain(full, embedder, progress);
         }
         if store.indexed_at.is_some()
-            && let Some(why) = crate::deps::moved_on(store)
+            && let Some(why) = crate::project::deps::moved_on(store)
         {
             return Ok(IndexReport {
                 store: store.name.clone(),
@@ -189,8 +192,7 @@ impl Engine {
         let writer = if full || !files_bm25 {
             None
         } else {
-            let check =
-                crate::doctor::check_bm25(&self.catalog, store.id, generation, &fts_dir, true)?;
+            let check = verify::check_bm25(&self.catalog, store.id, generation, &fts_dir, true)?;
             if let Some(problem) = check.problem {
                 drop(check.fts);
                 progress.message(&format!(
@@ -658,7 +660,7 @@ mod tests {
         let mut e = engine(dir.path());
         add(&mut e, "proj", &src);
         let store = e.require_store("proj").unwrap();
-        assert_eq!(store.host.as_deref(), Some(crate::writer::host_name()));
+        assert_eq!(store.host.as_deref(), Some(crate::record::host_name()));
         // As another server sharing the catalog sees a folder of this machine's.
         e.catalog
             .sql()

@@ -544,14 +544,14 @@ impl Engine {
         let here = store
             .host
             .as_deref()
-            .is_none_or(|h| h == crate::writer::host_name());
+            .is_none_or(|h| h == crate::record::host_name());
         let (Some(revision), StoreKind::Repo, false) = (&batch.revision, store.kind, here) else {
             if !store.root.is_dir() {
                 return Ok(Err(format!(
                     "store {}'s files are not at {} on {}",
                     store.name,
                     store.root.display(),
-                    crate::writer::host_name()
+                    crate::record::host_name()
                 )));
             }
             self.check_source(&store)?;
@@ -570,7 +570,7 @@ impl Engine {
                      not mounted here?)",
                     store.name,
                     store.root.display(),
-                    crate::writer::host_name(),
+                    crate::record::host_name(),
                     batch.paths.len()
                 )));
             }
@@ -611,7 +611,7 @@ impl Engine {
 fn worker_name(role: &str) -> String {
     format!(
         "{}:{}:{role}",
-        crate::writer::host_name(),
+        crate::record::host_name(),
         std::process::id()
     )
 }

@@ -100,7 +100,7 @@ impl Engine {
         if changed.is_empty() {
             return Ok(None);
         }
-        if let Some(why) = crate::deps::moved_on(store) {
+        if let Some(why) = crate::project::deps::moved_on(store) {
             return Ok(Some(why));
         }
         let indexing = self.indexing_now(store)?;
@@ -190,7 +190,7 @@ impl Engine {
             changed_files,
             indexing: self.indexing_now(store)?,
             moved_on: if changed_files > 0 {
-                crate::deps::moved_on(store)
+                crate::project::deps::moved_on(store)
             } else {
                 None
             },

@@ -13,7 +13,7 @@ impl Engine {
     /// A file that asks for more than its own folder is refused here unless trusted
     /// (`trust::require`).
     pub fn sync_plan(&self, project: &Project) -> Result<Vec<SyncStep>, EngineError> {
-        crate::trust::require(project)?;
+        crate::project::trust::require(project)?;
         let mut steps = Vec::new();
         for (name, def) in &project.stores {
             let req = project.add_request(name, def);
@@ -64,7 +64,7 @@ impl Engine {
         progress: &dyn Progress,
     ) -> Result<SyncReport, EngineError> {
         // An untrusted file's stores are read as if its folder were all that may be read.
-        let narrowed = crate::trust::narrowed(project, &self.config.reads);
+        let narrowed = crate::project::trust::narrowed(project, &self.config.reads);
         let saved = narrowed.map(|r| std::mem::replace(&mut self.config.reads, r));
         let report = self.sync_allowed(project, opts, progress);
         if let Some(reads) = saved {

@@ -2,8 +2,8 @@
 //! catalog generation), BM25 and the vector search run side by side, and their fusion per
 //! mode. `search` and `locate` rank what this retrieves.
 
-use crate::fusion::{Candidates, Fusion, Signals, fuse};
-use crate::search::Mode;
+use crate::mode::Mode;
+use crate::query::fusion::{Candidates, Fusion, Signals, fuse};
 use crate::{Engine, EngineError, NoProgress};
 use lore_index::{FtsHits, LexicalIndex, StoreRecord, TermPolicy, VectorIndex};
 use std::collections::HashMap;
@@ -95,14 +95,14 @@ impl Engine {
         let lexical = if self.catalog.holds_indexes() && read_copy != crate::ReadCopy::Ignore {
             // PostgreSQL: this server's read copy where it is current, else the database.
             let copy = lore_index::open_replica(&dir, store.generation);
-            let vectors_wanted = !crate::stores::lexical_only(store);
+            let vectors_wanted = !crate::record::lexical_only(store);
             let behind = copy.lexical.is_none() || (vectors_wanted && copy.vectors.is_none());
             if behind && read_copy == crate::ReadCopy::Keep {
                 let readers = self.readers.clone();
                 let store_id = store.id;
                 self.replicas
                     .refresh(&self.data, store, move || readers.forget(store_id));
-                reopen_at = Some(Instant::now() + crate::replica::VECTORS_RETRY);
+                reopen_at = Some(Instant::now() + crate::stores::replica::VECTORS_RETRY);
             }
             if let Some(v) = copy.vectors {
                 let _ = vectors.set(Arc::new(v) as Arc<dyn VectorIndex>);
@@ -120,7 +120,7 @@ impl Engine {
             dir,
             lexical,
             lexical_missing,
-            dim: crate::stores::store_dim(store),
+            dim: crate::record::store_dim(store),
             vectors,
             reopen_at,
         });
@@ -156,7 +156,7 @@ impl Engine {
     ) -> Result<(Retrieved, T), EngineError> {
         // Stores kept without vectors need no query vector (nor a model).
         let vectors_wanted =
-            mode.uses_vectors() && stores.iter().any(|s| !crate::stores::lexical_only(s));
+            mode.uses_vectors() && stores.iter().any(|s| !crate::record::lexical_only(s));
         let embedder = if vectors_wanted {
             let embedder = self.embedder(false, &NoProgress)?;
             for store in stores {

@@ -16,6 +16,9 @@
 //! max_pages = 200
 //! ```
 
+pub mod deps;
+pub mod trust;
+
 use crate::{Engine, EngineError};
 use lore_core::{AddStore, StoreKind};
 use lore_index::StoreRecord;
@@ -163,7 +166,7 @@ impl Project {
                 EngineError::Input(format!("{shown} line {line}: store {name:?}: {why}"))
             };
             lore_core::validate_store_name(&name).map_err(&fail)?;
-            if name == crate::brain::BRAIN_STORE {
+            if name == lore_core::BRAIN_STORE {
                 return Err(fail(
                     "the brain store is built in; give this store another name".into(),
                 ));
@@ -501,7 +504,7 @@ pub(crate) fn diff(
 /// `sync --prune` may remove.
 pub(crate) fn own_store(s: &StoreRecord, dir: &Path) -> bool {
     matches!(s.kind, StoreKind::Folder | StoreKind::Repo)
-        && !crate::deps::is_dep_store(&s.name)
+        && !crate::project::deps::is_dep_store(&s.name)
         && Path::new(&s.source).strip_prefix(dir).is_ok()
 }
 

@@ -6,7 +6,10 @@
 //! Writes take the writer lock (or reuse the one a server holds for life); session logs do
 //! not touch the index and need no lock.
 
-use crate::search::{Mode, SearchRequest};
+pub(crate) mod shared;
+
+use crate::mode::Mode;
+use crate::query::SearchRequest;
 use crate::{Detail, Engine, EngineError, NoProgress};
 use lore_brain::{Brain, Document};
 use lore_core::{AddStore, StoreKind};
@@ -43,7 +46,7 @@ const MIN_MEANING_SHORT: f32 = 0.5;
 const SHORT_NOTE_WORDS: usize = 4;
 
 /// Whether a hit matches its query: it holds a query word, or means nearly the same.
-fn is_match(hit: &crate::search::SearchHit) -> bool {
+fn is_match(hit: &crate::query::SearchHit) -> bool {
     let words = hit.snippet.as_deref().map_or(0, |t| {
         t.split_whitespace()
             .filter(|w| w.chars().any(char::is_alphanumeric))
@@ -85,7 +88,7 @@ pub struct BrainHit {
     pub path: String,
     pub title: String,
     pub snippet: String,
-    #[serde(serialize_with = "crate::search::round4")]
+    #[serde(serialize_with = "crate::query::round4")]
     pub score: f32,
     /// The matching section's lines.
     pub start_line: u32,
@@ -102,7 +105,7 @@ pub struct BrainAnswer {
     /// Why the answer may be less than asked (an empty brain, no embedding model).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
-    #[serde(serialize_with = "crate::search::round_ms")]
+    #[serde(serialize_with = "crate::query::round_ms")]
     pub elapsed_ms: f64,
 }
 

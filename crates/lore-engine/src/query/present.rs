@@ -3,9 +3,9 @@
 //! unit, its callers and callees and the tests that exercise it (full). Token counts are
 //! estimates: UTF-8 bytes / 4, the usual rule of thumb for English and code.
 
-use crate::fusion::Signals;
-use crate::intent::norm;
-use crate::related::{Neighbourhood, Related};
+use crate::graph::related::{Neighbourhood, Related};
+use crate::query::fusion::Signals;
+use crate::query::intent::norm;
 use crate::text::first_sentence;
 use crate::unit::{self, Lines, Truncation};
 use crate::{Engine, EngineError};
@@ -38,7 +38,7 @@ pub struct ContextLayer {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub types: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub usage: Option<crate::related::Usage>,
+    pub usage: Option<crate::graph::related::Usage>,
     /// Nearby concepts: the enclosing type, heading path, names it calls or is called by.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub related: Vec<String>,
@@ -204,7 +204,7 @@ fn focus(
     let own = c
         .content
         .get(sym.start_byte - c.start_byte..sym.end_byte - c.start_byte)?;
-    let last = if crate::evidence::is_stub(sym.kind, c.language, own) {
+    let last = if crate::query::evidence::is_stub(sym.kind, c.language, own) {
         syms.iter()
             .rfind(|s| s.qualified == sym.qualified && s.end_byte <= c.end_byte)
             .unwrap_or(sym)
@@ -334,7 +334,7 @@ impl Presenter<'_> {
         // of the same qualified name (TypeScript and `@overload` put it below the
         // signatures): the result then holds the doc comment, every overload and the body.
         let unit = unit.map(|i| {
-            if !crate::evidence::is_overload_stub(c) {
+            if !crate::query::evidence::is_overload_stub(c) {
                 return i;
             }
             let qualified = &syms[i].qualified;

@@ -202,7 +202,7 @@ fn genuine(rec: &StoreRecord, expected: Option<&deps::Located>) -> bool {
     let elsewhere = rec
         .host
         .as_deref()
-        .is_some_and(|h| h != crate::writer::host_name());
+        .is_some_and(|h| h != crate::record::host_name());
     match expected {
         _ if elsewhere => true,
         Some(l) => l.root == rec.root && l.includes == rec.includes,

@@ -42,35 +42,6 @@ impl Intent {
     }
 }
 
-/// How much of each result to return.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Detail {
-    /// Type, name, signature, one-line purpose, location, why it matched. No code.
-    #[default]
-    Minimal,
-    /// Minimal plus imports, referenced types and usage counts from the code graph.
-    Contextual,
-    /// Contextual plus the whole unit, callers and callees, and the tests that exercise it.
-    Full,
-}
-
-impl Detail {
-    pub const ALL: [Detail; 3] = [Detail::Minimal, Detail::Contextual, Detail::Full];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Detail::Minimal => "minimal",
-            Detail::Contextual => "contextual",
-            Detail::Full => "full",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Detail> {
-        Detail::ALL.into_iter().find(|d| d.as_str() == s)
-    }
-}
-
 /// Identifier-like words of a query: `parse_query`, `parseQuery`, `Store::get`, `a.b`,
 /// or anything in backticks. Lowercased, with separators kept.
 pub(crate) fn query_identifiers(q: &str) -> Vec<String> {
@@ -141,7 +112,7 @@ fn has_any(q: &str, phrases: &[&str]) -> bool {
 impl Intent {
     /// The intent a query's wording implies, if any.
     pub fn infer(query: &str) -> Option<Intent> {
-        if crate::task::is_task(query) {
+        if crate::query::task::is_task(query) {
             return Some(Intent::FindTask);
         }
         let q = format!(" {} ", query.to_lowercase());

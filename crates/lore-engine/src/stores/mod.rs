@@ -1,7 +1,13 @@
 //! Store lifecycle: add, list, inspect, remove, sync.
 
+pub(crate) mod db;
+pub(crate) mod doctor;
+pub(crate) mod freshness;
+pub(crate) mod replica;
+pub(crate) mod sync;
+
 use crate::indexer::IndexReport;
-pub(crate) use crate::record::{LEXICAL_ONLY, default_web, lexical_only, store_dim};
+pub(crate) use crate::record::{LEXICAL_ONLY, default_web, lexical_only};
 use crate::{Engine, EngineError, Param, Phase, Progress};
 use lore_core::{AddStore, StoreKind, WebSettings, validate_store_name};
 use lore_embed::Embedder;
@@ -38,7 +44,7 @@ impl Engine {
         &self,
         req: &AddStore,
     ) -> Result<(StoreKind, String, WalkOptions), EngineError> {
-        if crate::deps::is_dep_store(&req.name) {
+        if crate::project::deps::is_dep_store(&req.name) {
             return Err(EngineError::Input(format!(
                 "store names starting with dep: are lore's own dependency stores; \
                  `lore deps` makes them from the project's lockfiles (give {:?} another name)",
@@ -164,7 +170,7 @@ impl Engine {
         if let Some(host) = store
             .host
             .as_deref()
-            .filter(|h| *h != crate::writer::host_name())
+            .filter(|h| *h != crate::record::host_name())
             && !store.root.exists()
         {
             return Err(EngineError::Input(format!(
@@ -224,10 +230,9 @@ impl Engine {
         progress: &dyn Progress,
     ) -> Result<(StoreRecord, IndexReport, bool), EngineError> {
         // Reserved names (the brain, `dep:`) and new ones: as `add_store` answers them.
-        let existing = self
-            .catalog
-            .store(&req.name)?
-            .filter(|r| r.kind != StoreKind::Brain && !crate::deps::is_dep_store(&req.name));
+        let existing = self.catalog.store(&req.name)?.filter(|r| {
+            r.kind != StoreKind::Brain && !crate::project::deps::is_dep_store(&req.name)
+        });
         let Some(rec) = existing else {
             let (store, report) = self.add_store(req, progress)?;
             return Ok((store, report, false));
@@ -295,7 +300,7 @@ impl Engine {
                 }
             }),
             // A folder and a clone are files on this machine.
-            host: (kind != StoreKind::Web).then(|| crate::writer::host_name().to_string()),
+            host: (kind != StoreKind::Web).then(|| crate::record::host_name().to_string()),
         })?;
         // Held from its creation to the end of its first index run.
         let _store = self.store_locks.hold(store.id);

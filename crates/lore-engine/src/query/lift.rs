@@ -1,8 +1,8 @@
 //! What lifts a candidate past its fused score: a query that names a dependency's package,
 //! that holds a unit's text word for word, or that is one identifier naming a unit.
 
-use crate::evidence;
-use crate::fusion::Signals;
+use crate::query::evidence;
+use crate::query::fusion::Signals;
 use lore_index::{StoreRecord, StoredChunk};
 use std::collections::HashSet;
 
@@ -26,7 +26,7 @@ pub(crate) fn named_packages(stores: &[StoreRecord], query: &str) -> HashSet<i64
     stores
         .iter()
         .filter(|s| {
-            crate::deps::package_of(&s.name).is_some_and(|(name, _)| {
+            crate::project::deps::package_of(&s.name).is_some_and(|(name, _)| {
                 let last = name.rsplit('/').next().unwrap_or(&name);
                 words.contains(&norm(last)) || words.contains(&norm(&name))
             })
@@ -68,7 +68,7 @@ pub(crate) fn lift_named(ranked: &mut Vec<(f32, Signals, &StoredChunk)>, ident: 
         matches!(
             sc.chunk.kind,
             K::Impl | K::Class | K::Struct | K::Trait | K::Interface | K::Module | K::Enum
-        ) && crate::intent::defines_exactly(&sc.chunk.content, ident)
+        ) && crate::query::intent::defines_exactly(&sc.chunk.content, ident)
     };
     let names = |sc: &StoredChunk| is_named(sc) || holds(sc);
     let (mut named, rest): (Vec<_>, Vec<_>) = ranked.drain(..).partition(|(_, _, sc)| names(sc));

@@ -1,6 +1,8 @@
 //! The code graph: resolving a store's references after indexing, and answering
 //! callers / callees / definition questions about a symbol.
 
+pub(crate) mod related;
+
 use crate::text::first_sentence;
 use crate::{Engine, EngineError};
 use lore_graph::{Index, SymbolEntry};
@@ -59,7 +61,7 @@ pub struct SymbolInfo {
     /// Definitions only: how often it is called (resolved and by name only) and what it
     /// calls, from the same edges as `lore graph … callers`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub usage: Option<crate::related::Usage>,
+    pub usage: Option<crate::graph::related::Usage>,
 }
 
 /// One edge next to the asked symbol: who calls it, or what it calls.
@@ -243,7 +245,8 @@ impl Engine {
                     for e in self.catalog.edges_to(d.id)? {
                         links.push(link(&e, e.from.as_ref(), &store_of(d.store_id)));
                     }
-                    let (found, confidence) = crate::related::name_candidates(&self.catalog, d)?;
+                    let (found, confidence) =
+                        crate::graph::related::name_candidates(&self.catalog, d)?;
                     for e in found {
                         if candidates.len() >= MAX_CANDIDATES {
                             break;
@@ -313,7 +316,7 @@ impl Engine {
                 .map(|d| {
                     let mut info = symbol_info(d, &store_of(d.store_id));
                     info.usage =
-                        Some(crate::related::Neighbourhood::load(&self.catalog, d)?.usage());
+                        Some(crate::graph::related::Neighbourhood::load(&self.catalog, d)?.usage());
                     Ok(info)
                 })
                 .collect::<Result<_, EngineError>>()?,

@@ -25,21 +25,7 @@ pub struct WriterInfo {
 /// other's jobs for their own.
 pub(crate) fn writer_id(data: &DataDir) -> String {
     let root = std::fs::canonicalize(data.root()).unwrap_or_else(|_| data.root().to_path_buf());
-    format!("{}:{}", host_name(), root.display())
-}
-
-/// This machine's name, read once per process (a lease is renewed at every commit).
-pub(crate) fn host_name() -> &'static str {
-    static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    HOST.get_or_init(|| {
-        std::fs::read_to_string("/proc/sys/kernel/hostname")
-            .ok()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .or_else(|| std::env::var("HOSTNAME").ok())
-            .or_else(|| std::env::var("COMPUTERNAME").ok())
-            .unwrap_or_else(|| "localhost".into())
-    })
+    format!("{}:{}", crate::record::host_name(), root.display())
 }
 
 /// Removes `writer.json` when dropped (normal exit or error). After a kill -9 the file stays,

@@ -1,7 +1,7 @@
 //! A spread sample of a store's content (files and units), read from the catalog: what an
 //! LLM needs to see to write realistic queries about a store.
 
-use crate::search::UnitRef;
+use crate::query::UnitRef;
 use crate::{Engine, EngineError};
 use serde::Serialize;
 use std::collections::BTreeMap;

@@ -10,8 +10,8 @@
 //! - A value answers for the type that types it (`values_over_types`).
 
 use crate::EngineError;
-use crate::fusion::Signals;
-use crate::intent::NameWords;
+use crate::query::fusion::Signals;
+use crate::query::intent::NameWords;
 use lore_core::ChunkKind;
 use lore_index::{Catalog, StoredChunk};
 use std::collections::HashMap;
@@ -109,7 +109,7 @@ pub(crate) fn containers(
         let score = members[0].1
             + members[1..]
                 .iter()
-                .zip(crate::fusion::CHUNK_DECAY)
+                .zip(crate::query::fusion::CHUNK_DECAY)
                 .map(|(m, w)| m.1 * w)
                 .sum::<f32>();
         out.push(Container {

@@ -1,47 +1,31 @@
-//! Hybrid search: BM25 and exact-cosine candidates per store, fused, deduplicated per file.
+//! The query path: a search request is retrieved per store (BM25 and vectors, `retrieve`),
+//! fused (`fusion`), ranked by intent, priors, exact evidence and stand-ins (`intent`,
+//! `evidence`, `lift`, `stand_in`), assembled into units and presented at a detail level
+//! (`present`, `context`). This file holds the request, the response and `Engine::search`.
 
-use crate::evidence;
-use crate::freshness::Freshness;
-use crate::fusion::Signals;
-use crate::intent::{Candidate, prior, query_identifiers};
-use crate::lift::{PACKAGE_NAMED, bare_identifier, lift_exact, lift_named, named_packages};
-use crate::present::{ContextLayer, FullLayer, json_tokens, query_words, reason, snippet, summary};
+pub(crate) mod context;
+pub(crate) mod evidence;
+pub mod fusion;
+pub(crate) mod intent;
+pub(crate) mod lift;
+pub(crate) mod present;
+pub(crate) mod retrieve;
+pub mod sample;
+pub(crate) mod stand_in;
+pub(crate) mod task;
+
+use crate::mode::Mode;
+use crate::stores::freshness::Freshness;
 use crate::unit::{Lines, unit_lines};
 use crate::{Detail, Engine, EngineError, Intent, Param};
+use fusion::Signals;
+use intent::{Candidate, prior, query_identifiers};
+use lift::{PACKAGE_NAMED, bare_identifier, lift_exact, lift_named, named_packages};
 use lore_index::{StoreRecord, StoredChunk, SymbolRow, TermPolicy};
+use present::{ContextLayer, FullLayer, json_tokens, query_words, reason, snippet, summary};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    #[default]
-    Hybrid,
-    Vector,
-    Fts,
-}
-
-impl Mode {
-    pub const ALL: [Mode; 3] = [Mode::Hybrid, Mode::Vector, Mode::Fts];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Hybrid => "hybrid",
-            Mode::Vector => "vector",
-            Mode::Fts => "fts",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Mode> {
-        Mode::ALL.into_iter().find(|m| m.as_str() == s)
-    }
-    pub(crate) fn uses_bm25(self) -> bool {
-        self != Mode::Vector
-    }
-    pub(crate) fn uses_vectors(self) -> bool {
-        self != Mode::Fts
-    }
-}
 
 #[derive(Debug, Clone)]
 pub struct SearchRequest {
@@ -126,7 +110,7 @@ impl UnitRef {
     pub(crate) fn new(sc: &StoredChunk, store: &StoreRecord) -> UnitRef {
         let c = &sc.chunk;
         let site = store.web.as_ref().and_then(|w| w.site.as_deref());
-        let (package, version) = crate::deps::package_of(&store.name).unzip();
+        let (package, version) = crate::project::deps::package_of(&store.name).unzip();
         UnitRef {
             id: format!("{:016x}", sc.id),
             store: store.name.clone(),
@@ -338,7 +322,7 @@ impl Engine {
         let mut idents = query_identifiers(&req.query);
         // Asked who uses a plain-word name ("who calls compose"), that name is the subject.
         let subjects = if intent.is_some_and(|i| i.intent == Intent::FindUsage) {
-            crate::intent::usage_subjects(&req.query)
+            intent::usage_subjects(&req.query)
         } else {
             Vec::new()
         };
@@ -348,8 +332,8 @@ impl Engine {
                 idents.push(subject);
             }
         }
-        let wants = crate::intent::Wants::of(&words);
-        let mut names = crate::intent::NameWords::of(&req.query);
+        let wants = intent::Wants::of(&words);
+        let mut names = intent::NameWords::of(&req.query);
 
         // Every candidate's chunk, re-scored by the intent's priors.
         let mut ranked = ranked;
@@ -385,7 +369,7 @@ impl Engine {
         // A class whose members match stands for them: it joins the candidates.
         let mut stand_ins: HashMap<i64, String> = HashMap::new();
         if req.priors {
-            for c in crate::stand_in::containers(&self.catalog, &ranked, &found, &mut names)? {
+            for c in stand_in::containers(&self.catalog, &ranked, &found, &mut names)? {
                 stand_ins.insert(c.chunk.id, c.why());
                 join_candidates(&mut ranked, &mut found, c.chunk, c.score);
             }
@@ -439,7 +423,7 @@ impl Engine {
             }
         }
         rescored.sort_by(|a, b| b.0.total_cmp(&a.0));
-        crate::stand_in::values_over_types(&mut rescored, &words);
+        stand_in::values_over_types(&mut rescored, &words);
         if intent.is_none()
             && let Some(phrase) = evidence::phrase(&req.query)
         {
@@ -688,7 +672,7 @@ impl Engine {
         detail: Detail,
         symbols: Option<&std::collections::HashMap<i64, Vec<lore_index::SymbolRow>>>,
     ) -> Result<SearchHit, EngineError> {
-        let presenter = crate::present::Presenter {
+        let presenter = present::Presenter {
             catalog: &self.catalog,
             symbols,
         };

@@ -1,8 +1,8 @@
 //! The whole unit behind a search result id, read from the catalog (never by re-searching):
 //! the `full` detail layer plus the outline of its file.
 
-use crate::present::{ContextLayer, FullLayer, summary};
-use crate::search::UnitRef;
+use crate::query::UnitRef;
+use crate::query::present::{ContextLayer, FullLayer, summary};
 use crate::unit::unit_lines;
 use crate::{Engine, EngineError};
 use serde::Serialize;
@@ -131,7 +131,7 @@ impl Engine {
                 .into_iter()
                 .collect(),
         };
-        out.estimated_tokens = crate::present::json_tokens(&out);
+        out.estimated_tokens = crate::query::present::json_tokens(&out);
         Ok(out)
     }
 }
