@@ -368,6 +368,32 @@ impl App {
         self.pool.run(move |e| e.doctor(Some(&name))).await
     }
 
+    /// The folders and files directly under `dir` of a store.
+    pub async fn files(
+        &self,
+        name: &str,
+        dir: &str,
+    ) -> Result<lore_engine::FolderListing, AppError> {
+        let name = params::store_name(name)
+            .map_err(AppError::BadRequest)?
+            .to_string();
+        let dir = dir.to_string();
+        self.pool.run(move |e| e.files(&name, &dir)).await
+    }
+
+    /// A file's outline, each entry with the result id that opens it.
+    pub async fn file_outline(
+        &self,
+        name: &str,
+        path: &str,
+    ) -> Result<lore_engine::FileOutline, AppError> {
+        let name = params::store_name(name)
+            .map_err(AppError::BadRequest)?
+            .to_string();
+        let path = path.to_string();
+        self.pool.run(move |e| e.file_outline(&name, &path)).await
+    }
+
     pub async fn store(&self, name: &str) -> Result<StoreStatus, AppError> {
         let name = params::store_name(name)
             .map_err(AppError::BadRequest)?

@@ -69,6 +69,8 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/stores/{name}", get(store).delete(remove_store))
         .route("/api/stores/{name}/index", post(index_store))
         .route("/api/stores/{name}/doctor", get(store_doctor))
+        .route("/api/stores/{name}/files", get(store_files))
+        .route("/api/stores/{name}/files/{*path}", get(store_file))
         .route("/api/search", post(search))
         .route("/api/locate", post(locate))
         .route("/api/results/{id}", get(result).post(open_result))
@@ -252,6 +254,23 @@ async fn store(State(app): AppState, Path(name): Path<String>) -> Rest {
 
 async fn store_doctor(State(app): AppState, Path(name): Path<String>) -> Rest {
     reply(StatusCode::OK, app.doctor(&name).await?)
+}
+
+async fn store_files(
+    State(app): AppState,
+    Path(name): Path<String>,
+    Query(query): Query<Vec<(String, String)>>,
+) -> Rest {
+    let dir = query
+        .into_iter()
+        .find(|(k, _)| k == "dir")
+        .map(|(_, v)| v)
+        .unwrap_or_default();
+    reply(StatusCode::OK, app.files(&name, &dir).await?)
+}
+
+async fn store_file(State(app): AppState, Path((name, path)): Path<(String, String)>) -> Rest {
+    reply(StatusCode::OK, app.file_outline(&name, &path).await?)
 }
 
 async fn remove_store(State(app): AppState, Path(name): Path<String>) -> Rest {

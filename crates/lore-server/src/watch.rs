@@ -1,5 +1,5 @@
 //! Keeps folder stores and the brain fresh: file-system events (`notify`), debounced per
-//! store, become an incremental re-index on the writer. An event counts only when its path
+//! store, become an incremental re-index job on the writer. An event counts only when its path
 //! is one the store's walk would index (or a folder it would enter): each store has a
 //! `PathFilter`, rebuilt when an ignore file (`.gitignore`, `.ignore`, `.git/info/exclude`)
 //! changes. The data dir's own files are ignored, though a brain rooted inside it is
@@ -9,7 +9,7 @@
 
 use crate::writer::{Cmd, WriterHandle};
 use lore_core::StoreKind;
-use lore_engine::{Engine, PathFilter, StoreRecord};
+use lore_engine::{Engine, JobSpec, JobStatus, PathFilter, StoreRecord};
 use notify::event::{CreateKind, RemoveKind};
 use notify::{EventKind, RecursiveMode, Watcher as _};
 use std::collections::{HashMap, HashSet};
@@ -40,9 +40,10 @@ pub(crate) struct Watcher {
 }
 
 impl Watcher {
-    /// Watches the folder and brain stores named in `only` (all when empty). Each store is
-    /// re-indexed once when first watched, to catch up with changes made while nobody
-    /// watched.
+    /// Watches the folder and brain stores named in `only` (all when empty). Each store
+    /// present at start (or met before and watched again) is re-indexed once when first
+    /// watched, to catch up with changes made while nobody watched; one added meanwhile is
+    /// not, as its add read it.
     pub fn spawn(
         engine: Engine,
         writer: WriterHandle,
@@ -68,6 +69,7 @@ impl Watcher {
                     pending: HashMap::new(),
                     refused: HashSet::new(),
                     elsewhere: HashMap::new(),
+                    known: None,
                 }
                 .run(rx)
             })
@@ -101,6 +103,9 @@ struct Loop {
     refused: HashSet<String>,
     /// Folder stores another server sharing the catalog watches: store → that server.
     elsewhere: HashMap<String, String>,
+    /// The stores of earlier refreshes (`None` before the first): a store that appears
+    /// later was just added, by a run that read its files, and needs no catch-up.
+    known: Option<HashSet<String>>,
 }
 
 struct Watched {
@@ -159,14 +164,6 @@ fn ignore_file_dir(rel: &Path) -> Option<&Path> {
         .then_some(dir)
 }
 
-/// What the writer runs to bring a store up to date.
-fn reindex(store: &StoreRecord) -> Cmd {
-    match store.kind {
-        StoreKind::Brain => Cmd::SyncBrain,
-        _ => Cmd::Reindex(store.name.clone()),
-    }
-}
-
 impl Loop {
     fn run(mut self, rx: mpsc::Receiver<Msg>) {
         self.refresh();
@@ -194,7 +191,8 @@ impl Loop {
                     continue;
                 };
                 tracing::debug!("{name} changed on disk ({}); re-indexing", p.why.display());
-                if !self.writer.send(reindex(&w.store)) {
+                let store = w.store.clone();
+                if !self.reindex(&store, false) {
                     return;
                 }
             }
@@ -231,6 +229,36 @@ impl Loop {
                         last: now,
                         why: rel.to_path_buf(),
                     });
+            }
+        }
+    }
+
+    /// Brings `store` up to date: the brain on the quick writer (`Engine::brain_refresh`), a
+    /// folder as an index job, which `lore jobs`, `GET /api/jobs` and the page list and a
+    /// cancel stops. No job is queued when one that writes the store is pending (it reads
+    /// this change too) or, for the catch-up when first watched, running (a store being
+    /// added has nothing to catch up with, and a cancelled add stays cancelled). False
+    /// when the writer has stopped.
+    fn reindex(&self, store: &StoreRecord, first_watch: bool) -> bool {
+        if store.kind == StoreKind::Brain {
+            return self.writer.send(Cmd::SyncBrain);
+        }
+        match self.engine.active_job_for(&store.name) {
+            Ok(Some(job)) if first_watch || job.status == JobStatus::Pending => return true,
+            Ok(_) => {}
+            Err(e) => tracing::warn!("watcher: the jobs of {}: {e}", store.name),
+        }
+        let spec = JobSpec::Index {
+            stores: vec![store.name.clone()],
+            full: false,
+        };
+        match self.engine.submit_job(&spec) {
+            Ok(job) => self.writer.send(Cmd::Job(job.id)),
+            // Removed meanwhile: the next refresh forgets it.
+            Err(e) if e.kind() == lore_engine::ExitKind::NotFound => true,
+            Err(e) => {
+                tracing::warn!("watcher: re-indexing {}: {e}", store.name);
+                true
             }
         }
     }
@@ -291,6 +319,7 @@ impl Loop {
             }
         };
         let mut wanted: HashMap<String, StoreRecord> = HashMap::new();
+        let names: HashSet<String> = stores.iter().map(|s| s.store.name.clone()).collect();
         for s in stores.into_iter().map(|s| s.store) {
             if !matches!(s.kind, StoreKind::Folder | StoreKind::Brain)
                 || !(self.only.is_empty() || self.only.contains(&s.name))
@@ -360,8 +389,14 @@ impl Loop {
                     continue;
                 }
             }
-            self.writer.send(reindex(&store));
+            if self.known.as_ref().is_none_or(|k| k.contains(&name)) {
+                self.reindex(&store, true);
+            }
             self.watched.insert(name, Watched { store, filter });
+        }
+        match &mut self.known {
+            Some(known) => known.extend(names),
+            None => self.known = Some(names),
         }
     }
 }

@@ -7,7 +7,7 @@
 //! write), one thread does both.
 
 use lore_engine::brain::BRAIN_STORE;
-use lore_engine::{Engine, EngineError, NoProgress};
+use lore_engine::{Engine, EngineError};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -17,8 +17,6 @@ use std::time::{Duration, Instant};
 pub(crate) enum Cmd {
     /// Run a pending job.
     Job(String),
-    /// Re-index a store incrementally (files changed on disk).
-    Reindex(String),
     /// Re-index the brain if it changed on disk (notes edited by hand), its store created
     /// when its folder has files but no store yet: `Engine::brain_refresh`, which needs no
     /// model.
@@ -32,7 +30,7 @@ pub(crate) enum Cmd {
 impl Cmd {
     /// Long work, for the jobs thread.
     fn is_long(&self) -> bool {
-        matches!(self, Cmd::Job(_) | Cmd::Reindex(_))
+        matches!(self, Cmd::Job(_))
     }
 }
 
@@ -157,7 +155,7 @@ fn run(
             Cmd::Job(id) if stopping.load(Ordering::Relaxed) => {
                 let _ = engine.cancel_job(&id);
             }
-            Cmd::Reindex(_) | Cmd::SyncBrain if stopping.load(Ordering::Relaxed) => {}
+            Cmd::SyncBrain if stopping.load(Ordering::Relaxed) => {}
             Cmd::Job(id) => {
                 if let Ok(mut c) = current.lock() {
                     *c = Some(id.clone());
@@ -173,22 +171,6 @@ fn run(
                 }
                 if let Ok(mut c) = current.lock() {
                     *c = None;
-                }
-            }
-            Cmd::Reindex(name) => {
-                match engine.index(std::slice::from_ref(&name), false, &NoProgress) {
-                    Ok(reports) => {
-                        for r in reports {
-                            log_reindexed(&r.store, [r.added, r.changed, r.deleted], r.elapsed_ms);
-                        }
-                    }
-                    Err(e) if e.kind() == lore_engine::ExitKind::NotFound => {}
-                    // Another process indexes it now (a replica adding it, a CLI run): that
-                    // run reads the change too; not a failure.
-                    Err(EngineError::Index(lore_index::IndexError::Locked(why))) => {
-                        tracing::debug!("not re-indexing {name} now: {why}")
-                    }
-                    Err(e) => tracing::warn!("re-indexing {name} failed: {e}"),
                 }
             }
             Cmd::SyncBrain => match engine.brain_refresh() {

@@ -76,6 +76,18 @@ async function search(push) {
     status(`${r.results.length} results in ${Math.round(r.elapsed_ms ?? 0)} ms · ${r.mode ?? body.mode}${intent}` +
       (fresh.length ? " · " + fresh.join(", ") : ""), r.warnings);
     render(r.results);
+    // As many as asked for came back: there may be more.
+    if (r.results.length && r.results.length >= (body.limit || 10) && (body.limit || 10) < 100) {
+      const more = el("button", "more", "more results");
+      more.type = "button";
+      more.addEventListener("click", () => {
+        $("limit").value = String(Math.min(100, (body.limit || 10) + 10));
+        search(true);
+      });
+      const li = el("li", "more-row");
+      li.append(more);
+      $("results").append(li);
+    }
     // A result named in the URL (`&id=`) opens as the page loads, listed or not (an id
     // from an agent's answer, a nested unit); one that names nothing says so.
     const id = new URLSearchParams(location.search).get("id");
@@ -121,6 +133,7 @@ function render(results) {
 async function open(li, remember = true) {
   for (const s of document.querySelectorAll("#results li.selected")) s.classList.remove("selected");
   li.classList.add("selected");
+  document.querySelector("main").classList.add("opened");
   if (remember) {
     const p = new URLSearchParams(location.search);
     p.set("id", li.dataset.id);
@@ -133,8 +146,10 @@ async function open(li, remember = true) {
     const u = await api("GET", "/api/results/" + encodeURIComponent(li.dataset.id));
     box.replaceChildren();
     box.append(el("h2", null, u.qualified || u.symbol || u.path));
-    const where = el("div", "where", `${u.store}:${u.path}:${u.start_line}-${u.end_line} · ${u.kind} · `);
-    if (u.symbol) where.append(graphLink(u.qualified || u.symbol, "callers and calls"));
+    const where = el("div", "where");
+    where.append(fileLink(u.store, u.path, `${u.store}:${u.path}`),
+      ` :${u.start_line}-${u.end_line} · ${u.kind}`);
+    if (u.symbol) where.append(" · ", graphLink(u.qualified || u.symbol, "call graph"));
     box.append(where);
     if (u.summary) box.append(el("p", "summary", u.summary));
     const pre = el("pre", "code");
@@ -147,10 +162,11 @@ async function open(li, remember = true) {
       box.append(el("h3", null, title));
       const ul = el("ul");
       for (const r of items) {
-        const a = el("a", null, r.name);
-        a.href = "?" + new URLSearchParams({ q: r.name, intent: "find-definition", mode: $("mode").value }).toString();
+        // `at` is `path:line` in the unit's own store: the link opens the unit there.
+        const [path, line] = splitAt(r.at || "");
         const item = el("li");
-        item.append(a, el("span", "where", " " + (r.at || "")));
+        item.append(path ? fileLink(u.store, path, r.name, line) : el("span", null, r.name),
+          el("span", "where", " " + (r.at || "")));
         ul.append(item);
       }
       box.append(ul);
@@ -158,7 +174,7 @@ async function open(li, remember = true) {
     if ((u.outline || []).length) {
       box.append(el("h3", null, "Outline"));
       const ul = el("ul");
-      for (const o of u.outline) ul.append(el("li", "where", `${"  ".repeat(o.depth || 0)}${o.start_line}-${o.end_line} ${o.kind} ${o.symbol || ""}`));
+      for (const o of u.outline) ul.append(outlineItem(o, o.id === u.id));
       box.append(ul);
     }
   } catch (e) {
@@ -166,22 +182,43 @@ async function open(li, remember = true) {
   }
 }
 
-// Callers and callees of a symbol, two levels deep, as nested lists: each node a link to its
-// own graph (`?graph=NAME`). A name called from several places is listed once.
-const GRAPH_FANOUT = 8;
+// `path:line` → [path, line]; a path may hold colons itself.
+function splitAt(at) {
+  const i = at.lastIndexOf(":");
+  return i > 0 ? [at.slice(0, i), at.slice(i + 1)] : [at, ""];
+}
 
-function names(answer) {
-  const seen = new Set();
-  const out = [];
-  for (const l of answer.links || []) {
-    const name = (l.symbol && (l.symbol.qualified || l.symbol.name)) || l.name;
-    if (!name || seen.has(name)) continue;
-    seen.add(name);
-    const at = l.symbol ? `${l.symbol.path}:${l.symbol.start_line}` : `${l.path}:${l.line}`;
-    // A function given as a value (`xs.map(parse)`) is marked; calls are the rule.
-    out.push({ name, at: l.kind === "uses" ? `${at} · as a value` : at });
-  }
-  return out;
+// A link to a file of a store (its outline), or with `line` to the unit that starts there.
+function fileLink(store, path, label, line) {
+  const a = el("a", "file-link", label);
+  const p = { view: "file", store, path };
+  if (line) p.line = line;
+  a.href = "?" + new URLSearchParams(p).toString();
+  return a;
+}
+
+// One outline entry: a link that opens its unit in the pane.
+function outlineItem(o, current) {
+  const li = el("li", current ? "current" : null);
+  li.style.paddingLeft = `${(o.depth || 0) * 14}px`;
+  const a = el("a", null, `${o.symbol || o.kind}`);
+  a.href = "?" + new URLSearchParams({ id: o.id }).toString();
+  a.addEventListener("click", (ev) => {
+    ev.preventDefault();
+    const alone = el("li");
+    alone.dataset.id = o.id;
+    open(alone);
+  });
+  li.append(el("span", "kind", o.kind), a, el("span", "where", ` ${o.start_line}-${o.end_line}`));
+  return li;
+}
+
+// An SVG element (the judge's trend chart, the call graph); `text` is set as text only.
+function svg(tag, attrs, text) {
+  const e = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
+  if (text !== undefined) e.textContent = String(text);
+  return e;
 }
 
 function graphLink(name, label) {
@@ -196,7 +233,9 @@ async function graphLevel(symbol, direction) {
 
 // A view of its own (graph, stores) takes the whole width; a search gives it back.
 function fullWidth(on) {
-  document.querySelector("main").classList.toggle("full", on);
+  const main = document.querySelector("main");
+  main.classList.toggle("full", on);
+  main.classList.remove("opened");
 }
 
 // Opens a view of its own (graph, brain, judge runs): no polling, no results, the whole
@@ -211,138 +250,9 @@ function openView() {
   return box;
 }
 
-async function showGraph(symbol) {
-  const box = openView();
-  status(`graph of ${symbol}…`);
-  try {
-    const [callers, callees] = await Promise.all([graphLevel(symbol, "callers"), graphLevel(symbol, "callees")]);
-    const def = (callers.definitions || [])[0];
-    box.append(el("h2", "graph-title", def ? def.qualified || def.name : symbol));
-    if (def) box.append(el("div", "where", `${def.store}:${def.path}:${def.start_line}-${def.end_line} · ${def.kind}`));
-    if (def && def.signature) box.append(el("div", "sig", def.signature));
-    for (const [answer, direction, title] of [[callers, "callers", "Callers"], [callees, "callees", "Calls"]]) {
-      box.append(el("h3", null, `${title} (${answer.summary})`));
-      const ul = el("ul", "graph " + direction);
-      const first = names(answer);
-      const second = await Promise.all(first.slice(0, GRAPH_FANOUT).map((n) =>
-        graphLevel(n.name, direction).then(names).catch(() => [])));
-      first.forEach((n, i) => {
-        const li = el("li");
-        li.append(graphLink(n.name), el("span", "where", " " + n.at));
-        const next = second[i] || [];
-        if (next.length) {
-          const sub = el("ul");
-          for (const m of next) {
-            const item = el("li");
-            item.append(graphLink(m.name), el("span", "where", " " + m.at));
-            sub.append(item);
-          }
-          li.append(sub);
-        }
-        ul.append(li);
-      });
-      box.append(ul);
-    }
-    status(`graph of ${symbol}: ${callers.summary}; calls: ${callees.summary}`);
-  } catch (e) {
-    status("error: " + e.message);
-  }
-}
-
-// Stores with their counts and freshness, and the jobs that add or index them (polled while
-// one runs): index or remove a store, add a folder, cancel a job.
+// A view that polls (stores and jobs) sets this; leaving the view clears it.
 const POLL_MS = 1500;
 let polling = null;
-
-function ago(secs) {
-  if (!secs) return "never";
-  const s = Math.max(0, Math.round(Date.now() / 1000 - secs));
-  if (s < 90) return `${s} s ago`;
-  if (s < 5400) return `${Math.round(s / 60)} min ago`;
-  if (s < 129600) return `${Math.round(s / 3600)} h ago`;
-  return `${Math.round(s / 86400)} days ago`;
-}
-
-function button(label, action) {
-  const b = el("button", null, label);
-  b.type = "button";
-  b.addEventListener("click", async () => {
-    b.disabled = true;
-    try { await action(); } catch (e) { status("error: " + e.message); }
-    showStores();
-  });
-  return b;
-}
-
-async function showStores() {
-  clearTimeout(polling);
-  fullWidth(true);
-  $("results").replaceChildren();
-  const box = $("context");
-  box.hidden = false;
-  try {
-    const [stores, jobs] = await Promise.all([api("GET", "/api/stores"), api("GET", "/api/jobs")]);
-    box.replaceChildren(el("h2", null, "Stores"));
-    const table = el("table", "stores");
-    const head = el("tr");
-    for (const h of ["name", "kind", "files", "chunks", "embedded", "indexed", "source", ""]) head.append(el("th", null, h));
-    table.append(head);
-    for (const s of stores) {
-      const tr = el("tr");
-      tr.dataset.store = s.name;
-      const embedded = s.embedder === "none" ? "keyword only" :
-        s.chunks ? `${Math.round((100 * s.embedded) / s.chunks)}%` : "-";
-      for (const v of [s.name, s.kind, s.files, s.chunks, embedded, ago(s.indexed_at), s.source]) tr.append(el("td", null, v));
-      const actions = el("td");
-      actions.append(
-        button("index", () => api("POST", `/api/stores/${encodeURIComponent(s.name)}/index`, {})),
-        button("remove", async () => {
-          if (confirm(`Remove the store ${s.name} and its index?`)) await api("DELETE", `/api/stores/${encodeURIComponent(s.name)}`);
-        }));
-      tr.append(actions);
-      table.append(tr);
-    }
-    box.append(table);
-    const form = el("form", "add-store");
-    const name = el("input"); name.name = "name"; name.placeholder = "name"; name.required = true;
-    const source = el("input"); source.name = "source"; source.placeholder = "folder, git URL or site"; source.required = true;
-    const embed = el("select"); embed.name = "embed";
-    embed.append(new Option("with vectors", "model"), new Option("keyword only", "none"));
-    const add = el("button", null, "add store");
-    form.append(name, source, embed, add);
-    form.addEventListener("submit", async (ev) => {
-      ev.preventDefault();
-      try { await api("POST", "/api/stores", { name: name.value.trim(), source: source.value.trim(), embed: embed.value }); }
-      catch (e) { status("error: " + e.message); }
-      showStores();
-    });
-    box.append(form);
-    box.append(el("h2", null, "Jobs"));
-    const list = el("ul", "jobs");
-    let running = false;
-    for (const j of jobs.slice(0, 20)) {
-      const li = el("li");
-      li.dataset.status = j.status;
-      const p = j.progress || {};
-      const done = p.files_total ? ` · files ${p.files_done}/${p.files_total}` : "";
-      const chunks = p.chunks_total ? ` · chunks ${p.chunks_done}/${p.chunks_total}` : "";
-      li.append(el("span", "kind", j.status), el("span", null, `${j.kind} ${j.spec && (j.spec.name || j.spec.store) || ""}${done}${chunks}`));
-      if (j.message) li.append(el("span", "where", " " + j.message));
-      if (j.error) li.append(el("span", "warning", " " + j.error));
-      if (j.status === "pending" || j.status === "running") {
-        running = true;
-        li.append(button("cancel", () => api("POST", `/api/jobs/${encodeURIComponent(j.id)}/cancel`, {})));
-      }
-      list.append(li);
-    }
-    if (!jobs.length) list.append(el("li", "where", "no jobs yet"));
-    box.append(list);
-    status(`${stores.length} stores · ${jobs.length} jobs`);
-    if (running) polling = setTimeout(showStores, POLL_MS);
-  } catch (e) {
-    status("error: " + e.message);
-  }
-}
 
 document.addEventListener("DOMContentLoaded", () => {
   $("search").addEventListener("submit", (ev) => { ev.preventDefault(); search(true); });
@@ -361,6 +271,8 @@ document.addEventListener("DOMContentLoaded", () => {
     if (p.get("view") === "stores") return showStores();
     if (p.get("view") === "brain") return showBrain();
     if (p.get("view") === "judge") return showJudge();
+    if (p.get("view") === "files") return showStoreFiles(p.get("store") || "", p.get("dir") || "");
+    if (p.get("view") === "file") return showStoreFile(p.get("store") || "", p.get("path") || "", p.get("line"));
     const graph = p.get("graph");
     if (graph) return showGraph(graph);
     if (readUrl()) return search(false);
@@ -371,11 +283,13 @@ document.addEventListener("DOMContentLoaded", () => {
       alone.dataset.id = id;
       return open(alone, false);
     }
+    showHome();
     $("q").focus();
   };
   window.addEventListener("popstate", route);
   // The token asked for by a 401: kept for this tab, then the view asked for again.
-  $("token-save").addEventListener("click", () => {
+  $("token-box").addEventListener("submit", (ev) => {
+    ev.preventDefault();
     sessionStorage.setItem(TOKEN_KEY, $("token").value);
     $("token-box").hidden = true;
     route();

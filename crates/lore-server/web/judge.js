@@ -4,17 +4,9 @@
 "use strict";
 
 const DIMENSIONS = ["relevance", "ranking", "coverage", "snippetQuality", "overall"];
-const SVG = "http://www.w3.org/2000/svg";
 
 function judgeHref(params) {
   return "?" + new URLSearchParams({ view: "judge", ...params }).toString();
-}
-
-function svg(tag, attrs, text) {
-  const e = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-  if (text !== undefined) e.textContent = String(text);
-  return e;
 }
 
 function fmt(v) {

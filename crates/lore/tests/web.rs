@@ -13,7 +13,7 @@ mod driver;
 
 use common::serve::{Server, post};
 use common::{Lore, copy_shop, run_command, write};
-use serde_json::json;
+use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -185,22 +185,19 @@ fn search_open_a_result_and_follow_a_caller_in_the_browser() {
         "a result id alone opens its unit: {alone}"
     );
 
-    // A caller is a link to its own definition.
+    // A caller is a link to its own unit: the file and line it starts on, which opens it.
     let href = context
         .split("href=\"")
         .filter_map(|s| s.split('"').next())
-        .find(|h| h.contains("q=main"))
+        .find(|h| h.contains("view=file") && h.contains("cli.py"))
         .unwrap_or_else(|| panic!("no link to the caller main: {context}"))
         .replace("&amp;", "&");
-    assert!(
-        href.starts_with("?q=") && href.contains("intent=find-definition"),
-        "{href}"
-    );
+    assert!(href.contains("line="), "{href}");
     let d = dom(&chromium, lore.root(), &format!("{}/{href}", server.url));
-    let first = element(&d, "class=\"first\"", "li").unwrap_or_else(|| panic!("{d}"));
+    let caller = element(&d, "id=\"context\"", "article").unwrap_or_else(|| panic!("{d}"));
     assert!(
-        first.contains("main") && first.contains("shop/cli.py"),
-        "{first}"
+        caller.contains("<h2>main</h2>") && caller.contains("shop/cli.py"),
+        "{caller}"
     );
 }
 
@@ -270,10 +267,13 @@ fn the_stores_view_lists_stores_and_jobs() {
         .skip(1)
         .map(|c| c.split("</td>").next().unwrap_or(""))
         .collect();
+    assert!(
+        cells[0].contains(">shop</a>"),
+        "the name links to its files: {row}"
+    );
     assert_eq!(
-        &cells[..5],
+        &cells[1..5],
         [
-            "shop",
             "folder",
             &info["files"].to_string(),
             &info["chunks"].to_string(),
@@ -319,7 +319,7 @@ fn markup_in_results_renders_inert() {
     );
     assert_eq!(
         d.matches("<script").count(),
-        4,
+        6,
         "only the page's own scripts: {d}"
     );
     assert!(!d.contains("<img"), "{d}");
@@ -661,4 +661,182 @@ fn the_judge_view_charts_runs_and_opens_one() {
     assert_eq!(code, 404, "{err}");
     let (code, err) = common::serve::get(&server.api("/api/eval/runs/..%2Fsecret.jsonl"));
     assert_eq!(code, 400, "{err}");
+}
+
+/// The add form as a person meets it: each refusal is shown beside the form and stays,
+/// with what was typed, while the jobs list refreshes; browsing a store's files reaches a
+/// unit; the call graph is drawn and its nodes are links; a narrow window stacks the panes
+/// and a dark scheme darkens the page.
+#[test]
+fn the_add_form_keeps_errors_and_input_and_the_store_can_be_browsed() {
+    let Some(chromedriver) = driver::chromedriver_or_skip() else {
+        return;
+    };
+    let Some((chromium, lore, server)) = shop(&[]) else {
+        return;
+    };
+    drop(server);
+    let allowed = lore.path("allowed");
+    std::fs::create_dir_all(&allowed).unwrap();
+    let outside = lore.path("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let server = Server::start_with(
+        &lore,
+        &[
+            "--addr",
+            "127.0.0.1:0",
+            "--no-watch",
+            "--allow-path",
+            allowed.to_str().unwrap(),
+        ],
+        &[],
+    );
+    let b = driver::Driver::start(&chromedriver, &chromium, lore.root());
+    b.goto(&format!("{}/?view=stores", server.url));
+    let missing = allowed.join("nope");
+    for (name, source, said) in [
+        ("bad name!", allowed.to_str().unwrap(), "name"),
+        ("rel", "relative/path", "relative"),
+        ("out", outside.to_str().unwrap(), "allow"),
+        ("gone", missing.to_str().unwrap(), "nope"),
+        ("shop", allowed.to_str().unwrap(), "exists"),
+    ] {
+        b.execute(
+            "for (const f of ['name', 'source']) \
+             document.querySelector(`form.add-store input[name=${f}]`).value = '';",
+        );
+        b.type_into("form.add-store input[name=name]", name);
+        b.type_into("form.add-store input[name=source]", source);
+        b.click("form.add-store button");
+        let d = b.wait_for(20, "the refusal shown", |d| {
+            element(d, "form-error", "p").is_some_and(|e| e.contains("could not add"))
+        });
+        let shown = element(&d, "form-error", "p").unwrap_or_default();
+        assert!(shown.to_lowercase().contains(said), "{name}: {shown}");
+        // Still there after two refreshes of the view, as typed.
+        std::thread::sleep(Duration::from_millis(3200));
+        let d = b.source();
+        assert!(
+            element(&d, "form-error", "p").is_some_and(|e| e.contains("could not add")),
+            "{name}: the error went away: {d}"
+        );
+        assert_eq!(b.value("form.add-store input[name=name]"), name);
+        assert_eq!(b.value("form.add-store input[name=source]"), source);
+    }
+
+    // Browse: the store's top folder, a sub-folder, a file's outline, a unit.
+    b.goto(&format!("{}/?view=files&store=shop", server.url));
+    b.click("ul.tree li.dir a");
+    b.wait_for(20, "the shop folder", |d| d.contains("cart.py"));
+    b.click("ul.tree a[href*='cart.py']");
+    let d = b.wait_for(20, "cart.py's outline", |d| d.contains("class=\"outline\""));
+    assert!(d.contains("apply_code"), "{d}");
+    b.click("ul.outline a[href*='id=']");
+    b.wait_for(20, "a unit of cart.py", |d| {
+        element(d, "id=\"context\"", "article").is_some_and(|c| c.contains("class=\"code\""))
+    });
+
+    // The graph: drawn, a node followed by a click.
+    b.goto(&format!("{}/?graph=apply_code", server.url));
+    b.wait_for(20, "the drawn graph", |d| d.contains("class=\"callgraph\""));
+    b.click("svg.callgraph a.node:not(.center)");
+    b.wait_for(20, "the clicked node's graph", |_| {
+        b.current_url().contains("graph=") && !b.current_url().contains("graph=apply_code")
+    });
+    drop(b);
+
+    // 800 px: one column, the unit below the results; a dark scheme: a dark background.
+    let b = driver::Driver::start_with(
+        &chromedriver,
+        &chromium,
+        lore.root(),
+        &[
+            "--window-size=800,900",
+            "--force-dark-mode",
+            "--blink-settings=preferredColorScheme=0",
+        ],
+    );
+    b.goto(&format!("{}/?q=apply_code&mode=fts", server.url));
+    b.click("#results li.first");
+    b.wait_for(20, "the unit open", |d| {
+        element(d, "id=\"context\"", "article").is_some_and(|c| c.contains("class=\"code\""))
+    });
+    let columns = b.execute(
+        "return getComputedStyle(document.querySelector('main')).gridTemplateColumns.split(' ').length;",
+    );
+    assert_eq!(columns, json!(1), "one column at 800 px");
+    let bg = b.execute("return getComputedStyle(document.body).backgroundColor;");
+    assert_eq!(bg, json!("rgb(15, 18, 22)"), "the dark scheme's background");
+}
+
+/// A store added with vectors and cancelled while it embeds stops within a second or two,
+/// the watcher queues no catch-up run of its own for it, and the store can then be removed.
+#[test]
+fn a_cancelled_add_stops_and_the_store_can_be_removed() {
+    let Some(chromedriver) = driver::chromedriver_or_skip() else {
+        return;
+    };
+    let Some(chromium) = chromium_or_skip() else {
+        return;
+    };
+    let Some(lore) = Lore::with_model_or_skip() else {
+        return;
+    };
+    let src = lore.path("big");
+    for f in 0..60 {
+        let body: String = (0..40)
+            .map(|i| format!("def handler_{f}_{i}(request):\n    return respond(request, {i})\n\n"))
+            .collect();
+        write(&src, &format!("mod_{f}.py"), body);
+    }
+    let root = lore.root().display().to_string();
+    let server = Server::start_with(
+        &lore,
+        &["--addr", "127.0.0.1:0", "--allow-path", &root],
+        &[],
+    );
+    let b = driver::Driver::start(&chromedriver, &chromium, lore.root());
+    b.goto(&format!("{}/?view=stores", server.url));
+    b.type_into("form.add-store input[name=name]", "big");
+    b.type_into("form.add-store input[name=source]", src.to_str().unwrap());
+    b.click("form.add-store button");
+    b.wait_for(120, "embedding under way", |d| {
+        d.contains("data-status=\"running\"") && d.contains("chunks ") && !d.contains("chunks 0/")
+    });
+    b.click("ul.jobs button.cancel");
+    let started = std::time::Instant::now();
+    let (mut jobs, mut status) = (json!([]), String::new());
+    while started.elapsed() < Duration::from_secs(10) {
+        (_, jobs) = common::serve::get(&server.api("/api/jobs"));
+        status = jobs[0]["status"].as_str().unwrap_or_default().to_string();
+        if status == "cancelled" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(status, "cancelled", "{jobs}");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "cancel took {:?}",
+        started.elapsed()
+    );
+    let done = jobs[0]["progress"]["chunks_done"].as_u64().unwrap_or(0);
+    let total = jobs[0]["progress"]["chunks_total"].as_u64().unwrap_or(0);
+    assert!(done < total, "stopped part way: {jobs}");
+    // The watcher starts watching the store meanwhile: no run of its own resumes the work.
+    std::thread::sleep(Duration::from_secs(4));
+    let (_, jobs) = common::serve::get(&server.api("/api/jobs"));
+    let active: Vec<&Value> = jobs
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|j| matches!(j["status"].as_str(), Some("pending" | "running")))
+        .collect();
+    assert!(active.is_empty(), "{jobs}");
+    let (code, removed) = common::serve::answer(
+        common::serve::agent()
+            .delete(&server.api("/api/stores/big"))
+            .call(),
+    );
+    assert_eq!(code, 200, "{removed}");
 }

@@ -42,6 +42,16 @@ impl JobSpec {
             JobSpec::Sync { .. } => "sync",
         }
     }
+
+    /// Whether this job writes `store`.
+    pub fn writes(&self, store: &str) -> bool {
+        match self {
+            JobSpec::Add(add) => add.name == store,
+            JobSpec::Index { stores, .. } | JobSpec::Sync { stores } => {
+                stores.is_empty() || stores.iter().any(|s| s == store)
+            }
+        }
+    }
 }
 
 /// How often a running job's progress is saved and its cancel flag read.
@@ -235,6 +245,16 @@ impl Engine {
     /// The newest jobs, newest first.
     pub fn jobs(&self) -> Result<Vec<JobRecord>, EngineError> {
         Ok(self.catalog.jobs(JOB_LIST_LIMIT)?)
+    }
+
+    /// The oldest pending or running job that writes `store` (an add naming it, an index or
+    /// sync naming it or every store), if any.
+    pub fn active_job_for(&self, store: &str) -> Result<Option<JobRecord>, EngineError> {
+        let jobs = self.catalog.jobs(JOB_LIST_LIMIT)?;
+        Ok(jobs.into_iter().rev().find(|j| {
+            matches!(j.status, JobStatus::Pending | JobStatus::Running)
+                && serde_json::from_value::<JobSpec>(j.spec.clone()).is_ok_and(|s| s.writes(store))
+        }))
     }
 
     /// Asks a job to stop (see `Catalog::request_job_cancel`); returns it as it is now.

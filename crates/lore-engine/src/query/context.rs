@@ -2,27 +2,11 @@
 //! the `full` detail layer plus the outline of its file.
 
 use crate::query::UnitRef;
+use crate::query::browse::OutlineEntry;
 use crate::query::present::{ContextLayer, FullLayer, summary};
 use crate::unit::unit_lines;
 use crate::{Engine, EngineError};
 use serde::Serialize;
-
-/// One definition (or, in prose, one section) of the same file, for orientation.
-#[derive(Debug, Clone, Serialize)]
-pub struct OutlineEntry {
-    pub kind: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub symbol: Option<String>,
-    pub start_line: u32,
-    pub end_line: u32,
-    /// How many entries of the outline enclose this one (a method in a class: 1).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub depth: u32,
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
-}
 
 /// A result's full unit: where it is, what it is, its text, its neighbourhood in the
 /// code graph, and the outline of its file.
@@ -132,52 +116,6 @@ impl Engine {
                 .collect(),
         };
         out.estimated_tokens = crate::query::present::json_tokens(&out);
-        Ok(out)
-    }
-}
-
-impl Engine {
-    /// A file's outline: each definition once, nested as in the file (code); each section
-    /// once, its windows merged (prose and files without definitions).
-    fn outline(&self, store_id: i64, path: &str) -> Result<Vec<OutlineEntry>, EngineError> {
-        let symbols = self.catalog.file_symbols(store_id, path)?;
-        let mut out: Vec<OutlineEntry> = Vec::new();
-        if symbols.is_empty() {
-            for c in self.catalog.file_chunks(store_id, path)? {
-                let c = c.chunk;
-                let symbol = c.symbol.or_else(|| c.headings.last().cloned());
-                match out.last_mut() {
-                    Some(last) if last.symbol == symbol && last.kind == c.kind.as_str() => {
-                        last.end_line = c.end_line;
-                    }
-                    _ => out.push(OutlineEntry {
-                        kind: c.kind.as_str().to_string(),
-                        symbol,
-                        start_line: c.start_line,
-                        end_line: c.end_line,
-                        depth: 0,
-                    }),
-                }
-            }
-            return Ok(out);
-        }
-        let mut sorted = symbols;
-        sorted.sort_by_key(|s| (s.start_line, std::cmp::Reverse(s.end_line)));
-        // The entries still open at each symbol's start line, innermost last.
-        let mut open: Vec<u32> = Vec::new();
-        for s in sorted {
-            while open.last().is_some_and(|&end| end < s.start_line) {
-                open.pop();
-            }
-            out.push(OutlineEntry {
-                kind: s.kind.as_str().to_string(),
-                symbol: Some(s.name),
-                start_line: s.start_line,
-                end_line: s.end_line,
-                depth: open.len() as u32,
-            });
-            open.push(s.end_line);
-        }
         Ok(out)
     }
 }

@@ -3,6 +3,7 @@
 //! `evidence`, `lift`, `stand_in`), assembled into units and presented at a detail level
 //! (`present`, `context`). This file holds the request, the response and `Engine::search`.
 
+pub(crate) mod browse;
 pub(crate) mod context;
 pub(crate) mod evidence;
 pub mod fusion;

@@ -412,9 +412,13 @@ impl Engine {
         let store = self.require_store(name)?;
         let _lock = self.lock()?;
         let Some(_store) = self.store_locks.try_hold(store.id) else {
+            let job = match self.active_job_for(name) {
+                Ok(Some(job)) => format!("job {}", job.id),
+                _ => "its job (`lore jobs`)".to_string(),
+            };
             return Err(lore_index::IndexError::Locked(format!(
-                "store {name} is being indexed now; cancel its job (`lore jobs`) or wait for \
-                 it, then remove the store"
+                "store {name} is being indexed now; cancel {job} or wait for it, then remove \
+                 the store"
             ))
             .into());
         };

@@ -60,6 +60,11 @@ impl Driver {
     /// chromedriver on a free port and one headless Chromium session (fresh profile under
     /// `root`).
     pub fn start(chromedriver: &Path, chromium: &Path, root: &Path) -> Driver {
+        Self::start_with(chromedriver, chromium, root, &[])
+    }
+
+    /// As `start`, with more Chromium arguments (a window size, a colour scheme).
+    pub fn start_with(chromedriver: &Path, chromium: &Path, root: &Path, extra: &[&str]) -> Driver {
         let port = free_port();
         let child = Command::new(chromedriver)
             .arg(format!("--port={port}"))
@@ -77,15 +82,29 @@ impl Driver {
             std::thread::sleep(Duration::from_millis(100));
         }
         let profile = tempfile::tempdir_in(root).expect("profile dir");
+        let mut args: Vec<String> = [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+        if !extra.iter().any(|a| a.starts_with("--window-size")) {
+            args.push("--window-size=1280,800".into());
+        }
+        args.extend(extra.iter().map(|a| a.to_string()));
+        args.push(format!("--user-data-dir={}", profile.path().display()));
         let caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
             "goog:chromeOptions": {
                 "binary": on_path(chromium).display().to_string(),
-                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                         "--no-first-run", "--disable-background-networking",
-                         "--disable-component-update", "--disable-sync",
-                         "--window-size=1280,800",
-                         format!("--user-data-dir={}", profile.path().display())]
+                "args": args
             }
         }}});
         let mut driver = Driver {
@@ -173,6 +192,29 @@ impl Driver {
             );
             std::thread::sleep(Duration::from_millis(200));
         }
+    }
+
+    /// The current value of the input `css` selects (what is typed, not the attribute).
+    pub fn value(&self, css: &str) -> String {
+        let id = self.find(css);
+        call(
+            "GET",
+            &self.url(&format!("/element/{id}/property/value")),
+            None,
+        )["value"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// Runs `script` (a function body) in the page; returns what it returns.
+    pub fn execute(&self, script: &str) -> Value {
+        call(
+            "POST",
+            &self.url("/execute/sync"),
+            Some(json!({ "script": script, "args": [] })),
+        )["value"]
+            .clone()
     }
 
     pub fn current_url(&self) -> String {
