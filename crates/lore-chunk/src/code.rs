@@ -41,6 +41,10 @@ fn parse(lang: Language, text: &str) -> Option<Tree> {
 /// Parses a code file. `.h` files are often C++: the C++ grammar is used when it fits
 /// better. Returns the tree and the grammar that made it.
 pub(crate) fn parse_code(src: &Src, lang: Language) -> Option<(Tree, Language)> {
+    if matches!(lang, Language::Vue | Language::Svelte) {
+        let (script, grammar) = crate::embedded::script_only(src.text)?;
+        return Some((parse(grammar, &script)?, grammar));
+    }
     let tree = parse(lang, src.text)?;
     if lang == Language::TypeScript
         && tree.root_node().has_error()
@@ -315,27 +319,34 @@ pub(crate) fn parse_error(tree: &Tree) -> Option<crate::ParseError> {
     let mut first = None;
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
-        if n.is_error() || n.is_missing() {
+        if n.is_error() || (n.is_missing() && !terminator(n)) {
             let row = n.start_position().row;
             first = Some(first.map_or(row, |f: usize| f.min(row)));
         } else if n.has_error() {
             stack.extend(lang::children(n));
         }
     }
+    // Only supplied terminators: the tree is whole.
     Some(crate::ParseError {
-        line: first.unwrap_or(0) as u32 + 1,
+        line: first? as u32 + 1,
         bytes: error_bytes(root),
     })
 }
 
 /// Bytes inside ERROR nodes (plus one per MISSING node).
+/// A `;` the grammar supplied where the line ended the statement (Groovy's grammar wants
+/// one after every statement): nothing was lost, so it is no parse error.
+fn terminator(n: Node) -> bool {
+    n.is_missing() && n.kind() == ";"
+}
+
 fn error_bytes(root: Node) -> usize {
     let mut total = 0;
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
         if n.is_error() {
             total += n.end_byte().saturating_sub(n.start_byte()).max(1);
-        } else if n.is_missing() {
+        } else if n.is_missing() && !terminator(n) {
             total += 1;
         } else if n.has_error() {
             stack.extend(lang::children(n));

@@ -1,7 +1,7 @@
 //! Splitting files into searchable chunks.
 //!
-//! * Code (Rust, Python, TypeScript/TSX, JavaScript, Go, Java, C, C++) is parsed with
-//!   tree-sitter: one chunk per top-level unit (function, class, impl, …) with its doc
+//! * Code (36 languages: `lore_core::Language`; the script blocks of Vue and Svelte
+//!   components) is parsed with tree-sitter: one chunk per top-level unit (function, class, impl, …) with its doc
 //!   comment and attributes; units larger than [`ChunkOptions::max_chars`] are split at
 //!   member boundaries (methods) or statement/line boundaries; everything between units
 //!   becomes [`ChunkKind::Module`](lore_core::ChunkKind::Module) chunks. Runs of four or
@@ -17,6 +17,7 @@
 
 mod code;
 mod code_only;
+mod embedded;
 mod facts;
 mod lang;
 mod markdown;
@@ -49,7 +50,7 @@ impl Default for ChunkOptions {
 
 /// Bumped whenever chunking, fact extraction or the graph's resolution changes what they
 /// produce: stores analysed by another version are re-read on their next index run.
-pub const ANALYZER_VERSION: i64 = 17;
+pub const ANALYZER_VERSION: i64 = 18;
 
 /// Code files larger than this are not parsed but cut into text windows.
 const MAX_PARSE_BYTES: usize = 4 << 20;

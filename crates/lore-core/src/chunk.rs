@@ -14,61 +14,138 @@ pub enum Language {
     Java,
     C,
     Cpp,
+    CSharp,
+    Ruby,
+    Php,
+    Kotlin,
+    Swift,
+    Scala,
+    Dart,
+    Lua,
+    Bash,
+    Sql,
+    R,
+    Julia,
+    Haskell,
+    OCaml,
+    Elixir,
+    Erlang,
+    Zig,
+    ObjC,
+    Groovy,
+    PowerShell,
+    Hcl,
+    Solidity,
+    Protobuf,
+    GraphQL,
+    Yaml,
+    Toml,
+    Json,
+    Vue,
+    Svelte,
     Markdown,
     Text,
 }
 
+/// Files named so, whatever their extension, and their language.
+const NAMED: [(&str, Language); 6] = [
+    ("Rakefile", Language::Ruby),
+    ("Gemfile", Language::Ruby),
+    ("Podfile", Language::Ruby),
+    ("Vagrantfile", Language::Ruby),
+    ("PKGBUILD", Language::Bash),
+    ("Jenkinsfile", Language::Groovy),
+];
+
 impl Language {
-    pub const ALL: [Language; 11] = [
-        Language::Rust,
-        Language::Python,
-        Language::TypeScript,
-        Language::Tsx,
-        Language::JavaScript,
-        Language::Go,
-        Language::Java,
-        Language::C,
-        Language::Cpp,
-        Language::Markdown,
-        Language::Text,
+    /// Each language with its name and its file extensions (lower case).
+    const TABLE: [(Language, &'static str, &'static [&'static str]); 40] = [
+        (Language::Rust, "rust", &["rs"]),
+        (Language::Python, "python", &["py", "pyi"]),
+        (Language::TypeScript, "typescript", &["ts", "mts", "cts"]),
+        (Language::Tsx, "tsx", &["tsx"]),
+        (
+            Language::JavaScript,
+            "javascript",
+            &["js", "jsx", "mjs", "cjs"],
+        ),
+        (Language::Go, "go", &["go"]),
+        (Language::Java, "java", &["java"]),
+        (Language::C, "c", &["c", "h"]),
+        (
+            Language::Cpp,
+            "cpp",
+            &["cc", "cpp", "cxx", "hpp", "hh", "hxx", "c++", "h++"],
+        ),
+        (Language::CSharp, "csharp", &["cs"]),
+        (Language::Ruby, "ruby", &["rb", "rake", "gemspec", "ru"]),
+        (Language::Php, "php", &["php"]),
+        (Language::Kotlin, "kotlin", &["kt", "kts"]),
+        (Language::Swift, "swift", &["swift"]),
+        (Language::Scala, "scala", &["scala", "sc"]),
+        (Language::Dart, "dart", &["dart"]),
+        (Language::Lua, "lua", &["lua"]),
+        (Language::Bash, "bash", &["sh", "bash", "zsh", "ksh"]),
+        (Language::Sql, "sql", &["sql"]),
+        (Language::R, "r", &["r"]),
+        (Language::Julia, "julia", &["jl"]),
+        (Language::Haskell, "haskell", &["hs"]),
+        (Language::OCaml, "ocaml", &["ml", "mli"]),
+        (Language::Elixir, "elixir", &["ex", "exs"]),
+        (Language::Erlang, "erlang", &["erl", "hrl"]),
+        (Language::Zig, "zig", &["zig"]),
+        (Language::ObjC, "objc", &["m", "mm"]),
+        (Language::Groovy, "groovy", &["groovy", "gradle"]),
+        (Language::PowerShell, "powershell", &["ps1", "psm1"]),
+        (Language::Hcl, "hcl", &["tf", "hcl", "tfvars"]),
+        (Language::Solidity, "solidity", &["sol"]),
+        (Language::Protobuf, "protobuf", &["proto"]),
+        (Language::GraphQL, "graphql", &["graphql", "gql"]),
+        (Language::Yaml, "yaml", &["yaml", "yml"]),
+        (Language::Toml, "toml", &["toml"]),
+        (Language::Json, "json", &["json"]),
+        (Language::Vue, "vue", &["vue"]),
+        (Language::Svelte, "svelte", &["svelte"]),
+        (Language::Markdown, "markdown", &["md", "markdown", "mdx"]),
+        (Language::Text, "text", &[]),
     ];
 
-    /// The language of a file, from its extension; anything unknown is plain text.
+    pub const ALL: [Language; 40] = {
+        let mut out = [Language::Text; 40];
+        let mut i = 0;
+        while i < 40 {
+            out[i] = Self::TABLE[i].0;
+            i += 1;
+        }
+        out
+    };
+
+    /// The language of a file, from its extension (or a few well-known names); anything
+    /// unknown is plain text.
     pub fn from_path(path: &Path) -> Language {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        if let Some((_, l)) = NAMED.iter().find(|(n, _)| *n == name) {
+            return *l;
+        }
         let ext = path
             .extension()
             .and_then(|e| e.to_str())
             .map(|e| e.to_ascii_lowercase())
             .unwrap_or_default();
-        match ext.as_str() {
-            "rs" => Language::Rust,
-            "py" | "pyi" => Language::Python,
-            "ts" | "mts" | "cts" => Language::TypeScript,
-            "tsx" => Language::Tsx,
-            "js" | "jsx" | "mjs" | "cjs" => Language::JavaScript,
-            "go" => Language::Go,
-            "java" => Language::Java,
-            "c" | "h" => Language::C,
-            "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" | "c++" | "h++" => Language::Cpp,
-            "md" | "markdown" | "mdx" => Language::Markdown,
-            _ => Language::Text,
-        }
+        Self::TABLE
+            .iter()
+            .find(|(_, _, exts)| exts.contains(&ext.as_str()))
+            .map_or(Language::Text, |(l, _, _)| *l)
     }
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Language::Rust => "rust",
-            Language::Python => "python",
-            Language::TypeScript => "typescript",
-            Language::Tsx => "tsx",
-            Language::JavaScript => "javascript",
-            Language::Go => "go",
-            Language::Java => "java",
-            Language::C => "c",
-            Language::Cpp => "cpp",
-            Language::Markdown => "markdown",
-            Language::Text => "text",
-        }
+        Self::TABLE
+            .iter()
+            .find(|(l, _, _)| *l == self)
+            .map_or("text", |(_, name, _)| name)
     }
 
     pub fn parse(s: &str) -> Option<Language> {
@@ -242,6 +319,12 @@ mod tests {
         assert_eq!(Language::from_path(Path::new("x.TSX")), Language::Tsx);
         assert_eq!(Language::from_path(Path::new("x.hpp")), Language::Cpp);
         assert_eq!(Language::from_path(Path::new("README")), Language::Text);
+        assert_eq!(
+            Language::from_path(Path::new("app/Rakefile")),
+            Language::Ruby
+        );
+        assert_eq!(Language::from_path(Path::new("main.tf")), Language::Hcl);
+        assert_eq!(Language::from_path(Path::new("App.vue")), Language::Vue);
         for l in Language::ALL {
             assert_eq!(Language::parse(l.as_str()), Some(l));
         }

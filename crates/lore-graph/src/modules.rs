@@ -128,7 +128,9 @@ impl FileSet {
             Language::Go => self.go(module),
             Language::Java => self.java(module),
             Language::C | Language::Cpp => one(self.c(from, module)),
-            Language::Markdown | Language::Text => Vec::new(),
+            // Imports of the other languages are not followed (yet): their calls resolve
+            // within their file and type only.
+            _ => Vec::new(),
         }
     }
 

@@ -700,6 +700,8 @@ mod tests {
             "/api/stores/{name}",
             "/api/stores/{name}/index",
             "/api/stores/{name}/doctor",
+            "/api/stores/{name}/files",
+            "/api/stores/{name}/files/{path}",
             "/api/locate",
             "/api/search",
             "/api/results/{id}",
@@ -722,7 +724,7 @@ mod tests {
         ] {
             assert!(paths.contains_key(p), "{p} missing from openapi.json");
         }
-        assert_eq!(paths.len(), 25, "a path in openapi.json has no route");
+        assert_eq!(paths.len(), 27, "a path in openapi.json has no route");
     }
 
     /// The hand-written file lists the engine's words: each `enum` in it that holds one of

@@ -1,7 +1,10 @@
 //! Comments and Python docstrings as doc text: markers, quotes and indentation stripped.
 
 pub(crate) fn is_comment(kind: &str) -> bool {
-    matches!(kind, "comment" | "line_comment" | "block_comment")
+    matches!(
+        kind,
+        "comment" | "line_comment" | "block_comment" | "documentation_comment" | "haddock"
+    )
 }
 
 /// Whether a comment `text` whose last line is `last` documents the code that starts on
@@ -34,14 +37,16 @@ pub(crate) fn strip_comment(text: &str) -> String {
     let mut lines: Vec<String> = Vec::new();
     for line in text.lines() {
         let mut l = line.trim();
-        for p in ["///", "//!", "//", "/**", "/*!", "/*", "#"] {
+        for p in [
+            "///", "//!", "//", "/**", "/*!", "/*", "(**", "(*", "#", "-- |", "--", "%%", "%",
+        ] {
             if let Some(r) = l.strip_prefix(p) {
                 l = r;
                 break;
             }
         }
-        if block {
-            if let Some(r) = l.strip_suffix("*/") {
+        if block || text.trim_start().starts_with("(*") {
+            if let Some(r) = l.strip_suffix("*/").or_else(|| l.strip_suffix("*)")) {
                 l = r;
             }
             let t = l.trim_start();

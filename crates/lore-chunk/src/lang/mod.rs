@@ -2,13 +2,41 @@
 //! signatures (one file per grammar family), which nodes are comments/attributes, which
 //! are transparent wrappers; comment and docstring text (`comments`).
 
+mod bash;
 mod c;
 mod comments;
+mod csharp;
+mod dart;
+mod elixir;
+mod erlang;
 mod go;
+mod graphql;
+mod groovy;
+mod haskell;
+mod hcl;
 mod java;
 mod js;
+mod json;
+mod julia;
+mod kotlin;
+mod lua;
+mod objc;
+mod ocaml;
+mod php;
+mod powershell;
+mod protobuf;
 mod python;
+mod r;
+mod ruby;
 mod rust;
+mod scala;
+mod solidity;
+mod sql;
+mod swift;
+mod table;
+mod toml;
+mod yaml;
+mod zig;
 
 pub(crate) use comments::{documents, is_comment, strip_comment};
 
@@ -66,7 +94,70 @@ pub(crate) fn ts_language(lang: Language) -> Option<tree_sitter::Language> {
         Language::Java => tree_sitter_java::LANGUAGE.into(),
         Language::C => tree_sitter_c::LANGUAGE.into(),
         Language::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+        Language::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
+        Language::Ruby => tree_sitter_ruby::LANGUAGE.into(),
+        Language::Php => tree_sitter_php::LANGUAGE_PHP.into(),
+        Language::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
+        Language::Swift => tree_sitter_swift::LANGUAGE.into(),
+        Language::Scala => tree_sitter_scala::LANGUAGE.into(),
+        Language::Dart => tree_sitter_dart::LANGUAGE.into(),
+        Language::Lua => tree_sitter_lua::LANGUAGE.into(),
+        Language::Bash => tree_sitter_bash::LANGUAGE.into(),
+        Language::Sql => tree_sitter_sequel::LANGUAGE.into(),
+        Language::R => tree_sitter_r::LANGUAGE.into(),
+        Language::Julia => tree_sitter_julia::LANGUAGE.into(),
+        Language::Haskell => tree_sitter_haskell::LANGUAGE.into(),
+        Language::OCaml => tree_sitter_ocaml::LANGUAGE_OCAML.into(),
+        Language::Elixir => tree_sitter_elixir::LANGUAGE.into(),
+        Language::Erlang => tree_sitter_erlang::LANGUAGE.into(),
+        Language::Zig => tree_sitter_zig::LANGUAGE.into(),
+        Language::ObjC => tree_sitter_objc::LANGUAGE.into(),
+        Language::Groovy => tree_sitter_groovy::LANGUAGE.into(),
+        Language::PowerShell => tree_sitter_powershell::LANGUAGE.into(),
+        Language::Hcl => tree_sitter_hcl::LANGUAGE.into(),
+        Language::Solidity => tree_sitter_solidity::LANGUAGE.into(),
+        Language::Protobuf => tree_sitter_proto::LANGUAGE.into(),
+        Language::GraphQL => tree_sitter_graphql::LANGUAGE.into(),
+        Language::Yaml => tree_sitter_yaml::LANGUAGE.into(),
+        Language::Toml => tree_sitter_toml_ng::LANGUAGE.into(),
+        Language::Json => tree_sitter_json::LANGUAGE.into(),
+        // A component's script block, parsed as the language it names (`code::parse_code`).
+        Language::Vue | Language::Svelte => return None,
         Language::Markdown | Language::Text => return None,
+    })
+}
+
+/// The unit table of a language described by one (`table.rs`).
+pub(crate) fn table_of(lang: Language) -> Option<&'static table::Table> {
+    Some(match lang {
+        Language::CSharp => &csharp::CSHARP,
+        Language::Ruby => &ruby::RUBY,
+        Language::Php => &php::PHP,
+        Language::Kotlin => &kotlin::KOTLIN,
+        Language::Swift => &swift::SWIFT,
+        Language::Scala => &scala::SCALA,
+        Language::Dart => &dart::DART,
+        Language::Lua => &lua::LUA,
+        Language::Bash => &bash::BASH,
+        Language::Sql => &sql::SQL,
+        Language::R => &r::R,
+        Language::Julia => &julia::JULIA,
+        Language::Haskell => &haskell::HASKELL,
+        Language::OCaml => &ocaml::OCAML,
+        Language::Elixir => &elixir::ELIXIR,
+        Language::Erlang => &erlang::ERLANG,
+        Language::Zig => &zig::ZIG,
+        Language::ObjC => &objc::OBJC,
+        Language::Groovy => &groovy::GROOVY,
+        Language::PowerShell => &powershell::POWERSHELL,
+        Language::Hcl => &hcl::HCL,
+        Language::Solidity => &solidity::SOLIDITY,
+        Language::Protobuf => &protobuf::PROTOBUF,
+        Language::GraphQL => &graphql::GRAPHQL,
+        Language::Yaml => &yaml::YAML,
+        Language::Toml => &toml::TOML,
+        Language::Json => &json::JSON,
+        _ => return None,
     })
 }
 
@@ -84,7 +175,12 @@ pub(crate) fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
 /// type), strings left whole: a signature shows the declaration. Python's are `#` lines
 /// (its `//` divides); the other languages' `/* … */` and `// …`.
 pub(crate) fn strip_comments(lang: Language, s: &str) -> std::borrow::Cow<'_, str> {
-    let python = lang == Language::Python;
+    let line = table_of(lang).map_or("//", |t| t.line_comment);
+    if line != "//" && line != "#" {
+        // `--`, `%`: a signature keeps them (rare there, and `--` may be an operator).
+        return s.into();
+    }
+    let python = lang == Language::Python || line == "#";
     let marker = if python { "#" } else { "/" };
     if !s.contains(marker) {
         return s.into();
@@ -196,7 +292,7 @@ impl<'a> LangRules<'_, 'a> {
             ),
             Language::Go => kind == "statement_list",
             Language::Java => kind == "enum_body_declarations",
-            _ => false,
+            l => table_of(l).is_some_and(|t| t.transparent.contains(&kind)),
         }
     }
 
@@ -328,7 +424,7 @@ impl<'a> LangRules<'_, 'a> {
             Language::Java => self.java(node, scope),
             _ if self.is_js_family() => self.js(node, scope, depth),
             _ if self.is_c_family() => self.c(node, scope, depth),
-            _ => None,
+            l => self.tabled(table_of(l)?, node, scope),
         }
     }
 }

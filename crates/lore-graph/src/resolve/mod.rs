@@ -212,7 +212,7 @@ fn return_type(sig: &str, lang: Language, name: &str) -> Option<String> {
             let before = sig.split(&format!("{name}(")).next()?;
             type_name(before.split_whitespace().last()?)
         }
-        Language::Markdown | Language::Text => None,
+        _ => None,
     }
 }
 
