@@ -50,7 +50,7 @@ impl Default for ChunkOptions {
 
 /// Bumped whenever chunking, fact extraction or the graph's resolution changes what they
 /// produce: stores analysed by another version are re-read on their next index run.
-pub const ANALYZER_VERSION: i64 = 18;
+pub const ANALYZER_VERSION: i64 = 19;
 
 /// Code files larger than this are not parsed but cut into text windows.
 const MAX_PARSE_BYTES: usize = 4 << 20;
@@ -141,7 +141,12 @@ fn analyze(
             let chunks = code::chunk_code(&src, code_lang, &parsed, &opts)
                 .unwrap_or_else(|| text::text_windows(&src, code_lang, &opts));
             let facts = if facts {
-                let mut f = facts::extract(&src, code_lang, parsed.1, &parsed.0, path);
+                // A component's script is read by its own language's rules.
+                let rules = match code_lang {
+                    Language::Vue | Language::Svelte => parsed.1,
+                    l => l,
+                };
+                let mut f = facts::extract(&src, rules, parsed.1, &parsed.0, path);
                 f.imports = facts::imports(&src, parsed.1, &parsed.0);
                 f
             } else {

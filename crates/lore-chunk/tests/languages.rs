@@ -91,8 +91,8 @@ const EXPECTED: &[(&str, &[Want])] = &[
     (
         "a.lua",
         &[
-            ("Cart.new", "function", 4),
-            ("Cart:add", "function", 5),
+            ("Cart.new", "method", 4),
+            ("Cart.add", "method", 5),
             ("top", "function", 6),
         ],
     ),
@@ -245,7 +245,7 @@ const EXPECTED: &[(&str, &[Want])] = &[
             ("dependencies.express", "const", 1),
         ],
     ),
-    ("a.vue", &[("inc", "function", 5)]),
+    ("a.vue", &[("inc", "function", 5), ("reset", "function", 6)]),
     ("a.svelte", &[("greet", "function", 3)]),
 ];
 
@@ -278,8 +278,9 @@ fn every_language_gives_its_definitions_as_symbols_and_units() {
         let top = want.iter().find(|(n, _, _)| !n.contains(['.', ':']));
         if let Some((name, _, _)) = top {
             assert!(
-                a.chunks.iter().any(|c| c.symbol.as_deref() == Some(*name)
-                    || c.content.contains(name)),
+                a.chunks
+                    .iter()
+                    .any(|c| c.symbol.as_deref() == Some(*name) || c.content.contains(name)),
                 "{file}: no unit for {name}"
             );
         }

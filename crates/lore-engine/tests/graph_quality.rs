@@ -100,6 +100,32 @@ fn call_edges_reach_90_percent_precision_and_recall() {
     assert!(recall >= 0.9, "recall {recall:.3}");
 }
 
+/// Ruby, shell, Kotlin, PHP and Lua side by side in one store: each language's calls
+/// resolve within it (a Ruby `new` inside `Cart` is not Lua's `Cart.new`), and what the
+/// graph cannot type (a local made by a call) is left unresolved rather than guessed.
+#[test]
+fn calls_of_five_more_languages_resolve_without_crossing_languages() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/graph/polyglot");
+    let (_data, mut engine) = bm25_engine();
+    engine
+        .add_store(
+            &AddStore {
+                name: "polyglot".into(),
+                source: root.display().to_string(),
+                ..AddStore::default()
+            },
+            &NoProgress,
+        )
+        .unwrap();
+    let (tp, found, truth) = score(&mut engine, "polyglot", &root, 0.0);
+    let (precision, recall) = (tp as f64 / found.max(1) as f64, tp as f64 / truth as f64);
+    eprintln!(
+        "polyglot: precision {precision:.3} recall {recall:.3} ({tp} of {found} found, {truth} true)"
+    );
+    assert_eq!(precision, 1.0, "a false edge");
+    assert!(recall >= 0.7, "recall {recall:.3}");
+}
+
 /// Asked who calls a method, search answers with the call sites the graph knows, even
 /// those neither BM25 nor the vectors would rank.
 #[test]

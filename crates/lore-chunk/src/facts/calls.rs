@@ -45,16 +45,96 @@ impl<'a> Extractor<'_, 'a> {
         match node.kind() {
             "call" | "call_expression" => {
                 self.value_uses(node, stack);
-                let Some(f) = node.child_by_field_name("function") else {
+                if let Some(f) = node.child_by_field_name("function") {
+                    self.callee(node, f, stack);
+                } else if let Some(m) = node.child_by_field_name("method") {
+                    // Ruby: `recv.m(…)`, `m(…)` (on self).
+                    let r = match node.child_by_field_name("receiver") {
+                        Some(o) => self.receiver(o, stack),
+                        None => Receiver::None,
+                    };
+                    self.push_call(node, self.text(m), r, stack);
+                } else if let Some(f) = node.named_child(0) {
+                    // Kotlin and Swift: the callee is the first child.
+                    self.callee(node, f, stack);
+                }
+            }
+            // C#: `f(…)`, `obj.M(…)`.
+            "invocation_expression" => {
+                self.value_uses(node, stack);
+                if let Some(f) = node.child_by_field_name("function") {
+                    self.callee(node, f, stack);
+                }
+            }
+            // PHP: `f(…)`, `$obj->m(…)`, `Cls::m(…)` (`self::`, `static::` on this class,
+            // `parent::` on its base).
+            "function_call_expression"
+            | "member_call_expression"
+            | "scoped_call_expression"
+            | "nullsafe_member_call_expression" => {
+                self.value_uses(node, stack);
+                let Some(name) = node
+                    .child_by_field_name("name")
+                    .or_else(|| node.child_by_field_name("function"))
+                else {
                     return;
                 };
-                self.callee(node, f, stack);
+                let r = match (
+                    node.child_by_field_name("object"),
+                    node.child_by_field_name("scope"),
+                ) {
+                    (Some(o), _) => self.receiver(o, stack),
+                    (_, Some(s)) => match self.text(s) {
+                        "self" | "static" => Receiver::SelfType,
+                        "parent" => self
+                            .base_of(stack)
+                            .map(Receiver::Type)
+                            .unwrap_or(Receiver::Unknown),
+                        p => Receiver::Path(p.to_string()),
+                    },
+                    _ => Receiver::None,
+                };
+                let name = self.text(name);
+                self.push_call(node, name.rsplit('\\').next().unwrap_or(name), r, stack);
+            }
+            // Lua: `f(…)`, `t.f(…)`, `obj:m(…)`.
+            "function_call" => {
+                self.value_uses(node, stack);
+                let Some(f) = node.child_by_field_name("name") else {
+                    return;
+                };
+                match f.kind() {
+                    "identifier" => self.push_call(node, self.text(f), Receiver::None, stack),
+                    "dot_index_expression" | "method_index_expression" => {
+                        let (Some(t), Some(m)) = (
+                            f.child_by_field_name("table"),
+                            f.child_by_field_name("field")
+                                .or_else(|| f.child_by_field_name("method")),
+                        ) else {
+                            return;
+                        };
+                        let r = self.receiver(t, stack);
+                        self.push_call(node, self.text(m), r, stack);
+                    }
+                    _ => {}
+                }
+            }
+            // A shell command: a call of the function of that name, if the store has one.
+            "command" if self.lang == Language::Bash => {
+                if let Some(n) = node.child_by_field_name("name") {
+                    self.push_call(node, self.text(n), Receiver::None, stack);
+                }
             }
             "new_expression" | "object_creation_expression" => {
                 self.value_uses(node, stack);
+                // PHP's `new Cart()` names the class by its first child.
                 let Some(c) = node
                     .child_by_field_name("constructor")
                     .or_else(|| node.child_by_field_name("type"))
+                    .or_else(|| {
+                        node.named_child(0)
+                            .filter(|n| matches!(n.kind(), "name" | "qualified_name"))
+                    })
                 else {
                     return;
                 };
@@ -114,6 +194,42 @@ impl<'a> Extractor<'_, 'a> {
     /// A call's function expression: a bare name, `obj.m`, `path::f`, `pkg.F`.
     fn callee(&mut self, call: Node, f: Node, stack: &[Frame]) {
         match f.kind() {
+            // Swift's and PHP's bare names.
+            "simple_identifier" | "name" => {
+                self.push_call(call, self.text(f), Receiver::None, stack);
+            }
+            // C#: `obj.M`, `Type.M`.
+            "member_access_expression" => {
+                let (Some(obj), Some(name)) = (
+                    f.child_by_field_name("expression"),
+                    f.child_by_field_name("name"),
+                ) else {
+                    return;
+                };
+                let name = self.text(name);
+                let name = name.split('<').next().unwrap_or(name);
+                let r = self.receiver(obj, stack);
+                self.push_call(call, name, r, stack);
+            }
+            // Kotlin (`obj.m`: the last child names it) and Swift (`target`, `suffix`).
+            "navigation_expression" => {
+                let (obj, name) = match f.child_by_field_name("target") {
+                    Some(t) => (
+                        Some(t),
+                        f.child_by_field_name("suffix")
+                            .and_then(|s| s.child_by_field_name("suffix")),
+                    ),
+                    None => (
+                        f.named_child(0),
+                        f.named_child(f.named_child_count().saturating_sub(1) as u32),
+                    ),
+                };
+                let (Some(obj), Some(name)) = (obj, name) else {
+                    return;
+                };
+                let r = self.receiver(obj, stack);
+                self.push_call(call, self.text(name), r, stack);
+            }
             "identifier" => {
                 let name = self.text(f);
                 if self.lang == Language::Python && name == "super" {

@@ -198,9 +198,14 @@ impl<'a> Extractor<'_, 'a> {
     pub(super) fn receiver(&self, obj: Node, stack: &[Frame]) -> Receiver {
         let t = self.text(obj);
         match obj.kind() {
-            "self" | "this" => Receiver::SelfType,
-            "identifier" if t == "self" || t == "this" => Receiver::SelfType,
-            "identifier" | "type_identifier" | "package_identifier" => self
+            "self" | "this" | "this_expression" | "self_expression" => Receiver::SelfType,
+            "identifier" | "simple_identifier" | "variable_name" | "name"
+                if matches!(t, "self" | "this" | "$this") =>
+            {
+                Receiver::SelfType
+            }
+            "identifier" | "type_identifier" | "package_identifier" | "simple_identifier"
+            | "constant" | "name" => self
                 .lookup(t, stack)
                 .or_else(|| self.implicit_field(t, stack))
                 .or_else(|| self.callback_param(obj, t))

@@ -140,6 +140,23 @@ fn lang_of(path: &str) -> Language {
     Language::from_path(Path::new(path))
 }
 
+/// Languages that call each other's definitions: C with C++ and Objective-C; JavaScript
+/// with TypeScript and the scripts of Vue and Svelte components.
+fn family(lang: Language) -> Language {
+    match lang {
+        Language::Cpp | Language::ObjC => Language::C,
+        Language::TypeScript | Language::Tsx | Language::Vue | Language::Svelte => {
+            Language::JavaScript
+        }
+        l => l,
+    }
+}
+
+/// Whether code in `a` may call a definition in `b`.
+fn same_family(a: &str, b: &str) -> bool {
+    family(lang_of(a)) == family(lang_of(b))
+}
+
 fn sep(lang: Language) -> &'static str {
     match lang {
         Language::Rust | Language::Cpp => "::",
@@ -428,7 +445,7 @@ impl Index {
     }
 
     /// A bare name: enclosing scopes, the file, imports, the package, wildcards, and
-    /// (Rust, C, C++) a name unique in the store.
+    /// (Rust, C, C++, shell, Ruby, PHP, Lua) a name unique in the store.
     fn bare(
         &self,
         path: &str,
@@ -439,7 +456,20 @@ impl Index {
         hops: usize,
     ) -> Option<(usize, How)> {
         let sep = sep(lang);
-        let members_in_scope = matches!(lang, Language::Java | Language::Cpp | Language::C);
+        // Languages where a bare call inside a type may be one of its methods.
+        let members_in_scope = matches!(
+            lang,
+            Language::Java
+                | Language::Cpp
+                | Language::C
+                | Language::CSharp
+                | Language::Kotlin
+                | Language::Swift
+                | Language::Scala
+                | Language::Dart
+                | Language::Groovy
+                | Language::Ruby
+        );
         // Enclosing scopes, innermost first: a nested function, then the file's top level.
         let mut scope = caller;
         while let Some(s) = scope {
@@ -514,7 +544,19 @@ impl Index {
                 return Some((i, How::Wildcard));
             }
         }
-        if matches!(lang, Language::Rust | Language::C | Language::Cpp) {
+        // Where names are global once loaded (a shell's sourced functions, Ruby's and
+        // PHP's functions, Lua's globals), or are found through a path lore does not
+        // follow: a name defined once in the store.
+        if matches!(
+            lang,
+            Language::Rust
+                | Language::C
+                | Language::Cpp
+                | Language::Bash
+                | Language::Ruby
+                | Language::Php
+                | Language::Lua
+        ) {
             return self.unique(name, kind, lang).map(|i| (i, How::Unique));
         }
         None

@@ -36,7 +36,10 @@ impl Index {
             let callable: Vec<usize> = cands
                 .iter()
                 .copied()
-                .filter(|&i| fits(RefKind::Calls, self.symbols[i].kind))
+                .filter(|&i| {
+                    fits(RefKind::Calls, self.symbols[i].kind)
+                        && same_family(path, &self.symbols[i].path)
+                })
                 .collect();
             match callable.as_slice() {
                 [] => {}
