@@ -8,7 +8,10 @@ whole (a parse error). Seconds to index are the whole store's.
 
   crates/lore-bench/scripts/languages.py LORE_BIN LANG=GIT_DIR[@COMMIT] …
 
-GIT_DIR is a git directory (a bare clone will do). Prints a markdown table.
+GIT_DIR is a git directory (a bare clone will do). Prints a markdown table. With
+`--sample N` (first argument after LORE_BIN), it also prints, per language, the share of its
+call sites the graph resolved and N resolved calls drawn at random (seed 7), each with the
+calling line and the definition it was linked to, for reading by hand.
 """
 import os, re, sqlite3, subprocess, sys, tempfile, time
 
@@ -49,8 +52,12 @@ DECLARES = {
 
 def main():
     lore = sys.argv[1]
-    rows = []
-    for arg in sys.argv[2:]:
+    args = sys.argv[2:]
+    sample = 0
+    if args and args[0] == "--sample":
+        sample, args = int(args[1]), args[2:]
+    rows, samples = [], []
+    for arg in args:
         lang, repo = arg.split("=", 1)
         repo, _, commit = repo.partition("@")
         commit = commit or subprocess.check_output(["git", "--git-dir", repo, "rev-parse", "HEAD"], text=True).strip()
@@ -75,6 +82,8 @@ def main():
             declaring = [p for p, _ in mine if pattern.search(read(src, p))]
             covered = [p for p in declaring if p in with_symbols]
             errors = [p for p, e in mine if e]
+            if sample:
+                samples.append((lang, graph_sample(db, src, lore, lang, sample)))
             rows.append((lang, os.path.basename(os.path.dirname(repo.rstrip("/"))) if repo.endswith("repo") else repo, commit[:10],
                          len(mine), len(declaring), len(covered), len(errors), secs, [p for p in declaring if p not in with_symbols][:3]))
     print("| language | repository | commit | files | declaring | with units | parse errors | index s |")
@@ -86,6 +95,32 @@ def main():
     for lang, *_, missed in rows:
         if missed:
             print(f"<!-- {lang} declaring without units, e.g. {missed} -->")
+    for lang, (calls, resolved, drawn) in samples:
+        share = f"{100 * resolved / calls:.1f}%" if calls else "-"
+        print(f"\n## {lang}: {resolved} of {calls} call sites resolved ({share})")
+        for line in drawn:
+            print(line)
+
+
+def graph_sample(db, src, lore, lang, n):
+    """(call sites, resolved, N resolved calls drawn at random) of one language."""
+    import random
+    rows = db.execute(
+        "SELECT r.path, r.line, r.name, r.caller, s.path, s.start_line, s.qualified, r.confidence "
+        "FROM refs r LEFT JOIN symbols s ON s.id = r.target WHERE r.kind = 'calls'"
+    ).fetchall()
+    rows = [r for r in rows if language(lore, r[0]) == lang]
+    resolved = [r for r in rows if r[4] is not None]
+    rng = random.Random(7)
+    drawn = rng.sample(resolved, min(n, len(resolved)))
+    out = []
+    for path, line, name, caller, tpath, tline, tq, conf in sorted(drawn):
+        text = read(src, path).splitlines()
+        at = text[line - 1].strip()[:90] if 0 < line <= len(text) else ""
+        ttext = read(src, tpath).splitlines()
+        target = ttext[tline - 1].strip()[:70] if 0 < tline <= len(ttext) else ""
+        out.append(f"- `{path}:{line}` `{at}` → `{tq}` ({tpath}:{tline} `{target}`, {conf:.2f})")
+    return len(rows), len(resolved), out
 
 
 EXT = None

@@ -420,6 +420,21 @@ impl Index {
         })
     }
 
+    /// Whether method `i`, found for a bare call inside type `ty`, is that type's: where
+    /// two types share the simple name (`Sinatra::Base`, `Rack::Protection::Base`), only
+    /// one in the calling file counts. Java and C++ keep their own rules.
+    fn own_method(&self, path: &str, lang: Language, ty: &str, i: usize) -> bool {
+        if matches!(lang, Language::Java | Language::Cpp | Language::C) {
+            return true;
+        }
+        let types = self.by_name.get(ty).map_or(0, |v| {
+            v.iter()
+                .filter(|&&j| self.symbols[j].kind.is_type())
+                .count()
+        });
+        types <= 1 || self.symbols[i].path == path
+    }
+
     /// The type `self` means for code in `caller`.
     fn self_type(&self, path: &str, lang: Language, caller: &str) -> Option<String> {
         let sep = sep(lang);
@@ -481,6 +496,7 @@ impl Index {
             if members_in_scope
                 && let Some(ty) = self.self_type(path, lang, s)
                 && let Some(i) = self.method(path, &ty, name, 0)
+                && self.own_method(path, lang, &ty, i)
             {
                 return Some((i, How::SelfMethod));
             }
@@ -544,20 +560,18 @@ impl Index {
                 return Some((i, How::Wildcard));
             }
         }
-        // Where names are global once loaded (a shell's sourced functions, Ruby's and
-        // PHP's functions, Lua's globals), or are found through a path lore does not
-        // follow: a name defined once in the store.
-        if matches!(
-            lang,
-            Language::Rust
-                | Language::C
-                | Language::Cpp
-                | Language::Bash
-                | Language::Ruby
-                | Language::Php
-                | Language::Lua
-        ) {
+        // Where functions are global once loaded (a shell's sourced functions, PHP's
+        // functions and classes), or are found through a path lore does not follow: a
+        // name defined once in the store. Not Ruby's (a test DSL's `before` is no app's
+        // `before`) nor Lua's (its locals are the file's own).
+        if matches!(lang, Language::Rust | Language::C | Language::Cpp) {
             return self.unique(name, kind, lang).map(|i| (i, How::Unique));
+        }
+        if matches!(lang, Language::Bash | Language::Php) {
+            return self
+                .unique(name, kind, lang)
+                .filter(|&i| self.symbols[i].container.is_none())
+                .map(|i| (i, How::Unique));
         }
         None
     }
