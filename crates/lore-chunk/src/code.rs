@@ -62,6 +62,15 @@ pub(crate) fn parse_code(src: &Src, lang: Language) -> Option<(Tree, Language)> 
     {
         return Some((better, lang));
     }
+    // Groovy's grammar fails on much of what Groovy allows (untyped parameters, string
+    // method names); most Groovy is also Java, whose grammar is used when it reads more.
+    if lang == Language::Groovy
+        && tree.root_node().has_error()
+        && let Some(java) = parse(Language::Java, src.text)
+        && error_bytes(java.root_node()) < error_bytes(tree.root_node())
+    {
+        return Some((java, Language::Java));
+    }
     if lang == Language::C
         && tree.root_node().has_error()
         && let Some(cpp) = parse(Language::Cpp, src.text)
