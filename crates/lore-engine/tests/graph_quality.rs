@@ -126,6 +126,42 @@ fn calls_of_five_more_languages_resolve_without_crossing_languages() {
     assert!(recall >= 0.7, "recall {recall:.3}");
 }
 
+/// JavaScript as written in the wild (issue 58): a CommonJS module that exports one
+/// function (`module.exports = Router`) required whole, its static and prototype members,
+/// a namespace `require` and one inside a function; a parameter or a local that shadows an
+/// imported function is a value, not that function; constants made by `new` or a factory,
+/// and a factory-made property of an object, are definitions.
+#[test]
+fn javascript_in_the_wild_resolves_commonjs_and_leaves_shadowing_names_alone() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/graph/js-wild");
+    let (_data, mut engine) = bm25_engine();
+    engine
+        .add_store(
+            &AddStore {
+                name: "js".into(),
+                source: root.display().to_string(),
+                ..AddStore::default()
+            },
+            &NoProgress,
+        )
+        .unwrap();
+    let (tp, found, truth) = score(&mut engine, "js", &root, 0.0);
+    assert_eq!((tp, found), (truth, truth), "every edge, and no other");
+    for name in ["appRouter", "runHook", "codes.ERR_X"] {
+        let answer = engine
+            .graph(&lore_engine::GraphQuery {
+                symbol: name.into(),
+                direction: lore_engine::Direction::Definition,
+                stores: Vec::new(),
+            })
+            .unwrap();
+        assert!(
+            answer.definitions.iter().any(|d| d.path == "consts.js"),
+            "{name} is a definition"
+        );
+    }
+}
+
 /// Asked who calls a method, search answers with the call sites the graph knows, even
 /// those neither BM25 nor the vectors would rank.
 #[test]

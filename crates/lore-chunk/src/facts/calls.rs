@@ -235,9 +235,11 @@ impl<'a> Extractor<'_, 'a> {
                 if self.lang == Language::Python && name == "super" {
                     return;
                 }
-                // A local value of the name (`const [count, setCount] = useState(0)`) is
-                // what is called: none of the project's functions.
-                let r = if self.taken_apart(name, stack) {
+                // A local value of the name (`const [count, setCount] = useState(0)`), or
+                // in JavaScript a parameter or a local that shadows an import (`function
+                // f(parse) { parse(x) }`, `const parse = table[k]`), is what is called:
+                // none of the project's functions.
+                let r = if self.taken_apart(name, stack) || (self.js() && self.bound_around(name)) {
                     Receiver::Unknown
                 } else {
                     Receiver::None

@@ -93,7 +93,7 @@ impl<'a> Extractor<'_, 'a> {
         // Go methods and C++ out-of-class definitions name their type themselves.
         let (qualified, container) = match &info.parent {
             Some(p)
-                if info.kind == ChunkKind::Method
+                if matches!(info.kind, ChunkKind::Method | ChunkKind::Const)
                     && !stack.last().is_some_and(|f| f.kind.is_type()) =>
             {
                 let p = type_name(p).unwrap_or_else(|| p.clone());

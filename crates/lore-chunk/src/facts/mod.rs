@@ -194,6 +194,21 @@ impl<'a> Extractor<'_, 'a> {
         ) {
             self.bind_loop(node, stack);
         }
+        // CommonJS `module.exports = Router`: what `require('./router')` gives, kept as a
+        // module-level binding the resolver reads.
+        if kind == "assignment_expression"
+            && stack.is_empty()
+            && self.js()
+            && node
+                .child_by_field_name("left")
+                .is_some_and(|l| self.text(l) == "module.exports")
+            && let Some(r) = node
+                .child_by_field_name("right")
+                .filter(|r| r.kind() == "identifier")
+        {
+            self.module_env
+                .insert("module.exports".into(), Receiver::Path(self.text(r).into()));
+        }
         if kind == "return_statement" || (kind == "yield" && self.in_fixture(stack)) {
             self.returns(node, stack);
         }
@@ -223,7 +238,7 @@ impl<'a> Extractor<'_, 'a> {
                 name: name.clone(),
                 value: value.clone(),
             }))
-            .filter(|b| known(&b.value))
+            .filter(|b| known(&b.value) || b.name == "module.exports")
             .collect();
         out.sort_by(|a, b| (&a.owner, &a.name).cmp(&(&b.owner, &b.name)));
         out

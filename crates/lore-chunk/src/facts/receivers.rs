@@ -56,6 +56,9 @@ impl<'a> Extractor<'_, 'a> {
                             typed.unwrap_or_else(|| self.text(f).to_string()),
                         ))
                     }
+                    // `require('./m')` is a module, not what a function returns: the name it
+                    // binds is an import (`imports.rs`).
+                    "identifier" if self.js() && self.text(f) == "require" => None,
                     "identifier" | "scoped_identifier" => {
                         Some(Receiver::ReturnOf(self.text(f).to_string()))
                     }

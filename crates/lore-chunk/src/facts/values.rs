@@ -133,7 +133,7 @@ impl<'a> Extractor<'_, 'a> {
     /// Whether a scope around the node walked binds `name` itself: a parameter of an
     /// enclosing function (named or not) or a name assigned, declared or matched in its
     /// body, or at the top level of the file.
-    fn bound_around(&self, name: &str) -> bool {
+    pub(super) fn bound_around(&self, name: &str) -> bool {
         self.scope_names.iter().any(|s| s.contains(name))
     }
 

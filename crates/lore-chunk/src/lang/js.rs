@@ -17,6 +17,17 @@ impl LangRules<'_, '_> {
         )
     }
 
+    /// A value made by `new` or by calling a function (not `require`, an import).
+    fn js_made(&self, value: Node) -> bool {
+        match value.kind() {
+            "new_expression" => true,
+            "call_expression" => value
+                .child_by_field_name("function")
+                .is_some_and(|f| self.text(f) != "require" && f.kind() != "import"),
+            _ => false,
+        }
+    }
+
     /// A unit whose declaration is `node` but whose body lives in a function/class value.
     fn js_valued<'t>(
         &self,
@@ -75,7 +86,14 @@ impl LangRules<'_, '_> {
         let Some((object, prop)) = member else {
             return self.js_valued(node, value, Some(target.to_string()), scope);
         };
-        let mut u = self.js_valued(node, value, Some(prop.to_string()), scope)?;
+        let mut u = match self.js_valued(node, value, Some(prop.to_string()), scope) {
+            Some(u) => u,
+            // `codes.ERR_X = createError(…)` at the top of a file: a constant of `codes`.
+            None if scope != Scope::Function && self.js_made(value) => {
+                self.simple(ChunkKind::Const, node, Some(prop.to_string()))
+            }
+            None => return None,
+        };
         if matches!(object, "exports" | "module.exports") {
             return Some(u);
         }
@@ -137,7 +155,11 @@ impl LangRules<'_, '_> {
                 let is_const = node.child(0).is_some_and(|c| c.kind() == "const");
                 let multiline = self.src.line_of(node.start_byte())
                     != self.src.last_line(node.start_byte(), node.end_byte());
-                if is_const && multiline && matches!(scope, Scope::Top | Scope::Namespace) {
+                // `const appRouter = new Builder()`, `const runHook = makeRunner(iter)`: a
+                // module's value made by a constructor or a factory is a name others use.
+                let made = value.is_some_and(|v| self.js_made(v));
+                if is_const && (multiline || made) && matches!(scope, Scope::Top | Scope::Namespace)
+                {
                     self.simple(ChunkKind::Const, node, name)
                 } else {
                     return None;

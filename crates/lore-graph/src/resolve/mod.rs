@@ -507,6 +507,13 @@ impl Index {
         }
         // Imported by name.
         for imp in self.imports_of(path) {
+            // `const Router = require('./router')`: what the module exports whole.
+            if imp.names.is_empty()
+                && imp.alias.as_deref() == Some(name)
+                && let Some(i) = self.commonjs_export(&self.modules(lang, path, &imp.module), kind)
+            {
+                return Some((i, How::Import));
+            }
             for n in &imp.names {
                 if n.local() != name || n.name == "self" {
                     continue;

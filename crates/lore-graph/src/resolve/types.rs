@@ -16,16 +16,31 @@ impl Index {
         found.next().is_none().then_some(first)
     }
 
-    /// The default export of a JS/TS module.
+    /// The default export of a JS/TS module (`export default`, else CommonJS's
+    /// `module.exports = X`).
     pub(super) fn default_export(&self, files: &[String], kind: RefKind) -> Option<usize> {
-        files.iter().find_map(|f| {
-            self.by_path.get(f)?.iter().copied().find(|&i| {
-                let s = &self.symbols[i];
-                fits(kind, s.kind)
-                    && s.signature
-                        .as_deref()
-                        .is_some_and(|sig| sig.starts_with("export default"))
+        files
+            .iter()
+            .find_map(|f| {
+                self.by_path.get(f)?.iter().copied().find(|&i| {
+                    let s = &self.symbols[i];
+                    fits(kind, s.kind)
+                        && s.signature
+                            .as_deref()
+                            .is_some_and(|sig| sig.starts_with("export default"))
+                })
             })
+            .or_else(|| self.commonjs_export(files, kind))
+    }
+
+    /// The definition a CommonJS module exports whole (`module.exports = Router`).
+    pub(super) fn commonjs_export(&self, files: &[String], kind: RefKind) -> Option<usize> {
+        files.iter().find_map(|f| {
+            let Some(Receiver::Path(x)) = self.globals.get(&(f.clone(), "module.exports".into()))
+            else {
+                return None;
+            };
+            self.in_file(f, x, kind)
         })
     }
 
