@@ -224,6 +224,15 @@ impl LangRules<'_, '_> {
             "method_signature" | "abstract_method_signature" => {
                 self.base(Self::fn_kind(scope), node, name, None, scope)
             }
+            // `next: (value: T) => void` in an interface or a type literal: a member a call
+            // through a value of that type reaches.
+            "property_signature" if scope == Scope::Type => {
+                let ty = node.child_by_field_name("type")?.named_child(0)?;
+                if ty.kind() != "function_type" {
+                    return None;
+                }
+                self.base(Self::fn_kind(scope), node, name, None, scope)
+            }
             "public_field_definition" | "field_definition" => {
                 let name = name.or_else(|| self.field_text(node, "property"));
                 let value = node.child_by_field_name("value")?;
