@@ -62,6 +62,18 @@ pub(crate) fn parse_code(src: &Src, lang: Language) -> Option<(Tree, Language)> 
     {
         return Some((better, lang));
     }
+    // The kernel's annotation and loop macros (`c_macros.rs`).
+    let tree = match lang {
+        Language::C | Language::Cpp if tree.root_node().has_error() => {
+            match crate::c_macros::patch_c(src.text).and_then(|p| parse(lang, &p)) {
+                Some(better) if error_bytes(better.root_node()) < error_bytes(tree.root_node()) => {
+                    better
+                }
+                _ => tree,
+            }
+        }
+        _ => tree,
+    };
     // Groovy's grammar fails on much of what Groovy allows (untyped parameters, string
     // method names); most Groovy is also Java, whose grammar is used when it reads more.
     if lang == Language::Groovy

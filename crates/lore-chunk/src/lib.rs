@@ -15,6 +15,7 @@
 //! no panics on any input. Every non-whitespace byte of a file ends up in some chunk, and
 //! chunk byte ranges never overlap except for the deliberate overlap of text windows.
 
+mod c_macros;
 mod code;
 mod code_only;
 mod embedded;
@@ -50,7 +51,7 @@ impl Default for ChunkOptions {
 
 /// Bumped whenever chunking, fact extraction or the graph's resolution changes what they
 /// produce: stores analysed by another version are re-read on their next index run.
-pub const ANALYZER_VERSION: i64 = 19;
+pub const ANALYZER_VERSION: i64 = 20;
 
 /// Code files larger than this are not parsed but cut into text windows.
 const MAX_PARSE_BYTES: usize = 4 << 20;

@@ -1,0 +1,500 @@
+//! C as the Linux kernel (and code like it) writes it, made readable to the C grammar
+//! without changing a byte's offset: annotation macros (`__init`, `__user`, `__rcu`,
+//! `__printf(1, 2)`) become blanks; a loop macro (`list_for_each_entry(pos, head, member)
+//! {`) becomes `while` and its arguments one comma expression; `DEFINE_PER_CPU(struct rq,
+//! runqueues)` becomes the declaration it expands to; and `struct` inside `container_of(…)`
+//! and its kin, where a type is an argument, is blanked. Strings, characters and comments are
+//! left alone. `code::parse_code` keeps the patched tree only when it has fewer errors.
+
+/// Annotations that stand alone: storage, section, checker and inlining attributes.
+const ATTRS: [&str; 70] = [
+    "__init",
+    "__exit",
+    "__initdata",
+    "__initconst",
+    "__exitdata",
+    "__ref",
+    "__refdata",
+    "__refconst",
+    "__meminit",
+    "__meminitdata",
+    "__meminitconst",
+    "__net_init",
+    "__net_exit",
+    "__net_initdata",
+    "__devinit",
+    "__devexit",
+    "__cpuinit",
+    "__sched",
+    "__cpuidle",
+    "__kprobes",
+    "__user",
+    "__kernel",
+    "__iomem",
+    "__percpu",
+    "__rcu",
+    "__force",
+    "__nocast",
+    "__safe",
+    "__bitwise",
+    "__private",
+    "__read_mostly",
+    "__ro_after_init",
+    "__always_inline",
+    "__inline",
+    "noinline",
+    "__noinline",
+    "__weak",
+    "__maybe_unused",
+    "__always_unused",
+    "__used",
+    "__unused",
+    "__cold",
+    "__hot",
+    "__must_check",
+    "__visible",
+    "__noreturn",
+    "__pure",
+    "__packed",
+    "__latent_entropy",
+    "__randomize_layout",
+    "__no_randomize_layout",
+    "__noclone",
+    "__naked",
+    "__attribute_const__",
+    "__malloc",
+    "__mustcheck",
+    "__bpf_kfunc",
+    "__diag_ignore_all",
+    "____cacheline_aligned",
+    "____cacheline_aligned_in_smp",
+    "__cacheline_aligned",
+    "__cacheline_aligned_in_smp",
+    "__page_aligned_data",
+    "__page_aligned_bss",
+    "__nosavedata",
+    "__irq_entry",
+    "__softirq_entry",
+    "notrace",
+    "__flatten",
+    "__noinstr",
+];
+
+/// Annotations with arguments: the name and its parenthesised arguments become blanks.
+const ATTR_CALLS: [&str; 20] = [
+    "__printf",
+    "__scanf",
+    "__aligned",
+    "__section",
+    "__acquires",
+    "__releases",
+    "__must_hold",
+    "__cond_acquires",
+    "__cond_releases",
+    "__counted_by",
+    "__alloc_size",
+    "__nonstring",
+    "__designated_init",
+    "__assume_aligned",
+    "__realloc_size",
+    "__guarded_by",
+    "__pt_guarded_by",
+    "__diag_push",
+    "__diag_pop",
+    "__no_sanitize_address",
+];
+
+/// Declarations written as `NAME(type, name)`: they read as `type name`.
+const DECLARE_AS: [&str; 12] = [
+    "DEFINE_PER_CPU",
+    "DECLARE_PER_CPU",
+    "DEFINE_PER_CPU_SHARED_ALIGNED",
+    "DECLARE_PER_CPU_SHARED_ALIGNED",
+    "DEFINE_PER_CPU_ALIGNED",
+    "DECLARE_PER_CPU_ALIGNED",
+    "DEFINE_PER_CPU_READ_MOSTLY",
+    "DECLARE_PER_CPU_READ_MOSTLY",
+    "DEFINE_PER_CPU_PAGE_ALIGNED",
+    "DECLARE_PER_CPU_PAGE_ALIGNED",
+    "DEFINE_PER_CPU_FIRST",
+    "DEFINE_PER_CPU_DECRYPTED",
+];
+
+/// Macros that take a type among their arguments (`container_of(p, struct t, member)`).
+const TYPE_ARGS: [&str; 17] = [
+    "container_of",
+    "container_of_const",
+    "list_entry",
+    "list_first_entry",
+    "list_last_entry",
+    "list_next_entry",
+    "list_prev_entry",
+    "list_first_entry_or_null",
+    "hlist_entry",
+    "hlist_entry_safe",
+    "rb_entry",
+    "rb_entry_safe",
+    "llist_entry",
+    "offsetof",
+    "sizeof_field",
+    "typeof_member",
+    "struct_size_t",
+];
+
+/// Macros whose first argument is a type (`min_t(unsigned int, a, b)`): it becomes `_`.
+const TYPE_FIRST: [&str; 8] = [
+    "min_t",
+    "max_t",
+    "clamp_t",
+    "alloc_percpu",
+    "alloc_percpu_gfp",
+    "__alloc_percpu",
+    "sizeof_t",
+    "READ_ONCE_T",
+];
+
+/// The text with the kernel's macros made plain C, or `None` when there were none.
+pub(crate) fn patch_c(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut out = b.to_vec();
+    let mut changed = blank_list_conditionals(text, &mut out);
+    let mut i = 0;
+    // The last significant byte before the current one (for "at a statement's start").
+    let mut prev = b'\n';
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i = text[i..].find('\n').map_or(b.len(), |n| i + n);
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = text[i + 2..].find("*/").map_or(b.len(), |n| i + 2 + n + 2);
+                continue;
+            }
+            b'"' | b'\'' => {
+                i = skip_literal(b, i);
+                prev = c;
+                continue;
+            }
+            _ if c.is_ascii_alphabetic() || c == b'_' => {
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                // Only a whole token, not the tail of a longer one.
+                let word = &text[start..i];
+                let open = next_significant(b, i).filter(|&j| b[j] == b'(');
+                if ATTRS.contains(&word) {
+                    out[start..i].fill(b' ');
+                    changed = true;
+                } else if let (true, Some(o)) = (ATTR_CALLS.contains(&word), open)
+                    && let Some(close) = matching(b, o)
+                {
+                    out[start..=close].iter_mut().for_each(|x| {
+                        if *x != b'\n' {
+                            *x = b' '
+                        }
+                    });
+                    changed = true;
+                    i = close + 1;
+                } else if let (true, Some(o)) = (is_loop_macro(word, prev), open)
+                    && let Some(close) = matching(b, o)
+                    && next_significant(b, close + 1).is_some()
+                {
+                    out[start..start + 5].copy_from_slice(b"while");
+                    out[start + 5..i].fill(b' ');
+                    changed = true;
+                    // The arguments stay: `(pos, head, member)` is a comma expression.
+                } else if let (true, Some(o)) = (DECLARE_AS.contains(&word), open)
+                    && let Some(close) = matching(b, o)
+                    && let Some(comma) = last_top_comma(b, o, close)
+                {
+                    out[start..=o].fill(b' ');
+                    out[comma] = b' ';
+                    out[close] = b' ';
+                    changed = true;
+                } else if let (true, Some(o)) = (TYPE_ARGS.contains(&word), open)
+                    && let Some(close) = matching(b, o)
+                {
+                    changed |= blank_type_keywords(text, &mut out, o, close);
+                } else if let (true, Some(o)) = (TYPE_FIRST.contains(&word), open)
+                    && let Some(close) = matching(b, o)
+                {
+                    let end = first_top_comma(b, o, close).unwrap_or(close);
+                    if end > o + 1 {
+                        out[o + 1] = b'_';
+                        out[o + 2..end].iter_mut().for_each(|x| {
+                            if *x != b'\n' {
+                                *x = b' '
+                            }
+                        });
+                        changed = true;
+                    }
+                } else if let (Some(ret), Some(o)) = (defines_function(word), open)
+                    && let Some(close) = matching(b, o)
+                    && let Some(first) = first_top_comma(b, o, close)
+                {
+                    // `SYSCALL_DEFINE2(kill, pid_t, pid, int, sig)` → `long kill(pid_t pid,
+                    // int sig)`: the name, then each type and its argument.
+                    out[start..i].fill(b' ');
+                    out[start..start + ret.len()].copy_from_slice(ret.as_bytes());
+                    out[o] = b' ';
+                    out[first] = b'(';
+                    let mut depth = 0;
+                    let mut pair = 0;
+                    for k in first + 1..close {
+                        match b[k] {
+                            b'(' | b'[' => depth += 1,
+                            b')' | b']' => depth -= 1,
+                            b',' if depth == 0 => {
+                                if pair % 2 == 0 {
+                                    out[k] = b' ';
+                                }
+                                pair += 1;
+                            }
+                            _ => {}
+                        }
+                    }
+                    changed = true;
+                } else if let (true, Some(o)) = (declares_object(word, prev), open)
+                    && let Some(close) = matching(b, o)
+                {
+                    // `static DEFINE_MUTEX(lock);`, `DECLARE_WORK(w, fn);` → `int lock;`: an
+                    // object named by the first argument.
+                    out[start..i].fill(b' ');
+                    out[start..start + 3].copy_from_slice(b"int");
+                    out[o] = b' ';
+                    let end = first_top_comma(b, o, close).unwrap_or(close);
+                    out[end..=close].iter_mut().for_each(|x| {
+                        if *x != b'\n' {
+                            *x = b' '
+                        }
+                    });
+                    changed = true;
+                }
+                prev = b[i - 1];
+                continue;
+            }
+            _ => {}
+        }
+        if !c.is_ascii_whitespace() {
+            prev = c;
+        } else if c == b'\n' && matches!(prev, b';' | b'}' | b'{' | b'\n') {
+            prev = b'\n';
+        }
+        i += 1;
+    }
+    changed.then(|| String::from_utf8(out).ok()).flatten()
+}
+
+/// Macros that define a function from (name, type, argument, …): what it returns.
+fn defines_function(word: &str) -> Option<&'static str> {
+    let n = word.strip_prefix("COMPAT_").unwrap_or(word);
+    let n = n
+        .strip_prefix("SYSCALL_DEFINE")
+        .map(|d| ("long", d))
+        .or_else(|| n.strip_prefix("BPF_CALL_").map(|d| ("u64", d)));
+    match n {
+        Some((ret, digits))
+            if digits.len() == 1 && digits != "0" && digits.bytes().all(|c| c.is_ascii_digit()) =>
+        {
+            Some(ret)
+        }
+        _ => None,
+    }
+}
+
+/// `DEFINE_*`/`DECLARE_*` macros that declare an object named by their first argument,
+/// at a statement's start (or after `static`).
+fn declares_object(word: &str, prev: u8) -> bool {
+    (word.starts_with("DEFINE_") || word.starts_with("DECLARE_"))
+        && word.len() > "DEFINE_".len()
+        && word
+            .bytes()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+        && !DECLARE_AS.contains(&word)
+        && matches!(prev, b';' | b'{' | b'}' | b'\n' | b'c')
+}
+
+/// `#ifdef`, `#else`, `#endif` lines inside a list (an initializer's entries: the line
+/// before ends with `,` or `{`) become blanks, so the grammar reads one list.
+fn blank_list_conditionals(text: &str, out: &mut [u8]) -> bool {
+    let mut changed = false;
+    let mut offset = 0;
+    let mut last_end = b';';
+    for line in text.split_inclusive('\n') {
+        let t = line.trim();
+        let directive = t.strip_prefix('#').map(str::trim_start).is_some_and(|d| {
+            ["if", "ifdef", "ifndef", "elif", "else", "endif"]
+                .iter()
+                .any(|k| {
+                    d.starts_with(k)
+                        && d[k.len()..]
+                            .chars()
+                            .next()
+                            .is_none_or(|c| !c.is_alphanumeric() && c != '_')
+                })
+        });
+        if directive && matches!(last_end, b',' | b'{') {
+            let body = line.trim_end_matches(['\n', '\r']).len();
+            out[offset..offset + body].fill(b' ');
+            changed = true;
+        } else if let Some(&c) = t.as_bytes().last()
+            && !t.starts_with("//")
+            && !t.starts_with('*')
+            && !t.starts_with("/*")
+            && !directive
+        {
+            last_end = c;
+        }
+        offset += line.len();
+    }
+    changed
+}
+
+/// The first `,` between `open` and `close` at depth one.
+fn first_top_comma(b: &[u8], open: usize, close: usize) -> Option<usize> {
+    let mut depth = 0;
+    for (k, &c) in b.iter().enumerate().take(close).skip(open + 1) {
+        match c {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b',' if depth == 0 => return Some(k),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A loop macro at a statement's start: `list_for_each_entry`, `for_each_cpu`,
+/// `hash_for_each_possible` (its name holds `for_each`, and it is long enough to hold
+/// `while`).
+fn is_loop_macro(word: &str, prev: u8) -> bool {
+    word.contains("for_each")
+        && word.len() >= 5
+        && matches!(prev, b';' | b'{' | b'}' | b'\n' | b')')
+}
+
+/// The index after a string or character literal starting at `i`.
+fn skip_literal(b: &[u8], i: usize) -> usize {
+    let q = b[i];
+    let mut j = i + 1;
+    while j < b.len() && b[j] != q && b[j] != b'\n' {
+        j += if b[j] == b'\\' { 2 } else { 1 };
+    }
+    (j + 1).min(b.len())
+}
+
+fn next_significant(b: &[u8], mut i: usize) -> Option<usize> {
+    while i < b.len() && b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    (i < b.len()).then_some(i)
+}
+
+/// The `)` closing the `(` at `open`, past literals; none across a blank line's worth of
+/// text (4 KiB), which a real macro's arguments never need.
+fn matching(b: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < b.len() && i - open < 4096 {
+        match b[i] {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            b'"' | b'\'' => {
+                i = skip_literal(b, i);
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The last `,` between `open` and `close` at depth one.
+fn last_top_comma(b: &[u8], open: usize, close: usize) -> Option<usize> {
+    let mut depth = 0;
+    let mut found = None;
+    for (k, &c) in b.iter().enumerate().take(close).skip(open + 1) {
+        match c {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b',' if depth == 0 => found = Some(k),
+            _ => {}
+        }
+    }
+    found
+}
+
+/// `struct`, `union` and `enum` words between `open` and `close` become blanks.
+fn blank_type_keywords(text: &str, out: &mut [u8], open: usize, close: usize) -> bool {
+    let mut changed = false;
+    for kw in ["struct", "union", "enum"] {
+        let mut from = open;
+        while let Some(at) = text[from..close].find(kw).map(|k| from + k) {
+            let end = at + kw.len();
+            let b = text.as_bytes();
+            let whole = !b[at - 1].is_ascii_alphanumeric()
+                && b[at - 1] != b'_'
+                && b.get(end).is_some_and(|c| c.is_ascii_whitespace());
+            if whole {
+                out[at..end].fill(b' ');
+                changed = true;
+            }
+            from = end;
+        }
+    }
+    changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_macros_read_as_plain_c_at_the_same_offsets() {
+        let src = "static int __init foo(void __user *p) {\n\tlist_for_each_entry(pos, &head, list) {\n\t\tn++;\n\t}\n\treturn 0;\n}\nDEFINE_PER_CPU(struct rq, runqueues);\nvoid __printf(1, 2) log(const char *f, ...);\nstruct e *e = container_of(p, struct e, node);\nconst char *s = \"__init\";\n";
+        let out = patch_c(src).unwrap();
+        let more = "SYSCALL_DEFINE2(kill, pid_t, pid, int, sig)\n{\n\tu32 n = min_t(unsigned int, a, b);\n}\nstatic DEFINE_MUTEX(lock);\nstatic const struct ops o = {\n\t.a = f,\n#ifdef CONFIG_X\n\t.b = g,\n#endif\n};\n";
+        let more_out = patch_c(more).unwrap();
+        assert_eq!(more_out.len(), more.len());
+        assert!(
+            more_out.starts_with("long            kill( pid_t  pid, int  sig)"),
+            "{more_out}"
+        );
+        assert!(more_out.contains("min_t(_           , a, b)"), "{more_out}");
+        assert!(
+            more_out.contains("static int          lock ;"),
+            "{more_out}"
+        );
+        assert!(!more_out.contains("#ifdef"), "{more_out}");
+        assert_eq!(out.len(), src.len());
+        assert_eq!(out.lines().count(), src.lines().count());
+        assert!(
+            out.starts_with("static int        foo(void        *p) {"),
+            "{out}"
+        );
+        assert!(
+            out.contains("\twhile              (pos, &head, list) {"),
+            "{out}"
+        );
+        assert!(
+            out.contains("               struct rq  runqueues ;"),
+            "{out}"
+        );
+        assert!(
+            out.contains("void                log(const char *f, ...);"),
+            "{out}"
+        );
+        assert!(out.contains("container_of(p,        e, node)"), "{out}");
+        assert!(out.contains("\"__init\""), "strings stay: {out}");
+        assert_eq!(patch_c("int main(void) { return 0; }\n"), None);
+    }
+}
