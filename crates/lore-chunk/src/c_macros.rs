@@ -210,7 +210,7 @@ pub(crate) fn patch_c(text: &str) -> Option<String> {
                     && let Some(close) = matching(b, o)
                     && let Some(comma) = last_top_comma(b, o, close)
                 {
-                    out[start..=o].fill(b' ');
+                    blank(&mut out[start..=o]);
                     out[comma] = b' ';
                     out[close] = b' ';
                     changed = true;
@@ -222,13 +222,9 @@ pub(crate) fn patch_c(text: &str) -> Option<String> {
                     && let Some(close) = matching(b, o)
                 {
                     let end = first_top_comma(b, o, close).unwrap_or(close);
-                    if end > o + 1 {
-                        out[o + 1] = b'_';
-                        out[o + 2..end].iter_mut().for_each(|x| {
-                            if *x != b'\n' {
-                                *x = b' '
-                            }
-                        });
+                    if let Some(at) = next_significant(b, o + 1).filter(|&at| at < end) {
+                        blank(&mut out[at..end]);
+                        out[at] = b'_';
                         changed = true;
                     }
                 } else if let (Some(ret), Some(o)) = (defines_function(word), open)
@@ -376,6 +372,15 @@ fn is_loop_macro(word: &str, prev: u8) -> bool {
         && matches!(prev, b';' | b'{' | b'}' | b'\n' | b')')
 }
 
+/// Blanks, the line breaks kept.
+fn blank(bytes: &mut [u8]) {
+    for x in bytes {
+        if *x != b'\n' {
+            *x = b' ';
+        }
+    }
+}
+
 /// The index after a string or character literal starting at `i`.
 fn skip_literal(b: &[u8], i: usize) -> usize {
     let q = b[i];
@@ -496,5 +501,57 @@ mod tests {
         assert!(out.contains("container_of(p,        e, node)"), "{out}");
         assert!(out.contains("\"__init\""), "strings stay: {out}");
         assert_eq!(patch_c("int main(void) { return 0; }\n"), None);
+    }
+
+    /// Any mix of the macros, brackets, quotes, comments and non-ASCII text: no panic, and
+    /// the patch keeps every byte offset and line.
+    #[test]
+    fn any_text_keeps_its_length_and_lines() {
+        let parts = [
+            "__init ",
+            "__printf(",
+            "list_for_each_entry(",
+            "DEFINE_PER_CPU(",
+            "SYSCALL_DEFINE2(",
+            "container_of(",
+            "min_t(",
+            "DEFINE_MUTEX(",
+            "struct ",
+            "(",
+            ")",
+            ",",
+            "{",
+            "}",
+            ";",
+            "\"",
+            "'",
+            "/*",
+            "*/",
+            "//",
+            "\n",
+            "#ifdef X\n",
+            "é",
+            " ",
+            "x",
+            "unsigned int",
+        ];
+        let mut seed: u64 = 7;
+        for _ in 0..2000 {
+            let mut text = String::new();
+            for _ in 0..40 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                text.push_str(parts[(seed >> 33) as usize % parts.len()]);
+            }
+            if let Some(out) = patch_c(&text) {
+                assert_eq!(out.len(), text.len(), "{text:?}");
+                assert_eq!(
+                    out.matches('\n').count(),
+                    text.matches('\n').count(),
+                    "{text:?}"
+                );
+            }
+        }
     }
 }
