@@ -47,6 +47,23 @@ impl LangRules<'_, '_> {
                 u.parent = qual;
                 u
             }
+            // `#define kmalloc_array(...) alloc_hooks(…)`: where the kernel defines many of
+            // the functions it calls. An object-like macro with a value is a constant.
+            "preproc_function_def" if scope != Scope::Function => {
+                let name = self.field_text(node, "name");
+                let mut u = self.simple(ChunkKind::Function, node, name);
+                u.sig_end = node
+                    .child_by_field_name("parameters")
+                    .map_or(u.sig_end, |p| p.end_byte());
+                u.first_line_sig = false;
+                u
+            }
+            "preproc_def"
+                if scope != Scope::Function && node.child_by_field_name("value").is_some() =>
+            {
+                let name = self.field_text(node, "name");
+                self.simple(ChunkKind::Const, node, name)
+            }
             "struct_specifier" | "union_specifier" | "class_specifier" | "enum_specifier" => {
                 let (kind, body) = self.c_specifier(node)?;
                 let name = self.field_text(node, "name");

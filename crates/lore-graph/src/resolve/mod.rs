@@ -127,7 +127,11 @@ pub struct Index {
     /// `global_type` answers by (file, name, depth): on a big Python package every
     /// reference to a module-level name walks the same re-export chains.
     global_memo: RefCell<GlobalMemo>,
+    /// `bare` answers without a caller, by (file, name, kind, hops).
+    bare_memo: RefCell<BareMemo>,
 }
+
+type BareMemo = HashMap<(String, String, RefKind, usize), Option<(usize, How)>>;
 
 type GlobalMemo = HashMap<(String, String, usize), Option<(String, How)>>;
 
@@ -302,6 +306,7 @@ impl Index {
             globals,
             memo: RefCell::new(HashMap::new()),
             global_memo: RefCell::new(HashMap::new()),
+            bare_memo: RefCell::new(HashMap::new()),
         }
     }
 
@@ -462,6 +467,34 @@ impl Index {
     /// A bare name: enclosing scopes, the file, imports, the package, wildcards, and
     /// (Rust, C, C++, shell, Ruby, PHP, Lua) a name unique in the store.
     fn bare(
+        &self,
+        path: &str,
+        lang: Language,
+        name: &str,
+        caller: Option<&str>,
+        kind: RefKind,
+        hops: usize,
+    ) -> Option<(usize, How)> {
+        // Without a caller the answer depends on the file and the name alone: a file's
+        // includes or star re-exports are walked for every reference that reaches it (a
+        // kernel header's dozens of includes, four hops deep), so each walk is kept.
+        if caller.is_some() {
+            return self.bare_walk(path, lang, name, caller, kind, hops);
+        }
+        let key = (path.to_string(), name.to_string(), kind, hops);
+        if let Ok(memo) = self.bare_memo.try_borrow()
+            && let Some(found) = memo.get(&key)
+        {
+            return *found;
+        }
+        let found = self.bare_walk(path, lang, name, None, kind, hops);
+        if let Ok(mut memo) = self.bare_memo.try_borrow_mut() {
+            memo.insert(key, found);
+        }
+        found
+    }
+
+    fn bare_walk(
         &self,
         path: &str,
         lang: Language,
