@@ -1,7 +1,7 @@
 //! Kotlin units: classes, objects, interfaces, functions, properties, type aliases.
 
 use super::table::Table;
-use super::{LangRules, Scope, UnitInfo, children, named_children};
+use super::{LangRules, Scope, UnitInfo, named_children};
 use lore_core::ChunkKind::*;
 use tree_sitter::Node;
 
@@ -27,22 +27,15 @@ fn class_declaration<'t>(
     node: Node<'t>,
     _scope: Scope,
 ) -> Option<UnitInfo<'t>> {
-    if node.kind() != "class_declaration" {
-        return None;
-    }
-    let interface = children(node).into_iter().any(|c| c.kind() == "interface");
-    let enumeration = named_children(node)
-        .into_iter()
-        .filter(|c| c.kind() == "modifiers")
-        .any(|m| r.text(m).split_whitespace().any(|w| w == "enum"));
-    let kind = match (interface, enumeration) {
-        (true, _) => Interface,
-        (_, true) => Enum,
-        _ => Class,
-    };
-    let name = node.child_by_field_name("name").map(|n| r.name_text(n));
-    let body = named_children(node)
-        .into_iter()
-        .find(|c| matches!(c.kind(), "class_body" | "enum_class_body"));
-    Some(r.unit(kind, node, name, body))
+    (node.kind() == "class_declaration").then(|| {
+        let body = named_children(node)
+            .into_iter()
+            .find(|c| matches!(c.kind(), "class_body" | "enum_class_body"));
+        r.by_keyword(
+            node,
+            &[("interface", Interface), ("enum", Enum)],
+            Class,
+            body,
+        )
+    })
 }

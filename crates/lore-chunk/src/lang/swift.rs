@@ -1,7 +1,7 @@
 //! Swift units: classes, structs, enums, extensions (all `class_declaration`), protocols, functions, initialisers.
 
 use super::table::Table;
-use super::{LangRules, Scope, UnitInfo, children};
+use super::{LangRules, Scope, UnitInfo};
 use lore_core::ChunkKind::*;
 use tree_sitter::Node;
 
@@ -27,21 +27,8 @@ fn type_declaration<'t>(
     node: Node<'t>,
     _scope: Scope,
 ) -> Option<UnitInfo<'t>> {
-    if node.kind() != "class_declaration" {
-        return None;
-    }
-    let keyword = children(node).into_iter().find(|c| {
-        matches!(
-            c.kind(),
-            "class" | "struct" | "enum" | "actor" | "extension"
-        )
-    })?;
-    let kind = match keyword.kind() {
-        "struct" => Struct,
-        "enum" => Enum,
-        "extension" => Impl,
-        _ => Class,
-    };
-    let name = node.child_by_field_name("name").map(|n| r.name_text(n));
-    Some(r.unit(kind, node, name, node.child_by_field_name("body")))
+    (node.kind() == "class_declaration").then(|| {
+        let keywords = [("struct", Struct), ("enum", Enum), ("extension", Impl)];
+        r.by_keyword(node, &keywords, Class, node.child_by_field_name("body"))
+    })
 }

@@ -149,6 +149,30 @@ impl<'a> LangRules<'_, 'a> {
         None
     }
 
+    /// A declaration node one grammar uses for several kinds (Swift's and Kotlin's
+    /// `class_declaration`): the first of `keywords` written in it, as a token or among its
+    /// modifiers, gives the kind; else `default`. Named by its `name` field.
+    pub(super) fn by_keyword<'t>(
+        &self,
+        node: Node<'t>,
+        keywords: &[(&str, ChunkKind)],
+        default: ChunkKind,
+        body: Option<Node<'t>>,
+    ) -> UnitInfo<'t> {
+        let written = |k: &str| {
+            super::children(node).into_iter().any(|c| {
+                c.kind() == k
+                    || (c.kind() == "modifiers" && self.text(c).split_whitespace().any(|w| w == k))
+            })
+        };
+        let kind = keywords
+            .iter()
+            .find(|(k, _)| written(k))
+            .map_or(default, |(_, kind)| *kind);
+        let name = node.child_by_field_name("name").map(|n| self.name_text(n));
+        self.unit(kind, node, name, body)
+    }
+
     /// A name as written, its quotes dropped (`"logs"`, `'key'`), on one line.
     pub(super) fn name_text(&self, node: Node) -> String {
         let t = self.text(node).trim();
