@@ -25,6 +25,9 @@ const MAX_DELAY: Duration = Duration::from_secs(3);
 /// How often the list of stores is re-read.
 const REFRESH_EVERY: Duration = Duration::from_secs(2);
 const TICK: Duration = Duration::from_millis(100);
+/// How often finished jobs older than `JOBS_KEPT` are deleted.
+const CLEAN_JOBS_EVERY: Duration = Duration::from_secs(3600);
+const JOBS_KEPT: Duration = Duration::from_secs(24 * 3600);
 /// How long a watch lease lasts unrenewed (each refresh renews it): another server takes
 /// over a folder this long after its watcher stopped.
 const WATCH_LEASE_SECS: i64 = 10;
@@ -168,6 +171,7 @@ impl Loop {
     fn run(mut self, rx: mpsc::Receiver<Msg>) {
         self.refresh();
         let mut refreshed = Instant::now();
+        let mut cleaned = Instant::now();
         loop {
             match rx.recv_timeout(TICK) {
                 Ok(Msg::Fs(Ok(event))) => self.note(&event),
@@ -199,6 +203,14 @@ impl Loop {
             if refreshed.elapsed() >= REFRESH_EVERY {
                 self.refresh();
                 refreshed = Instant::now();
+            }
+            // Each re-index is a job: finished ones older than a day go, hourly (`lore watch`
+            // runs no server to clean them).
+            if cleaned.elapsed() >= CLEAN_JOBS_EVERY {
+                if let Err(e) = self.engine.clean_jobs(JOBS_KEPT) {
+                    tracing::warn!("watcher: cleaning old jobs: {e}");
+                }
+                cleaned = Instant::now();
             }
         }
     }
