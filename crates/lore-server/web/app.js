@@ -27,8 +27,22 @@ async function api(method, path, body) {
     $("token-box").hidden = false;
     $("token").focus();
   }
-  if (!resp.ok) throw new Error(data.error || resp.statusText);
+  if (!resp.ok) throw new Error(inPage(data.error || resp.statusText));
   return data;
+}
+
+// The server words its errors for every client; a person at the page is told where in the
+// page to act, not which command to run.
+const IN_PAGE = [
+  [/add one with `lore store add[^`]*`/g, "add one in the stores view (stores & jobs, above)"],
+  [/\(see `lore store list`\)/g, "(the stores view lists them)"],
+  [/`lore jobs`/g, "the jobs in the stores view"],
+  [/ids come from `lore search`/g, "ids come from a search"],
+  [/`lore search "([^"]*)"`/g, "a search for \"$1\""],
+];
+
+function inPage(message) {
+  return IN_PAGE.reduce((m, [from, to]) => m.replace(from, to), String(message));
 }
 
 function readUrl() {

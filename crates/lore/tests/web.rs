@@ -840,3 +840,31 @@ fn a_cancelled_add_stops_and_the_store_can_be_removed() {
     );
     assert_eq!(code, 200, "{removed}");
 }
+
+/// A server with no store yet: the page says so and offers the add form, a search says
+/// where in the page to add one, and no state gives command-line advice.
+#[test]
+fn an_empty_server_says_what_to_do_in_the_page() {
+    let Some(chromium) = chromium_or_skip() else {
+        return;
+    };
+    let lore = Lore::without_model();
+    let server = Server::start_with(&lore, &["--addr", "127.0.0.1:0", "--no-watch"], &[]);
+    let home = dom(&chromium, lore.root(), &format!("{}/", server.url));
+    let pane = element(&home, "id=\"context\"", "article").unwrap_or_else(|| panic!("{home}"));
+    assert!(pane.contains("No stores yet"), "{pane}");
+    assert!(pane.contains("class=\"add-store\""), "the add form: {pane}");
+    let searched = dom(
+        &chromium,
+        lore.root(),
+        &format!("{}/?q=refunds", server.url),
+    );
+    let status = element(&searched, "id=\"status\"", "section").unwrap_or_default();
+    assert!(status.contains("stores view"), "{status}");
+    for page in [&home, &searched] {
+        assert!(
+            !page.contains("`lore "),
+            "command-line advice in the page: {page}"
+        );
+    }
+}
