@@ -61,11 +61,15 @@ impl Index {
                 [one] => return Some(*one),
                 // One method declared several times in one place: TypeScript overload
                 // signatures and the implementation after them (the last, in file order).
+                // Where overloads are distinct functions told apart by their arguments
+                // (Swift's labels, Kotlin's, C#'s, Scala's and Dart's parameter lists), the
+                // call stays unresolved rather than linked to the last one.
                 [first, .., last]
-                    if callable.iter().all(|&i| {
-                        let (s, f) = (&self.symbols[i], &self.symbols[*first]);
-                        s.path == f.path && s.qualified == f.qualified
-                    }) =>
+                    if !overloads_differ(lang_of(path))
+                        && callable.iter().all(|&i| {
+                            let (s, f) = (&self.symbols[i], &self.symbols[*first]);
+                            s.path == f.path && s.qualified == f.qualified
+                        }) =>
                 {
                     return Some(*last);
                 }
@@ -442,4 +446,12 @@ mod signature_tests {
         );
         assert!(p("const x").is_empty());
     }
+}
+
+/// Languages whose same-named methods in one type are different functions.
+fn overloads_differ(lang: Language) -> bool {
+    matches!(
+        lang,
+        Language::Swift | Language::Kotlin | Language::CSharp | Language::Scala | Language::Dart
+    )
 }
