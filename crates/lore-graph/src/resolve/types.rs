@@ -398,6 +398,14 @@ fn top_level_colon(p: &str) -> Option<usize> {
     None
 }
 
+/// Languages whose same-named methods in one type are different functions.
+fn overloads_differ(lang: Language) -> bool {
+    matches!(
+        lang,
+        Language::Swift | Language::Kotlin | Language::CSharp | Language::Scala | Language::Dart
+    )
+}
+
 #[cfg(test)]
 mod signature_tests {
     use super::signature_params;
@@ -446,12 +454,4 @@ mod signature_tests {
         );
         assert!(p("const x").is_empty());
     }
-}
-
-/// Languages whose same-named methods in one type are different functions.
-fn overloads_differ(lang: Language) -> bool {
-    matches!(
-        lang,
-        Language::Swift | Language::Kotlin | Language::CSharp | Language::Scala | Language::Dart
-    )
 }
