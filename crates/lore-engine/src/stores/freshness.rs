@@ -30,6 +30,10 @@ pub struct Freshness {
     /// files are not read again (`deps::moved_on`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub moved_on: Option<String>,
+    /// The process that watches the store's folder and re-indexes it as files change (a
+    /// server, `lore watch`): `changed_files` is then taken from it, not from a walk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub watched_by: Option<String>,
 }
 
 impl Freshness {
@@ -142,9 +146,31 @@ impl Engine {
                     .refresh(store.id, known.clone(), self.walk_options(store));
                 n
             }
-            Walked::Never => self.walk_now(store, &known),
+            Walked::Never => match self.watched_by(store)? {
+                // A server or `lore watch` keeps it indexed within a second of a change:
+                // a process that just started (a CLI search) does not walk thousands of
+                // files to learn what the watcher already did.
+                Some(holder) => {
+                    let mut f = self.freshness_with(store, &known, 0)?;
+                    f.watched_by = Some(holder);
+                    return Ok(f);
+                }
+                None => self.walk_now(store, &known),
+            },
         };
         self.freshness_with(store, &known, changed_files)
+    }
+
+    /// Who watches `store`'s folder now (a live watch lease: a server or `lore watch`,
+    /// this process or another), if anyone.
+    fn watched_by(&self, store: &StoreRecord) -> Result<Option<String>, EngineError> {
+        if store.kind != lore_core::StoreKind::Folder {
+            return Ok(None);
+        }
+        Ok(self
+            .catalog
+            .store_lease(store.id, Lease::Watch)?
+            .map(|(holder, _)| holder))
     }
 
     /// Walks the store here and now, and keeps what the walk found for later searches.
@@ -194,6 +220,7 @@ impl Engine {
             } else {
                 None
             },
+            watched_by: None,
             embedded: if chunks == 0 {
                 1.0
             } else {
@@ -385,5 +412,38 @@ mod tests {
         // A run changes the store's generation: the next search walks again, exactly.
         e.index(&["py".to_string()], false, &NoProgress).unwrap();
         assert_eq!(changed(&e), 0);
+    }
+
+    /// A store another process watches is taken as it says: a search in a new process does
+    /// not walk the folder for it.
+    #[test]
+    fn a_watched_store_is_not_walked_by_a_search() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(src.join("a.py"), "def wombat():\n    pass\n").unwrap();
+        let mut e = crate::test_engine(dir.path());
+        let req = AddStore {
+            name: "py".into(),
+            source: src.display().to_string(),
+            ..Default::default()
+        };
+        e.add_store(&req, &NoProgress).unwrap();
+        std::fs::write(src.join("b.py"), "def numbat():\n    pass\n").unwrap();
+        let store = e.store_record("py").unwrap();
+        e.catalog
+            .take_store_lease(store.id, lore_index::Lease::Watch, "host:/elsewhere", 60)
+            .unwrap();
+        // A new process: nothing walked yet.
+        let fresh = e.try_clone().unwrap();
+        let mut search = SearchRequest::new("wombat");
+        search.mode = Mode::Fts;
+        let f = &fresh.search(&search).unwrap().stores[0];
+        assert_eq!(
+            (f.changed_files, f.watched_by.as_deref()),
+            (0, Some("host:/elsewhere"))
+        );
+        // The exact count (`lore store info`) still walks.
+        assert_eq!(e.freshness(&store).unwrap().changed_files, 1);
     }
 }
