@@ -376,8 +376,8 @@ fn stale_files(store: &str, paths: &[String], indexing: Option<&str>) -> String 
 mod tests {
     use crate::{AddStore, Mode, NoProgress, SearchRequest};
 
-    #[test]
-    fn a_search_reuses_the_walk_for_a_while_and_is_exact_after_a_run() {
+    /// A store `py` of one file (`src/a.py`, defining `wombat`) in a temp dir.
+    fn py_store() -> (tempfile::TempDir, crate::Engine) {
         let dir = tempfile::tempdir().unwrap();
         let src = dir.path().join("src");
         std::fs::create_dir_all(&src).unwrap();
@@ -389,6 +389,13 @@ mod tests {
             ..Default::default()
         };
         e.add_store(&req, &NoProgress).unwrap();
+        (dir, e)
+    }
+
+    #[test]
+    fn a_search_reuses_the_walk_for_a_while_and_is_exact_after_a_run() {
+        let (dir, mut e) = py_store();
+        let src = dir.path().join("src");
         let mut search = SearchRequest::new("wombat");
         search.mode = Mode::Fts;
         let changed = |e: &crate::Engine| e.search(&search).unwrap().stores[0].changed_files;
@@ -418,17 +425,8 @@ mod tests {
     /// not walk the folder for it.
     #[test]
     fn a_watched_store_is_not_walked_by_a_search() {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, e) = py_store();
         let src = dir.path().join("src");
-        std::fs::create_dir_all(&src).unwrap();
-        std::fs::write(src.join("a.py"), "def wombat():\n    pass\n").unwrap();
-        let mut e = crate::test_engine(dir.path());
-        let req = AddStore {
-            name: "py".into(),
-            source: src.display().to_string(),
-            ..Default::default()
-        };
-        e.add_store(&req, &NoProgress).unwrap();
         std::fs::write(src.join("b.py"), "def numbat():\n    pass\n").unwrap();
         let store = e.store_record("py").unwrap();
         e.catalog
