@@ -45,27 +45,32 @@ fn tool_or_skip(env: &str, bin: &str, package: &str) -> Option<PathBuf> {
     Some(bin)
 }
 
+/// Chromium without a window or any request of its own (the machine's network is closed).
+const HEADLESS: [&str; 8] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+];
+
 /// Headless Chromium on `url` with a fresh profile, as the machine's closed network needs
 /// it (no background requests); `extra` picks what it prints or writes.
 fn browse(chromium: &Path, root: &Path, url: &str, extra: &[&str]) -> String {
     let profile = tempfile::tempdir_in(root).expect("profile dir");
     let mut cmd = Command::new(chromium);
-    cmd.args([
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--hide-scrollbars",
-        "--window-size=1280,800",
-        "--virtual-time-budget=15000",
-    ])
-    .arg(format!("--user-data-dir={}", profile.path().display()))
-    .args(extra)
-    .arg(url);
+    cmd.args(HEADLESS)
+        .args([
+            "--hide-scrollbars",
+            "--window-size=1280,800",
+            "--virtual-time-budget=15000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(extra)
+        .arg(url);
     let out = run_command(&mut cmd, Duration::from_secs(120));
     assert_eq!(out.code, 0, "chromium failed on {url}: {}", out.stderr);
     out.stdout

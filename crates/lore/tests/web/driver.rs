@@ -82,19 +82,7 @@ impl Driver {
             std::thread::sleep(Duration::from_millis(100));
         }
         let profile = tempfile::tempdir_in(root).expect("profile dir");
-        let mut args: Vec<String> = [
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ]
-        .iter()
-        .map(|a| a.to_string())
-        .collect();
+        let mut args: Vec<String> = crate::HEADLESS.iter().map(|a| a.to_string()).collect();
         if !extra.iter().any(|a| a.starts_with("--window-size")) {
             args.push("--window-size=1280,800".into());
         }
