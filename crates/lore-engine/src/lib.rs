@@ -37,6 +37,7 @@ pub use mode::{Detail, Mode};
 pub use progress::{NoProgress, Phase, Progress};
 pub use query::browse::{FileEntry, FileOutline, FolderEntry, FolderListing, OutlineEntry};
 pub use query::context::UnitContext;
+pub use query::grep::{DEFAULT_MAX_LINES, GrepAnswer, GrepLine, GrepRequest, GrepUnit};
 pub use query::intent::Intent;
 pub use query::present::{ContextLayer, FullLayer, estimate_tokens};
 pub use query::retrieve::Retrieved;

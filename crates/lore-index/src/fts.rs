@@ -9,6 +9,7 @@
 //! ([`Fts::generation`]).
 
 use crate::IndexError;
+use crate::grams::{GramWriter, Grams};
 use crate::tokenizer::{analyze, code_analyzer, field_texts};
 use lore_core::Chunk;
 use std::collections::HashMap;
@@ -82,12 +83,15 @@ pub struct Fts {
     index: Index,
     reader: IndexReader,
     fields: Fields,
+    /// The files' trigrams (grep); `None` in an index written before lore kept them.
+    grams: Option<Box<Grams>>,
 }
 
 /// Buffered changes to a store's BM25 index; invisible to readers until `commit`.
 pub struct FtsWriter {
     writer: IndexWriter,
     fields: Fields,
+    grams: Option<GramWriter>,
 }
 
 /// What a store's BM25 folder holds, found without writing anything.
@@ -172,11 +176,16 @@ fn open_index(dir: &Path) -> Result<Fts, IndexError> {
     let err = fts_err(dir);
     let (_, fields) = schema();
     let index = Index::open_in_dir(dir).map_err(&err)?;
-    Fts::with_index(index, fields, dir)
+    Fts::with_index(index, fields, dir, Grams::open(dir, false)?)
 }
 
 impl Fts {
-    fn with_index(index: Index, fields: Fields, dir: &Path) -> Result<Fts, IndexError> {
+    fn with_index(
+        index: Index,
+        fields: Fields,
+        dir: &Path,
+        grams: Option<Grams>,
+    ) -> Result<Fts, IndexError> {
         let err = fts_err(dir);
         index.tokenizers().register(ANALYZER, code_analyzer());
         let reader = index
@@ -188,7 +197,13 @@ impl Fts {
             index,
             reader,
             fields,
+            grams: grams.map(Box::new),
         })
+    }
+
+    /// The trigram index of the files (`None`: this index was written before lore kept one).
+    pub fn grams(&self) -> Option<&Grams> {
+        self.grams.as_deref()
     }
 
     /// Opens a store's index for reading (`dir` is its BM25 folder). A store without one
@@ -198,7 +213,12 @@ impl Fts {
             FtsState::Present(fts) => Ok(fts),
             FtsState::Missing if live_dir(dir)?.is_none() => {
                 let (schema, fields) = schema();
-                Fts::with_index(Index::create_in_ram(schema), fields, dir)
+                Fts::with_index(
+                    Index::create_in_ram(schema),
+                    fields,
+                    dir,
+                    Some(Grams::in_ram()?),
+                )
             }
             // The error itself, with its cause.
             _ => open_index(&live_dir(dir)?.unwrap_or_else(|| dir.to_path_buf())),
@@ -282,11 +302,15 @@ impl Fts {
         Ok(FtsWriter {
             writer,
             fields: self.fields,
+            grams: self.grams().map(Grams::writer).transpose()?,
         })
     }
 
     /// Makes the latest commit visible to `search`.
     pub fn reload(&self) -> Result<(), IndexError> {
+        if let Some(g) = &self.grams {
+            g.reload()?;
+        }
         self.reader
             .reload()
             .map_err(|e| IndexError::Fts("reload".into(), e))
@@ -538,11 +562,17 @@ pub(crate) const BM25_B: f32 = 0.75;
 
 impl FtsWriter {
     pub fn delete_file(&mut self, path: &str) {
+        if let Some(g) = &mut self.grams {
+            g.delete_file(path);
+        }
         self.writer
             .delete_term(Term::from_field_text(self.fields.path_key, path));
     }
 
     pub fn delete_all(&mut self) {
+        if let Some(g) = &mut self.grams {
+            g.delete_all();
+        }
         let _ = self.writer.delete_all_documents();
     }
 
@@ -562,6 +592,9 @@ impl FtsWriter {
         self.writer
             .add_document(doc)
             .map_err(|e| IndexError::Fts("add".into(), e))?;
+        if let Some(g) = &mut self.grams {
+            g.add_chunk(path, chunk)?;
+        }
         Ok(())
     }
 
@@ -569,6 +602,10 @@ impl FtsWriter {
     /// `generation` the index will match once the catalog commits its side.
     pub fn commit(&mut self, generation: Option<i64>) -> Result<(), IndexError> {
         let err = |e| IndexError::Fts("commit".into(), e);
+        // The trigrams first: the BM25 side's generation marks both as written.
+        if let Some(g) = &mut self.grams {
+            g.commit()?;
+        }
         let mut prepared = self.writer.prepare_commit().map_err(err)?;
         if let Some(g) = generation {
             prepared.set_payload(&format!("generation {g}"));
@@ -580,6 +617,9 @@ impl FtsWriter {
     /// Waits for background merges so the directory is left tidy (changes not committed
     /// are dropped).
     pub fn finish(self) -> Result<(), IndexError> {
+        if let Some(g) = self.grams {
+            g.finish()?;
+        }
         self.writer
             .wait_merging_threads()
             .map_err(|e| IndexError::Fts("merge".into(), e))
@@ -616,7 +656,7 @@ impl FtsBuild {
         std::fs::create_dir(&dir).map_err(io_err(&dir))?;
         let (schema, fields) = schema();
         let index = Index::create_in_dir(&dir, schema).map_err(fts_err(&dir))?;
-        let fts = Fts::with_index(index, fields, &dir)?;
+        let fts = Fts::with_index(index, fields, &dir, Grams::open(&dir, true)?)?;
         let writer = fts.writer()?;
         Ok(FtsBuild {
             root: root.to_path_buf(),
@@ -742,7 +782,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let (schema, fields) = schema();
         let index = Index::create_in_dir(&dir, schema).unwrap();
-        let old = Fts::with_index(index, fields, &dir).unwrap();
+        let old = Fts::with_index(index, fields, &dir, None).unwrap();
         let mut w = old.writer().unwrap();
         w.add_chunk(7, "a.txt", &chunk("old layout")).unwrap();
         w.commit(None).unwrap();

@@ -23,6 +23,7 @@ mod copy;
 mod embeddings;
 mod feedback;
 mod fts;
+mod grams;
 mod graph;
 mod jobs;
 mod lock;
@@ -44,6 +45,7 @@ pub use fts::{
     FIELDS, FieldBoosts, Fts, FtsBuild, FtsHits, FtsState, FtsWriter, QueryPlan, TermPolicy,
     clean as clean_fts,
 };
+pub use grams::{GramQuery, Grams, trigrams};
 pub use graph::{Edge, ImportRow, RefRow, RefTarget, ResolvedRef, SymbolRow};
 pub use jobs::{JOB_EXPIRY_SECS, JobProgress, JobRecord, JobStatus, Lease, is_job_id, new_job_id};
 pub use lock::{WriterLock, is_held as writer_lock_held};
@@ -107,6 +109,12 @@ pub trait LexicalIndex: Send + Sync {
         boosts: &FieldBoosts,
         policy: TermPolicy,
     ) -> Result<FtsHits, IndexError>;
+
+    /// The files that may hold a match of a grep pattern (see [`GramQuery`]), sorted;
+    /// `None` when this index cannot tell (every file is a candidate).
+    fn grep_files(&self, _query: &GramQuery) -> Result<Option<Vec<String>>, IndexError> {
+        Ok(None)
+    }
 }
 
 /// A store's vector search (inner product of unit vectors, i.e. cosine).
@@ -137,6 +145,13 @@ impl LexicalIndex for Fts {
         policy: TermPolicy,
     ) -> Result<FtsHits, IndexError> {
         self.search_with(query, limit, boosts, policy)
+    }
+
+    fn grep_files(&self, query: &GramQuery) -> Result<Option<Vec<String>>, IndexError> {
+        match self.grams() {
+            Some(g) => g.files(query),
+            None => Ok(None),
+        }
     }
 }
 

@@ -211,6 +211,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Locate(args) => locate(&ctx, args),
         Command::Context { id } => context(&ctx, &id),
         Command::Graph(args) => graph(&ctx, args),
+        Command::Grep(args) => output::grep(ctx.json, &ctx.open()?.grep(&args.request())?),
         Command::Brain { command } => brain::run(&mut ctx.open()?, ctx.json, command),
         Command::Model { command } => model(&ctx, command),
         Command::Eval { command } => eval::run(&mut ctx.open()?, command, ctx.json, &ctx.bars),

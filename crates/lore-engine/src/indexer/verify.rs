@@ -136,7 +136,9 @@ pub(crate) fn check_bm25(
         count: Some(docs),
         generation: marker,
     };
-    if quick && marker == Some(generation) && docs == chunk_count()? {
+    // An index from before lore kept the files' trigrams (grep) is rebuilt once.
+    let grams_missing = fts.grams().is_none() && docs > 0;
+    if quick && !grams_missing && marker == Some(generation) && docs == chunk_count()? {
         return Ok(Bm25Check {
             facts,
             problem: None,
@@ -162,6 +164,9 @@ pub(crate) fn check_bm25(
         problems.push(format!(
             "BM25 was written for generation {g}, the catalog is at {generation}"
         ));
+    }
+    if grams_missing {
+        problems.push("the grep index (the files' trigrams) is missing".into());
     }
     if !problems.is_empty() {
         facts.state = "stale";

@@ -7,6 +7,7 @@ pub(crate) mod browse;
 pub(crate) mod context;
 pub(crate) mod evidence;
 pub mod fusion;
+pub(crate) mod grep;
 pub(crate) mod intent;
 pub(crate) mod lift;
 pub(crate) mod present;

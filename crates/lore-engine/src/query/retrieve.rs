@@ -36,6 +36,14 @@ impl StoreReaders {
         Ok(self.vectors.get_or_init(|| loaded).clone())
     }
 
+    /// The files that may match a grep pattern (`None`: every file).
+    pub(crate) fn grep_files(
+        &self,
+        query: &lore_index::GramQuery,
+    ) -> Result<Option<Vec<String>>, EngineError> {
+        Ok(self.lexical.grep_files(query)?)
+    }
+
     fn current(&self, store: &StoreRecord) -> bool {
         self.generation == store.generation && self.reopen_at.is_none_or(|t| Instant::now() < t)
     }

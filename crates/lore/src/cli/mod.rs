@@ -13,7 +13,7 @@ pub use eval::{
     BenchArgs, CompareArgs, EvalCommand, EvalLocateArgs, FeedbackArgs, IntentsArgs, JudgeArgs,
     LabeledArgs, RunsArgs,
 };
-pub use search::{GraphArgs, LocateArgs, SearchArgs};
+pub use search::{GraphArgs, GrepArgs, LocateArgs, SearchArgs};
 pub use serve::{JobsCommand, ServeArgs};
 pub use store::{ModelCommand, StoreCommand};
 
@@ -205,6 +205,9 @@ pub enum Command {
     },
     /// Callers, callees or the definition of a symbol, from the code graph.
     Graph(GraphArgs),
+    /// The lines a pattern matches in the stores' files (ripgrep's rules), found through
+    /// each store's trigram index, each shown in the unit around it.
+    Grep(GrepArgs),
     /// The brain: notes, wiki pages and session logs that agents keep, searchable at once.
     Brain {
         #[command(subcommand)]

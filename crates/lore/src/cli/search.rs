@@ -132,3 +132,37 @@ impl GraphArgs {
         }
     }
 }
+
+#[derive(Args, Debug)]
+pub struct GrepArgs {
+    /// A regular expression (Rust's `regex` syntax, as ripgrep's), matched line by line.
+    pub pattern: String,
+    /// The pattern is a literal string.
+    #[arg(short = 'F', long)]
+    pub fixed_strings: bool,
+    /// Match case-insensitively.
+    #[arg(short = 'i', long)]
+    pub ignore_case: bool,
+    /// Only paths matching this glob (repeatable; `src/**/*.rs`).
+    #[arg(short = 'g', long = "glob", value_name = "GLOB")]
+    pub globs: Vec<String>,
+    /// Only these stores (repeatable or comma-separated; default: all).
+    #[arg(long = "store", visible_alias = "stores", value_name = "STORE")]
+    pub stores: Vec<String>,
+    /// Most lines to show (0: all).
+    #[arg(short = 'm', long, default_value_t = lore_engine::DEFAULT_MAX_LINES)]
+    pub max_lines: usize,
+}
+
+impl GrepArgs {
+    pub fn request(self) -> lore_engine::GrepRequest {
+        lore_engine::GrepRequest {
+            fixed: self.fixed_strings,
+            ignore_case: self.ignore_case,
+            stores: split_list(&self.stores),
+            globs: self.globs,
+            max_lines: self.max_lines,
+            ..lore_engine::GrepRequest::new(self.pattern)
+        }
+    }
+}

@@ -1,5 +1,8 @@
 //! Text and JSON rendering of engine results. JSON goes to stdout, one document per command.
 
+mod grep;
+pub use grep::grep;
+
 use lore_engine::{
     ContextLayer, Direction, DoctorReport, GraphAnswer, IndexReport, Problem, Related, RelatedUnit,
     SearchResponse, StoreRecord, StoreSummary, UnitContext,

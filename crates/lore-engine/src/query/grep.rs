@@ -1,0 +1,471 @@
+//! `grep`: the lines of a store's files a pattern matches, by ripgrep's rules (a regular
+//! expression, or a literal string; matched line by line; case-sensitive unless asked),
+//! each shown in the unit around it. The store's trigram index names the files that can
+//! match; only those are read — from the store's folder, or, where it is not on this
+//! machine, put back together from the catalog's chunks.
+
+use crate::unit::ResultId;
+use crate::{Engine, EngineError};
+use lore_index::{GramQuery, StoreRecord, StoredChunk};
+use rayon::prelude::*;
+use regex::bytes::{Regex, RegexBuilder};
+use serde::Serialize;
+use std::time::Instant;
+
+/// What to grep for, and where.
+#[derive(Debug, Clone)]
+pub struct GrepRequest {
+    pub pattern: String,
+    /// The pattern is a literal string, not a regular expression.
+    pub fixed: bool,
+    pub ignore_case: bool,
+    /// Stores to read (empty: all).
+    pub stores: Vec<String>,
+    /// Only paths that match one of these globs (empty: all).
+    pub globs: Vec<String>,
+    /// Most lines to return (0: every one).
+    pub max_lines: usize,
+}
+
+impl GrepRequest {
+    pub fn new(pattern: impl Into<String>) -> GrepRequest {
+        GrepRequest {
+            pattern: pattern.into(),
+            fixed: false,
+            ignore_case: false,
+            stores: Vec::new(),
+            globs: Vec::new(),
+            max_lines: DEFAULT_MAX_LINES,
+        }
+    }
+}
+
+/// Lines a grep returns unless asked otherwise (about 3,000 tokens of code).
+pub const DEFAULT_MAX_LINES: usize = 100;
+/// Most bytes of one line shown (minified files have lines of megabytes).
+const MAX_LINE_BYTES: usize = 400;
+/// Files read at once, between checks of whether enough lines were found.
+const BATCH: usize = 256;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GrepAnswer {
+    /// The matching lines, grouped by the unit around them, in store and path order.
+    pub units: Vec<GrepUnit>,
+    /// Matching lines found (all of them, unless `truncated`).
+    pub lines: usize,
+    /// Files with a match.
+    pub files: usize,
+    /// Files read: those the trigram index could not rule out.
+    pub read: usize,
+    /// Files in the stores searched.
+    pub indexed: usize,
+    /// `max_lines` was reached: more files may match.
+    pub truncated: bool,
+    pub took_ms: u64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// Matching lines in one unit.
+#[derive(Debug, Clone, Serialize)]
+pub struct GrepUnit {
+    pub store: String,
+    pub path: String,
+    /// The unit's result id (for `context`), kind, name and declaration.
+    pub id: String,
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    pub unit_lines: [u32; 2],
+    pub lines: Vec<GrepLine>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GrepLine {
+    pub line: u32,
+    pub text: String,
+}
+
+/// The lines of `text` that `re` (built multi-line) matches, as ripgrep counts them: line
+/// numbers from 1 and each line's byte range without its `\n`.
+pub fn matching_lines(re: &Regex, text: &[u8]) -> Vec<(u32, std::ops::Range<usize>)> {
+    let mut out = Vec::new();
+    let (mut pos, mut line_no, mut counted) = (0usize, 1u32, 0usize);
+    while pos <= text.len() {
+        let Some(m) = re.find_at(text, pos) else {
+            break;
+        };
+        let start = text[pos..m.start()]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(pos, |i| pos + i + 1);
+        // The empty "line" after a final newline is no line.
+        if start == text.len() && start > 0 {
+            break;
+        }
+        let end = text[m.start()..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(text.len(), |i| m.start() + i);
+        line_no += text[counted..start].iter().filter(|&&b| b == b'\n').count() as u32;
+        counted = start;
+        // A match that runs past the line (`\s` takes a newline) counts only if the line
+        // alone matches.
+        if m.end() <= end || re.is_match(&text[start..end]) {
+            out.push((line_no, start..end));
+        }
+        pos = end + 1;
+    }
+    out
+}
+
+/// One file's matches, before units are attached.
+struct FileHits {
+    store: usize,
+    path: String,
+    lines: Vec<GrepLine>,
+}
+
+impl Engine {
+    /// Every line of the stores' files `req.pattern` matches (up to `req.max_lines`).
+    pub fn grep(&self, req: &GrepRequest) -> Result<GrepAnswer, EngineError> {
+        let started = Instant::now();
+        if req.pattern.is_empty() {
+            return Err(EngineError::Input(
+                "the pattern is empty; give a string or a regular expression".into(),
+            ));
+        }
+        let pattern = if req.fixed {
+            regex::escape(&req.pattern)
+        } else {
+            req.pattern.clone()
+        };
+        let re = RegexBuilder::new(&pattern)
+            .case_insensitive(req.ignore_case)
+            .multi_line(true)
+            .build()
+            .map_err(|e| {
+                EngineError::Input(format!(
+                    "the pattern does not parse as a regular expression (ask for a fixed \
+                     string to match it as written): {e}"
+                ))
+            })?;
+        let query = GramQuery::from_pattern(&pattern, req.ignore_case)
+            .map_err(|e| EngineError::Input(format!("the pattern does not parse: {e}")))?;
+        let globs = glob_set(&req.globs)?;
+        let stores = self.select_stores(&req.stores)?;
+        let mut answer = GrepAnswer {
+            units: Vec::new(),
+            lines: 0,
+            files: 0,
+            read: 0,
+            indexed: 0,
+            truncated: false,
+            took_ms: 0,
+            warnings: Vec::new(),
+        };
+        let want = if req.max_lines == 0 {
+            usize::MAX
+        } else {
+            req.max_lines
+        };
+        let mut found: Vec<FileHits> = Vec::new();
+        'stores: for (si, store) in stores.iter().enumerate() {
+            let all = self.catalog.paths(store.id)?;
+            answer.indexed += all.len();
+            let candidates = match self.readers(store)?.grep_files(&query)? {
+                Some(paths) => paths,
+                None => {
+                    if query != GramQuery::All && !all.is_empty() {
+                        answer.warnings.push(format!(
+                            "store {}: no grep index, so every file was read; `lore index {}` \
+                             builds it",
+                            store.name, store.name
+                        ));
+                    }
+                    all
+                }
+            };
+            let candidates: Vec<String> = candidates
+                .into_iter()
+                .filter(|p| globs.as_ref().is_none_or(|g| g.is_match(p)))
+                .collect();
+            let source = self.source_of(store);
+            for batch in candidates.chunks(BATCH) {
+                answer.read += batch.len();
+                let hits: Vec<Result<Option<FileHits>, EngineError>> = batch
+                    .par_iter()
+                    .map(|path| {
+                        let Some(text) = source.read(path) else {
+                            return Ok(None);
+                        };
+                        Ok(file_hits(&re, si, path, &text))
+                    })
+                    .collect();
+                for h in hits {
+                    found.extend(h?);
+                }
+                if found.iter().map(|f| f.lines.len()).sum::<usize>() >= want {
+                    answer.truncated = true;
+                    break 'stores;
+                }
+            }
+            // Files not on this machine: from the catalog, one by one.
+            for path in source.missing() {
+                let text = file_from_chunks(&self.catalog.file_chunks(store.id, &path)?);
+                if let Some(h) = file_hits(&re, si, &path, text.as_bytes()) {
+                    found.push(h);
+                }
+            }
+        }
+        answer.files = found.len();
+        answer.lines = found.iter().map(|f| f.lines.len()).sum();
+        let mut budget = want;
+        for f in found {
+            if budget == 0 {
+                answer.truncated = true;
+                break;
+            }
+            let mut lines = f.lines;
+            if lines.len() > budget {
+                lines.truncate(budget);
+                answer.truncated = true;
+            }
+            budget -= lines.len();
+            let store = &stores[f.store];
+            let chunks = self.catalog.file_chunks(store.id, &f.path)?;
+            answer
+                .units
+                .extend(group_by_unit(store, &f.path, lines, &chunks));
+        }
+        answer.took_ms = started.elapsed().as_millis() as u64;
+        Ok(answer)
+    }
+
+    /// Where a store's files are read from: its folder when it opens here.
+    fn source_of(&self, store: &StoreRecord) -> Source {
+        let opts = self.walk_options(store);
+        Source {
+            tree: lore_source::Tree::open(&store.root, &opts.reads).ok(),
+            max_bytes: store.max_file_bytes,
+            missing: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+}
+
+struct Source {
+    tree: Option<lore_source::Tree>,
+    max_bytes: u64,
+    /// Files that could not be read here (left for the catalog).
+    missing: std::sync::Mutex<Vec<String>>,
+}
+
+impl Source {
+    fn read(&self, path: &str) -> Option<Vec<u8>> {
+        let text = self
+            .tree
+            .as_ref()
+            .and_then(|t| t.read_text(path, self.max_bytes).ok());
+        if text.is_none()
+            && let Ok(mut m) = self.missing.lock()
+        {
+            m.push(path.to_owned());
+        }
+        text.map(String::into_bytes)
+    }
+
+    fn missing(self) -> Vec<String> {
+        let mut m = self.missing.into_inner().unwrap_or_default();
+        m.sort();
+        m
+    }
+}
+
+fn file_hits(re: &Regex, store: usize, path: &str, text: &[u8]) -> Option<FileHits> {
+    let lines: Vec<GrepLine> = matching_lines(re, text)
+        .into_iter()
+        .map(|(line, range)| GrepLine {
+            line,
+            text: shown_line(&text[range]),
+        })
+        .collect();
+    (!lines.is_empty()).then(|| FileHits {
+        store,
+        path: path.to_owned(),
+        lines,
+    })
+}
+
+fn shown_line(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim_end_matches('\r');
+    if text.len() <= MAX_LINE_BYTES {
+        return text.to_owned();
+    }
+    let mut cut = MAX_LINE_BYTES;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}…", &text[..cut])
+}
+
+/// A file's text from its chunks, which tile it but for whitespace: each chunk at its own
+/// bytes, and each gap whitespace holding the line breaks the next chunk's line says.
+pub(crate) fn file_from_chunks(chunks: &[StoredChunk]) -> String {
+    let mut out = String::new();
+    let mut line = 1u32;
+    for sc in chunks {
+        let c = &sc.chunk;
+        if c.start_byte + c.content.len() <= out.len() {
+            continue;
+        }
+        if c.start_byte >= out.len() {
+            let gap = c.start_byte - out.len();
+            let breaks = (c.start_line.saturating_sub(line) as usize).min(gap);
+            out.extend(std::iter::repeat_n(' ', gap - breaks));
+            out.extend(std::iter::repeat_n('\n', breaks));
+            line += breaks as u32;
+        }
+        // Overlapping windows: only the part not yet written.
+        let mut from = out.len().saturating_sub(c.start_byte);
+        while !c.content.is_char_boundary(from) {
+            from += 1;
+        }
+        let part = &c.content[from..];
+        line += part.matches('\n').count() as u32;
+        out.push_str(part);
+    }
+    out
+}
+
+/// The innermost chunk around each line, consecutive lines of one chunk together.
+fn group_by_unit(
+    store: &StoreRecord,
+    path: &str,
+    lines: Vec<GrepLine>,
+    chunks: &[StoredChunk],
+) -> Vec<GrepUnit> {
+    let mut out: Vec<(Option<i64>, GrepUnit)> = Vec::new();
+    for l in lines {
+        let around = chunks
+            .iter()
+            .filter(|c| c.chunk.start_line <= l.line && l.line <= c.chunk.end_line)
+            .min_by_key(|c| c.chunk.end_line - c.chunk.start_line);
+        let key = around.map(|c| c.id);
+        if let Some((k, unit)) = out.last_mut()
+            && *k == key
+        {
+            unit.lines.push(l);
+            continue;
+        }
+        let unit = match around {
+            Some(c) => GrepUnit {
+                store: store.name.clone(),
+                path: path.to_owned(),
+                id: ResultId {
+                    chunk: c.id,
+                    line: None,
+                }
+                .to_string(),
+                kind: c.chunk.kind.as_str().to_owned(),
+                symbol: c.chunk.symbol.clone(),
+                signature: c.chunk.signature.clone(),
+                unit_lines: [c.chunk.start_line, c.chunk.end_line],
+                lines: vec![l],
+            },
+            None => GrepUnit {
+                store: store.name.clone(),
+                path: path.to_owned(),
+                id: String::new(),
+                kind: "text".into(),
+                symbol: None,
+                signature: None,
+                unit_lines: [l.line, l.line],
+                lines: vec![l],
+            },
+        };
+        out.push((key, unit));
+    }
+    out.into_iter().map(|(_, u)| u).collect()
+}
+
+fn glob_set(globs: &[String]) -> Result<Option<globset::GlobSet>, EngineError> {
+    if globs.is_empty() {
+        return Ok(None);
+    }
+    let mut b = globset::GlobSetBuilder::new();
+    for g in globs {
+        b.add(
+            globset::Glob::new(g).map_err(|e| {
+                EngineError::Input(format!("the path glob {g:?} does not parse: {e}"))
+            })?,
+        );
+    }
+    b.build()
+        .map(Some)
+        .map_err(|e| EngineError::Input(format!("the path globs do not parse: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(pattern: &str, text: &str) -> Vec<(u32, String)> {
+        let re = RegexBuilder::new(pattern).multi_line(true).build().unwrap();
+        matching_lines(&re, text.as_bytes())
+            .into_iter()
+            .map(|(n, r)| (n, text[r].to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn lines_match_as_ripgrep_counts_them() {
+        let text = "fn a() {\n    b();\n}\n\nfn c() {}\n";
+        assert_eq!(
+            lines(r"^fn \w+", text),
+            vec![(1, "fn a() {".into()), (5, "fn c() {}".into())]
+        );
+        // `\s` would take the newline: only lines that match alone count.
+        assert_eq!(lines(r"\{\s+b", text), vec![]);
+        assert_eq!(lines(r"b\(\);$", text), vec![(2, "    b();".into())]);
+        // Every line, but not the empty one after the final newline.
+        assert_eq!(lines("x*", "a\nb\n").len(), 2);
+        assert_eq!(lines("^$", "a\n\nb").len(), 1);
+        assert_eq!(lines("b", "a\nb"), vec![(2, "b".into())]);
+        // One line, several matches: once.
+        assert_eq!(lines("o", "foo\nboo\n").len(), 2);
+    }
+
+    #[test]
+    fn a_file_is_put_back_together_from_its_chunks() {
+        let text = "use x;\n\n\tfn a() {}\nfn b() {\n  1\n}\n";
+        let chunk = |start: usize, end: usize, line: u32| StoredChunk {
+            id: start as i64,
+            store_id: 1,
+            path: "f.rs".into(),
+            chunk: lore_core::Chunk {
+                kind: lore_core::ChunkKind::Function,
+                language: lore_core::Language::Rust,
+                symbol: None,
+                parent: None,
+                signature: None,
+                doc: None,
+                headings: vec![],
+                start_line: line,
+                end_line: line,
+                start_byte: start,
+                end_byte: end,
+                content: text[start..end].into(),
+                context: None,
+            },
+        };
+        let rebuilt = file_from_chunks(&[chunk(0, 6, 1), chunk(9, 18, 3), chunk(19, 33, 4)]);
+        assert_eq!(rebuilt.len(), text.trim_end().len());
+        assert_eq!(
+            rebuilt.lines().map(str::trim).collect::<Vec<_>>(),
+            text.trim_end().lines().map(str::trim).collect::<Vec<_>>()
+        );
+    }
+}
