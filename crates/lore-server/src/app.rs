@@ -319,6 +319,11 @@ impl App {
         (project, all)
     }
 
+    pub async fn grep(&self, args: &JsonObject) -> Result<lore_engine::GrepAnswer, AppError> {
+        let req = params::grep_request(args, self.max_query()).map_err(AppError::BadRequest)?;
+        self.pool.run(move |e| e.grep(&req)).await
+    }
+
     pub async fn graph(&self, args: &JsonObject) -> Result<lore_engine::GraphAnswer, AppError> {
         let q = params::graph_query(args, self.max_query()).map_err(AppError::BadRequest)?;
         self.pool.run(move |e| e.graph(&q)).await

@@ -75,6 +75,7 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/locate", post(locate))
         .route("/api/results/{id}", get(result).post(open_result))
         .route("/api/graph", get(graph))
+        .route("/api/grep", get(grep))
         .route("/api/jobs", get(jobs))
         .route("/api/jobs/{id}", get(job))
         .route("/api/jobs/{id}/cancel", post(cancel_job))
@@ -319,6 +320,15 @@ async fn graph(State(app): AppState, Query(query): Query<Vec<(String, String)>>)
         args.insert(k, serde_json::Value::String(v));
     }
     reply(StatusCode::OK, app.graph(&args).await?)
+}
+
+/// `?pattern=…&fixed=true&ignoreCase=true&glob=a,b&stores=x&maxLines=100`.
+async fn grep(State(app): AppState, Query(query): Query<Vec<(String, String)>>) -> Rest {
+    let mut args = JsonObject::new();
+    for (k, v) in query {
+        args.insert(k, serde_json::Value::String(v));
+    }
+    reply(StatusCode::OK, app.grep(&args).await?)
 }
 
 async fn jobs(State(app): AppState) -> Rest {
@@ -706,6 +716,7 @@ mod tests {
             "/api/search",
             "/api/results/{id}",
             "/api/graph",
+            "/api/grep",
             "/api/jobs",
             "/api/jobs/{id}",
             "/api/jobs/{id}/cancel",
@@ -724,7 +735,7 @@ mod tests {
         ] {
             assert!(paths.contains_key(p), "{p} missing from openapi.json");
         }
-        assert_eq!(paths.len(), 27, "a path in openapi.json has no route");
+        assert_eq!(paths.len(), 28, "a path in openapi.json has no route");
     }
 
     /// The hand-written file lists the engine's words: each `enum` in it that holds one of

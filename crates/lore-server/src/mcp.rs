@@ -61,18 +61,18 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
     vec![
         Tool::new(
             "search",
-            "Ranked code and doc units (id, path:lines, kind, symbol, why); intent inferred if \
-             absent; detail contextual adds a snippet, full the unit, callers, callees, tests.",
+            "Ranked code/doc units (id, path:lines, symbol, why); detail contextual: + snippet, \
+             full: + unit, callers, callees, tests.",
             schema(json!({
                 "type": "object",
                 "properties": {
-                    "query": {"type": "string", "description": "words, a question, a name, an error"},
+                    "query": s,
                     "intent": {"type": "string", "enum": Intent::ALL.map(Intent::as_str)},
                     "detail": {"type": "string", "enum": Detail::ALL.map(Detail::as_str), "default": "minimal"},
                     "limit": {"type": "integer", "maximum": MAX_LIMIT, "default": 10},
-                    "stores": {"type": "array", "items": s, "description": "default: project's or all; [\"*\"]: all"},
+                    "stores": {"type": "array", "items": s, "description": "default project's; [\"*\"]: all"},
                     "mode": {"type": "string", "enum": Mode::ALL.map(Mode::as_str), "default": "hybrid"},
-                    "threshold": {"type": "number", "description": "min score 0-1"},
+                    "threshold": {"type": "number", "description": "0-1"},
                     "deps": {"type": "boolean", "description": "+ locked deps"},
                     "feedback": {"type": "boolean", "default": true}
                 },
@@ -82,7 +82,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(read_only.clone()),
         Tool::new(
             "feedback",
-            "Mark a result (id) useful or not, for the query it answered (opens count too).",
+            "Mark a result (id) useful or not for the query.",
             schema(json!({
                 "type": "object",
                 "properties": {"id": s, "useful": {"type": "boolean"}, "query": s},
@@ -92,7 +92,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(annotations(false, false, false, false)),
         Tool::new(
             "dependency_info",
-            "A dependency's (name) locked version, whether indexed, and its source path.",
+            "A dependency's (name) locked version, state, source path.",
             schema(json!({
                 "type": "object",
                 "properties": {"name": s},
@@ -102,8 +102,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(read_only.clone()),
         Tool::new(
             "locate",
-            "A task (issue, bug report, traceback) to the files to change (limit, default 10; \
-             stores: all), each with its best units and why.",
+            "A task (issue, traceback) to the files to change (limit 10; stores: all).",
             schema(json!({
                 "type": "object",
                 "properties": {
@@ -117,7 +116,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(read_only.clone()),
         Tool::new(
             "get_full_context",
-            "A search result's (resultId) whole unit, with its file's outline.",
+            "A result's (resultId) whole unit and its file's outline.",
             schema(json!({
                 "type": "object",
                 "properties": {"resultId": s},
@@ -140,12 +139,27 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         )
         .with_annotations(read_only.clone()),
         Tool::new(
+            "grep",
+            "Lines matching pattern (regex; fixed: literal; glob: paths) in stores, by unit.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "pattern": s,
+                    "fixed": {"type": "boolean"},
+                    "ignoreCase": {"type": "boolean"},
+                    "glob": {"type": "array", "items": s},
+                    "stores": {"type": "array", "items": s},
+                    "maxLines": {"type": "integer", "default": 100}
+                },
+                "required": ["pattern"]
+            })),
+        )
+        .with_annotations(read_only.clone()),
+        Tool::new(
             "stores",
-            "add (name, source: folder, git URL or site; type, include/exclude globs, \
-             branch, maxPages, noIgnore) and index (full: rebuild; pull: pull or re-crawl \
-             first) return a job: poll {action:status, job}; cancel it. status with name: \
-             counts, freshness. sync: apply the server's lore.toml (yes: replace; dryRun: \
-             plan).",
+            "add (name, source: folder, git URL or site; type, include/exclude, branch, \
+             maxPages, noIgnore) and index (full: rebuild; pull: fetch first) return a job to \
+             poll (status) or cancel. sync: apply lore.toml (yes: replace; dryRun: plan).",
             schema(json!({
                 "type": "object",
                 "properties": {
@@ -170,7 +184,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(annotations(false, true, false, true)),
         Tool::new(
             "brain_query",
-            "Search the brain's notes and wiki pages: path, title, snippet, score.",
+            "Search the brain's notes and pages.",
             schema(json!({
                 "type": "object",
                 "properties": {
@@ -184,8 +198,8 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(read_only),
         Tool::new(
             "brain_write",
-            "Save a markdown note (content; filename under knowledge/; frontmatter type and \
-             domain) to the brain, searchable at once. Returns its path.",
+            "Save a markdown note (content; filename under knowledge/; type, domain) to the \
+             brain.",
             schema(json!({
                 "type": "object",
                 "properties": {
@@ -200,8 +214,8 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(annotations(false, true, false, false)),
         Tool::new(
             "brain_ingest_raw",
-            "Add wiki pages (from source, a document's name); an existing page gets a new \
-             section. dry_run: plan only.",
+            "Add wiki pages from source (a document's name); an existing page gains a section. \
+             dry_run: plan.",
             schema(json!({
                 "type": "object",
                 "properties": {
@@ -219,8 +233,8 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(annotations(false, false, false, false)),
         Tool::new(
             "brain_ingest",
-            "Turn a document (a file's path, or its content with source, its name) into wiki \
-             pages with the server's LLM (LORE_LLM_URL). dry_run: plan only.",
+            "A document (path, or content with source: its name) into wiki pages by the \
+             server's LLM. dry_run: plan.",
             schema(json!({
                 "type": "object",
                 "properties": {"path": s, "content": s, "source": s, "dry_run": {"type": "boolean"}}
@@ -229,8 +243,8 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(annotations(false, false, false, true)),
         Tool::new(
             "session_log",
-            "Log a session_id's event: skill, phase (start, end), project_root, file_path, \
-             model_used, duration_ms, final_status, message.",
+            "Log a session_id's event: skill, phase, project_root, file_path, model_used, \
+             duration_ms, final_status, message.",
             schema(json!({
                 "type": "object",
                 "properties": {
@@ -275,6 +289,7 @@ impl LoreMcp {
                 to_text(&self.app.context(&id, Some(client)).await?)
             }
             "code_graph" => to_text(&self.app.graph(args).await?),
+            "grep" => to_text(&self.app.grep(args).await?),
             "stores" => self.stores(args).await,
             "dependency_info" => to_text(&self.app.dependency_info(args).await?),
             "feedback" => to_text(&self.app.feedback(args).await?),
@@ -452,7 +467,7 @@ impl ServerHandler for LoreMcp {
         if !TOOLS.iter().any(|t| t.name == request.name) {
             return Err(ErrorData::invalid_params(
                 format!(
-                    "unknown tool {}: use search, locate, get_full_context, code_graph, stores or a brain_ tool",
+                    "unknown tool {}: use search, locate, get_full_context, code_graph, grep, stores or a brain_ tool",
                     crate::params::shown(format!("{:?}", request.name))
                 ),
                 None,
@@ -505,7 +520,8 @@ mod tests {
                     .iter()
                     .any(|k| p.get(*k).is_some())
                     || told.contains(name.as_str());
-                let obvious = ["query", "content"].contains(&name.as_str())
+                let obvious = ["query", "content", "pattern", "fixed", "ignoreCase"]
+                    .contains(&name.as_str())
                     || (name == "useful" && t.name == "feedback")
                     || (name == "pages" && t.name == "brain_ingest_raw");
                 assert!(said || obvious, "{}.{name} is undocumented", t.name);

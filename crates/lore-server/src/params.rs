@@ -7,7 +7,8 @@ use lore_engine::brain::{
     BrainQuery, IngestRequest, MAX_BRAIN_LIMIT, Note, RawIngest, RawPage, SessionEntry,
 };
 use lore_engine::{
-    AddStore, Detail, Direction, GraphQuery, Intent, JobSpec, LocateRequest, Mode, SearchRequest,
+    AddStore, Detail, Direction, GraphQuery, GrepRequest, Intent, JobSpec, LocateRequest, Mode,
+    SearchRequest,
 };
 use serde_json::{Map, Value};
 use std::path::{Component, Path, PathBuf};
@@ -279,6 +280,27 @@ pub(crate) fn locate_request(obj: &JsonObject, max_query: usize) -> Result<Locat
         req.limit = limit;
     }
     req.stores = store_names(&a, "stores")?;
+    Ok(req)
+}
+
+/// Most lines one grep over MCP or HTTP may ask for.
+pub(crate) const MAX_GREP_LINES: u64 = 1000;
+
+/// A grep: {pattern, fixed?, ignoreCase?, glob?, stores?, maxLines?}.
+pub(crate) fn grep_request(obj: &JsonObject, max_query: usize) -> Result<GrepRequest, String> {
+    let a = Args(obj);
+    let mut req = GrepRequest::new(capped("pattern", a.required("pattern")?, max_query)?);
+    req.fixed = a.boolean("fixed")?;
+    req.ignore_case = a.boolean("ignore_case")?;
+    req.globs = a.list("glob")?;
+    req.stores = store_names(&a, "stores")?;
+    req.stores.extend(store_names(&a, "store")?);
+    if let Some(n) = a.uint("max_lines")? {
+        if n == 0 || n > MAX_GREP_LINES {
+            return Err(format!("`maxLines` must be between 1 and {MAX_GREP_LINES}"));
+        }
+        req.max_lines = n as usize;
+    }
     Ok(req)
 }
 

@@ -178,7 +178,7 @@ impl Engine {
             let candidates = match self.readers(store)?.grep_files(&query)? {
                 Some(paths) => paths,
                 None => {
-                    if query != GramQuery::All && !all.is_empty() {
+                    if query != GramQuery::All && !all.is_empty() && !self.catalog.holds_indexes() {
                         answer.warnings.push(format!(
                             "store {}: no grep index, so every file was read; `lore index {}` \
                              builds it",
@@ -357,6 +357,8 @@ fn group_by_unit(
         if let Some((k, unit)) = out.last_mut()
             && *k == key
         {
+            // Lines between units (blank or whitespace) are one stretch of the file.
+            unit.unit_lines[1] = unit.unit_lines[1].max(l.line);
             unit.lines.push(l);
             continue;
         }

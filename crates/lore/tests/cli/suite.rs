@@ -11,6 +11,8 @@ mod db;
 mod deps;
 #[path = "endpoint.rs"]
 mod endpoint;
+#[path = "grep.rs"]
+mod grep;
 #[path = "crash.rs"]
 mod crash;
 #[path = "project.rs"]
