@@ -24,6 +24,10 @@ pub use query::{fusion, sample};
 
 pub use error::{EngineError, ExitKind, Param};
 pub use fusion::{Candidates, Fusion, Signals};
+pub use graph::reach::{
+    DEFAULT_IMPACT_DEPTH, DEFAULT_IMPACT_LIMIT, ImpactAnswer, ImpactRequest, Reached, Unreached,
+    UnreachedUnit, diff_ranges,
+};
 pub use graph::related::{Related, RelatedUnit, Usage};
 pub use graph::{Direction, EdgeRecord, GraphAnswer, GraphLink, GraphQuery, SymbolInfo};
 pub use indexer::jobs::JobSpec;

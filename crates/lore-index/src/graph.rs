@@ -354,6 +354,29 @@ impl Catalog {
         Ok(out)
     }
 
+    /// Functions and methods of a store nothing references: no reference resolved to
+    /// them and no unresolved reference of their name (calls, uses, heritage alike), in
+    /// file order. What is an entry point nonetheless is the caller's to judge.
+    pub fn unreferenced_functions(&self, store_id: i64) -> Result<Vec<SymbolRow>, IndexError> {
+        let cols = SYMBOL_COLUMNS
+            .split(", ")
+            .map(|c| format!("s.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        self.db.query(
+            &format!(
+                "SELECT {cols} FROM symbols s WHERE s.store_id = ?1 \
+                 AND s.kind IN ('function', 'method') \
+                 AND NOT EXISTS (SELECT 1 FROM refs r WHERE r.target = s.id) \
+                 AND NOT EXISTS (SELECT 1 FROM refs r WHERE r.store_id = s.store_id \
+                     AND r.name = s.name AND r.target IS NULL) \
+                 ORDER BY s.path, s.start_byte"
+            ),
+            args![store_id],
+            |r| symbol_from_row(r, 0),
+        )
+    }
+
     /// Symbols of one file, in file order.
     pub fn file_symbols(&self, store_id: i64, path: &str) -> Result<Vec<SymbolRow>, IndexError> {
         self.db.query(

@@ -319,6 +319,22 @@ impl App {
         (project, all)
     }
 
+    pub async fn impact(&self, args: &JsonObject) -> Result<lore_engine::ImpactAnswer, AppError> {
+        let req = params::impact_request(args, self.max_query()).map_err(AppError::BadRequest)?;
+        self.pool.run(move |e| e.impact(&req)).await
+    }
+
+    pub async fn unreached(
+        &self,
+        name: &str,
+        exported: bool,
+    ) -> Result<lore_engine::Unreached, AppError> {
+        let name = params::store_name(name)
+            .map_err(AppError::BadRequest)?
+            .to_string();
+        self.pool.run(move |e| e.unreached(&name, exported)).await
+    }
+
     pub async fn grep(&self, args: &JsonObject) -> Result<lore_engine::GrepAnswer, AppError> {
         let req = params::grep_request(args, self.max_query()).map_err(AppError::BadRequest)?;
         self.pool.run(move |e| e.grep(&req)).await

@@ -69,10 +69,12 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/stores/{name}", get(store).delete(remove_store))
         .route("/api/stores/{name}/index", post(index_store))
         .route("/api/stores/{name}/doctor", get(store_doctor))
+        .route("/api/stores/{name}/unreached", get(store_unreached))
         .route("/api/stores/{name}/files", get(store_files))
         .route("/api/stores/{name}/files/{*path}", get(store_file))
         .route("/api/search", post(search))
         .route("/api/locate", post(locate))
+        .route("/api/impact", post(impact))
         .route("/api/results/{id}", get(result).post(open_result))
         .route("/api/graph", get(graph))
         .route("/api/grep", get(grep))
@@ -257,6 +259,16 @@ async fn store_doctor(State(app): AppState, Path(name): Path<String>) -> Rest {
     reply(StatusCode::OK, app.doctor(&name).await?)
 }
 
+/// `?exported=true` counts exported definitions too.
+async fn store_unreached(
+    State(app): AppState,
+    Path(name): Path<String>,
+    Query(query): Query<Vec<(String, String)>>,
+) -> Rest {
+    let exported = query.iter().any(|(k, v)| k == "exported" && v == "true");
+    reply(StatusCode::OK, app.unreached(&name, exported).await?)
+}
+
 async fn store_files(
     State(app): AppState,
     Path(name): Path<String>,
@@ -295,6 +307,10 @@ async fn search(State(app): AppState, headers: HeaderMap, Body(args): Body) -> R
 
 async fn locate(State(app): AppState, Body(args): Body) -> Rest {
     reply(StatusCode::OK, app.locate(&args).await?)
+}
+
+async fn impact(State(app): AppState, Body(args): Body) -> Rest {
+    reply(StatusCode::OK, app.impact(&args).await?)
 }
 
 /// A unit looked at (a person's page, a script): nothing is recorded, as no GET writes.
@@ -710,9 +726,11 @@ mod tests {
             "/api/stores/{name}",
             "/api/stores/{name}/index",
             "/api/stores/{name}/doctor",
+            "/api/stores/{name}/unreached",
             "/api/stores/{name}/files",
             "/api/stores/{name}/files/{path}",
             "/api/locate",
+            "/api/impact",
             "/api/search",
             "/api/results/{id}",
             "/api/graph",
@@ -735,7 +753,7 @@ mod tests {
         ] {
             assert!(paths.contains_key(p), "{p} missing from openapi.json");
         }
-        assert_eq!(paths.len(), 28, "a path in openapi.json has no route");
+        assert_eq!(paths.len(), 30, "a path in openapi.json has no route");
     }
 
     /// The hand-written file lists the engine's words: each `enum` in it that holds one of

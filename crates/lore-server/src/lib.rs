@@ -109,17 +109,6 @@ pub enum ServerError {
     Io(String, #[source] std::io::Error),
 }
 
-impl ServerError {
-    /// The process exit code (1 input, 2 not found, 3 internal).
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            ServerError::Engine(e) => e.kind().code(),
-            ServerError::Options(_) => 1,
-            ServerError::Io(..) => 3,
-        }
-    }
-}
-
 pub struct ServeOptions {
     pub addr: SocketAddr,
     /// Required unless `addr` is a loopback address; checked on every route but `/health`.

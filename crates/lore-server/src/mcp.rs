@@ -8,7 +8,7 @@
 
 use crate::app::App;
 use crate::error::AppError;
-use crate::params::{Args, DIRECTIONS, JsonObject, MAX_LIMIT, STORE_TYPES};
+use crate::params::{Args, DIRECTIONS, JsonObject, STORE_TYPES};
 use lore_engine::brain::PAGE_TYPES;
 use lore_engine::{Detail, Intent, Mode};
 use rmcp::model::{
@@ -55,21 +55,30 @@ fn annotations(
     a
 }
 
+/// What `code_graph`'s direction takes: the graph's directions, and impact and unreached.
+const GRAPH_TOOL: [&str; 5] = [
+    DIRECTIONS[0],
+    DIRECTIONS[1],
+    DIRECTIONS[2],
+    "impact",
+    "unreached",
+];
+
 static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
     let read_only = annotations(true, false, true, false);
     let s = json!({"type": "string"});
     vec![
         Tool::new(
             "search",
-            "Ranked code/doc units (id, path:lines, symbol, why); detail contextual: + snippet, \
-             full: + unit, callers, callees, tests.",
+            "Ranked code/doc units (id, path:lines, symbol, why); detail contextual adds a \
+             snippet, full the unit and graph.",
             schema(json!({
                 "type": "object",
                 "properties": {
                     "query": s,
                     "intent": {"type": "string", "enum": Intent::ALL.map(Intent::as_str)},
                     "detail": {"type": "string", "enum": Detail::ALL.map(Detail::as_str), "default": "minimal"},
-                    "limit": {"type": "integer", "maximum": MAX_LIMIT, "default": 10},
+                    "limit": {"type": "integer", "default": 10},
                     "stores": {"type": "array", "items": s, "description": "default project's; [\"*\"]: all"},
                     "mode": {"type": "string", "enum": Mode::ALL.map(Mode::as_str), "default": "hybrid"},
                     "threshold": {"type": "number", "description": "0-1"},
@@ -82,7 +91,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(read_only.clone()),
         Tool::new(
             "feedback",
-            "Mark a result (id) useful or not for the query.",
+            "Mark result (id) useful or not for query.",
             schema(json!({
                 "type": "object",
                 "properties": {"id": s, "useful": {"type": "boolean"}, "query": s},
@@ -92,7 +101,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(annotations(false, false, false, false)),
         Tool::new(
             "dependency_info",
-            "A dependency's (name) locked version, state, source path.",
+            "A dependency's (name) locked version, state, source.",
             schema(json!({
                 "type": "object",
                 "properties": {"name": s},
@@ -126,15 +135,17 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(read_only.clone()),
         Tool::new(
             "code_graph",
-            "Callers, callees or definition of a symbol (a name, Type.method).",
+            "Callers, callees, definition, impact (or diff's) of symbol (name, Type.method); \
+             unreached: store dead code.",
             schema(json!({
                 "type": "object",
                 "properties": {
                     "symbol": s,
-                    "direction": {"type": "string", "enum": DIRECTIONS},
-                    "store": {"type": "string", "description": "default all"}
+                    "direction": {"type": "string", "enum": GRAPH_TOOL},
+                    "store": s,
+                    "diff": s
                 },
-                "required": ["symbol", "direction"]
+                "required": ["direction"]
             })),
         )
         .with_annotations(read_only.clone()),
@@ -158,8 +169,8 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         Tool::new(
             "stores",
             "add (name, source: folder, git URL or site; type, include/exclude, branch, \
-             maxPages, noIgnore) and index (full: rebuild; pull: fetch first) return a job to \
-             poll (status) or cancel. sync: apply lore.toml (yes: replace; dryRun: plan).",
+             maxPages, noIgnore) and index (full: rebuild; pull: fetch first) return a job (poll: \
+             status; cancel). sync: apply lore.toml (yes: replace; dryRun: plan).",
             schema(json!({
                 "type": "object",
                 "properties": {
@@ -198,7 +209,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(read_only),
         Tool::new(
             "brain_write",
-            "Save a markdown note (content; filename under knowledge/; type, domain) to the \
+            "Save a markdown note (content; filename in knowledge/; type, domain) to the \
              brain.",
             schema(json!({
                 "type": "object",
@@ -214,7 +225,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(annotations(false, true, false, false)),
         Tool::new(
             "brain_ingest_raw",
-            "Add wiki pages from source (a document's name); an existing page gains a section. \
+            "Add wiki pages from source (a document's name), or sections to existing ones. \
              dry_run: plan.",
             schema(json!({
                 "type": "object",
@@ -233,8 +244,8 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(annotations(false, false, false, false)),
         Tool::new(
             "brain_ingest",
-            "A document (path, or content with source: its name) into wiki pages by the \
-             server's LLM. dry_run: plan.",
+            "A document (path, or content + source: its name) to wiki pages via the server's \
+             LLM. dry_run: plan.",
             schema(json!({
                 "type": "object",
                 "properties": {"path": s, "content": s, "source": s, "dry_run": {"type": "boolean"}}
@@ -243,7 +254,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(annotations(false, false, false, true)),
         Tool::new(
             "session_log",
-            "Log a session_id's event: skill, phase, project_root, file_path, model_used, \
+            "Log session_id's event: skill, phase, project_root, file_path, model_used, \
              duration_ms, final_status, message.",
             schema(json!({
                 "type": "object",
@@ -288,7 +299,17 @@ impl LoreMcp {
                 };
                 to_text(&self.app.context(&id, Some(client)).await?)
             }
-            "code_graph" => to_text(&self.app.graph(args).await?),
+            "code_graph" => match Args(args).string("direction").ok().flatten().as_deref() {
+                Some("impact") => to_text(&self.app.impact(args).await?),
+                Some("unreached") => {
+                    let a = Args(args);
+                    let store = a.required("store").map_err(|_| {
+                        AppError::BadRequest("`store` is required: the store to check".into())
+                    })?;
+                    to_text(&self.app.unreached(&store, false).await?)
+                }
+                _ => to_text(&self.app.graph(args).await?),
+            },
             "grep" => to_text(&self.app.grep(args).await?),
             "stores" => self.stores(args).await,
             "dependency_info" => to_text(&self.app.dependency_info(args).await?),

@@ -7,8 +7,8 @@ use lore_engine::brain::{
     BrainQuery, IngestRequest, MAX_BRAIN_LIMIT, Note, RawIngest, RawPage, SessionEntry,
 };
 use lore_engine::{
-    AddStore, Detail, Direction, GraphQuery, GrepRequest, Intent, JobSpec, LocateRequest, Mode,
-    SearchRequest,
+    AddStore, Detail, Direction, GraphQuery, GrepRequest, ImpactRequest, Intent, JobSpec,
+    LocateRequest, Mode, SearchRequest,
 };
 use serde_json::{Map, Value};
 use std::path::{Component, Path, PathBuf};
@@ -302,6 +302,40 @@ pub(crate) fn grep_request(obj: &JsonObject, max_query: usize) -> Result<GrepReq
         req.max_lines = n as usize;
     }
     Ok(req)
+}
+
+/// An impact question: {symbol?, symbols?, file?, files?, diff?, stores?, depth?, limit?}.
+pub(crate) fn impact_request(obj: &JsonObject, max_query: usize) -> Result<ImpactRequest, String> {
+    let a = Args(obj);
+    let mut symbols = a.list("symbol")?;
+    symbols.extend(a.list("symbols")?);
+    let mut files = a.list("file")?;
+    files.extend(a.list("files")?);
+    let mut stores = store_names(&a, "stores")?;
+    stores.extend(store_names(&a, "store")?);
+    for s in symbols.iter().chain(&files) {
+        capped("symbol", s.clone(), max_query)?;
+    }
+    let depth = match a.uint("depth")? {
+        Some(d) if d == 0 || d > 10 => return Err("`depth` must be between 1 and 10".into()),
+        d => d.unwrap_or(lore_engine::DEFAULT_IMPACT_DEPTH as u64) as usize,
+    };
+    let limit = match a.uint("limit")? {
+        Some(n) if n == 0 || n > 500 => return Err("`limit` must be between 1 and 500".into()),
+        n => n.unwrap_or(lore_engine::DEFAULT_IMPACT_LIMIT as u64) as usize,
+    };
+    let diff = a.string("diff")?.filter(|d| !d.trim().is_empty());
+    if symbols.is_empty() && files.is_empty() && diff.is_none() {
+        return Err("say what changes: `symbol`, `file` or `diff` (a unified diff)".into());
+    }
+    Ok(ImpactRequest {
+        symbols,
+        files,
+        diff,
+        stores,
+        depth,
+        limit,
+    })
 }
 
 /// How many times the query cap a locate task may be.

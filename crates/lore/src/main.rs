@@ -212,6 +212,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Context { id } => context(&ctx, &id),
         Command::Graph(args) => graph(&ctx, args),
         Command::Grep(args) => output::grep(ctx.json, &ctx.open()?.grep(&args.request())?),
+        Command::Impact(args) => output::impact(ctx.json, &ctx.open()?.impact(&args.request()?)?),
+        Command::Unreached { store, exported } => {
+            output::unreached(ctx.json, &ctx.open()?.unreached(&store, exported)?)
+        }
         Command::Brain { command } => brain::run(&mut ctx.open()?, ctx.json, command),
         Command::Model { command } => model(&ctx, command),
         Command::Eval { command } => eval::run(&mut ctx.open()?, command, ctx.json, &ctx.bars),

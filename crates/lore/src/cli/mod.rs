@@ -13,7 +13,7 @@ pub use eval::{
     BenchArgs, CompareArgs, EvalCommand, EvalLocateArgs, FeedbackArgs, IntentsArgs, JudgeArgs,
     LabeledArgs, RunsArgs,
 };
-pub use search::{GraphArgs, GrepArgs, LocateArgs, SearchArgs};
+pub use search::{GraphArgs, GrepArgs, ImpactArgs, LocateArgs, SearchArgs};
 pub use serve::{JobsCommand, ServeArgs};
 pub use store::{ModelCommand, StoreCommand};
 
@@ -208,6 +208,19 @@ pub enum Command {
     /// The lines a pattern matches in the stores' files (ripgrep's rules), found through
     /// each store's trigram index, each shown in the unit around it.
     Grep(GrepArgs),
+    /// What a change can break: the callers and users of changed symbols, files or a diff,
+    /// transitively, with the tests and entry points among them.
+    Impact(ImpactArgs),
+    /// Functions and methods of a store nothing calls or uses, each with why it counts as
+    /// unreached (dead code).
+    #[command(visible_alias = "dead-code")]
+    Unreached {
+        /// The store to check.
+        store: String,
+        /// Count exported definitions too (an application's; a library's are its API).
+        #[arg(long)]
+        exported: bool,
+    },
     /// The brain: notes, wiki pages and session logs that agents keep, searchable at once.
     Brain {
         #[command(subcommand)]

@@ -166,3 +166,62 @@ impl GrepArgs {
         }
     }
 }
+
+#[derive(Args, Debug)]
+pub struct ImpactArgs {
+    /// Changed symbols (names or qualified names).
+    pub symbols: Vec<String>,
+    /// A changed file (repeatable): every definition in it.
+    #[arg(long = "file", value_name = "PATH")]
+    pub files: Vec<String>,
+    /// The change as a diff: a git revision to diff the working tree against (`HEAD~1`),
+    /// or `-` for a unified diff on stdin.
+    #[arg(long, value_name = "REV|-")]
+    pub diff: Option<String>,
+    /// How many calls up from the change.
+    #[arg(long, default_value_t = lore_engine::DEFAULT_IMPACT_DEPTH)]
+    pub depth: usize,
+    /// Most units listed.
+    #[arg(short = 'n', long, default_value_t = lore_engine::DEFAULT_IMPACT_LIMIT)]
+    pub limit: usize,
+    /// Only these stores (repeatable or comma-separated; default: all).
+    #[arg(long = "store", visible_alias = "stores", value_name = "STORE")]
+    pub stores: Vec<String>,
+}
+
+impl ImpactArgs {
+    pub fn request(self) -> anyhow::Result<lore_engine::ImpactRequest> {
+        use anyhow::Context as _;
+        let diff = match self.diff.as_deref() {
+            None => None,
+            Some("-") => {
+                let mut text = String::new();
+                std::io::stdin()
+                    .read_to_string(&mut text)
+                    .context("reading the diff from stdin")?;
+                Some(text)
+            }
+            Some(rev) => {
+                let out = std::process::Command::new("git")
+                    .args(["diff", "-U0", "--no-color", rev, "--"])
+                    .output()
+                    .context("running git diff")?;
+                if !out.status.success() {
+                    anyhow::bail!(
+                        "git diff {rev} failed: {}",
+                        String::from_utf8_lossy(&out.stderr).trim()
+                    );
+                }
+                Some(String::from_utf8_lossy(&out.stdout).into_owned())
+            }
+        };
+        Ok(lore_engine::ImpactRequest {
+            symbols: self.symbols,
+            files: self.files,
+            diff,
+            stores: split_list(&self.stores),
+            depth: self.depth,
+            limit: self.limit,
+        })
+    }
+}

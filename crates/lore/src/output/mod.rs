@@ -1,7 +1,9 @@
 //! Text and JSON rendering of engine results. JSON goes to stdout, one document per command.
 
 mod grep;
+mod reach;
 pub use grep::grep;
+pub use reach::{impact, unreached};
 
 use lore_engine::{
     ContextLayer, Direction, DoctorReport, GraphAnswer, IndexReport, Problem, Related, RelatedUnit,

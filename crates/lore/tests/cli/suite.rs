@@ -17,6 +17,8 @@ mod grep;
 mod crash;
 #[path = "project.rs"]
 mod project;
+#[path = "reach.rs"]
+mod reach;
 #[path = "units.rs"]
 mod units;
 #[path = "web.rs"]

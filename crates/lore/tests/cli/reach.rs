@@ -1,0 +1,136 @@
+//! `lore impact` (from symbols and from a diff) and `lore unreached` through the binary, on a
+//! small Python project whose callers, tests, entry points and dead code are known.
+
+use crate::common::{Lore, write};
+use serde_json::Value;
+use std::io::Write as _;
+
+const APP: &str = "\
+from flask import Flask
+
+app = Flask(__name__)
+
+
+def helper(x):
+    return x + 1
+
+
+def used(x):
+    return helper(x) * 2
+
+
+@app.route('/')
+def index():
+    return str(used(1))
+
+
+def _dead(x):
+    return x - 1
+
+
+def _named_in_a_string():
+    return 0
+
+
+HANDLERS = {'name': '_named_in_a_string'}
+
+
+def public_unused():
+    return 3
+
+
+class Box:
+    def __repr__(self):
+        return 'Box'
+
+    def _forgotten(self):
+        return None
+";
+
+const TESTS: &str = "\
+from app import used
+
+
+def test_used():
+    assert used(1) == 4
+";
+
+fn names(list: &Value) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r["name"]
+                .as_str()
+                .or(r["qualified"].as_str())
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn impact_walks_up_the_callers_to_tests_and_entry_points() {
+    let lore = Lore::without_model();
+    let proj = lore.path("proj");
+    write(&proj, "app.py", APP);
+    write(&proj, "tests/test_app.py", TESTS);
+    lore.ok(&["store", "add", "proj", proj.to_str().unwrap(), "--embed", "none"]);
+
+    let a = lore.json(&["impact", "helper"]);
+    assert_eq!(names(&a["changed"]), ["helper"], "{a:#}");
+    let reached = names(&a["reached"]);
+    assert_eq!(reached[0], "used", "{a:#}");
+    assert!(reached.contains(&"index".to_string()), "{a:#}");
+    assert!(reached.contains(&"test_used".to_string()), "{a:#}");
+    assert_eq!(a["reached"][0]["distance"], 1, "{a:#}");
+    assert_eq!(names(&a["tests"]), ["test_used"], "{a:#}");
+    assert!(names(&a["entry_points"]).contains(&"index".to_string()), "{a:#}");
+    assert_eq!(a["files"], serde_json::json!(["tests/test_app.py"]), "{a:#}");
+    // One level only.
+    let a = lore.json(&["impact", "helper", "--depth", "1"]);
+    assert_eq!(names(&a["reached"]), ["used"], "{a:#}");
+
+    // The same change as a diff on stdin: the line of `helper`'s body.
+    let line = APP.lines().position(|l| l.contains("return x + 1")).unwrap() + 1;
+    let diff = format!(
+        "--- a/app.py\n+++ b/app.py\n@@ -{line} +{line} @@\n-    return x\n+    return x + 1\n"
+    );
+    let mut child = lore
+        .command(&["--json", "impact", "--diff", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(diff.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let a: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(names(&a["changed"]), ["helper"], "{a:#}");
+    assert_eq!(names(&a["tests"]), ["test_used"], "{a:#}");
+
+    let err = lore.fails(&["impact", "no_such_function"], 2);
+    assert!(err.contains("no definition"), "{err}");
+    let err = lore.fails(&["impact"], 1);
+    assert!(err.contains("symbol, a file or a diff"), "{err}");
+}
+
+#[test]
+fn unreached_lists_dead_code_and_keeps_entry_points_out() {
+    let lore = Lore::without_model();
+    let proj = lore.path("proj");
+    write(&proj, "app.py", APP);
+    write(&proj, "tests/test_app.py", TESTS);
+    lore.ok(&["store", "add", "proj", proj.to_str().unwrap(), "--embed", "none"]);
+
+    let u = lore.json(&["unreached", "proj"]);
+    let dead = names(&u["unreached"]);
+    // Private and never called; a decorated route, a test, a special method, a name
+    // written in a table and a public function are kept out.
+    assert_eq!(dead, ["_dead", "Box._forgotten"], "{u:#}");
+    assert!(u["unreached"][0]["why"].as_str().unwrap().contains("nothing calls"));
+    assert!(u["mentioned"].as_u64().unwrap() >= 1, "{u:#}");
+    // An application's public functions count too when asked.
+    let u = lore.json(&["unreached", "proj", "--exported"]);
+    assert_eq!(names(&u["unreached"]), ["_dead", "public_unused", "Box._forgotten"], "{u:#}");
+}
