@@ -17,6 +17,7 @@ mod indexer;
 mod locate;
 pub mod project;
 mod query;
+mod reach;
 mod stores;
 
 pub use project::{deps, trust};
@@ -24,10 +25,6 @@ pub use query::{fusion, sample};
 
 pub use error::{EngineError, ExitKind, Param};
 pub use fusion::{Candidates, Fusion, Signals};
-pub use graph::reach::{
-    DEFAULT_IMPACT_DEPTH, DEFAULT_IMPACT_LIMIT, ImpactAnswer, ImpactRequest, Reached, Unreached,
-    UnreachedUnit, diff_ranges,
-};
 pub use graph::related::{Related, RelatedUnit, Usage};
 pub use graph::{Direction, EdgeRecord, GraphAnswer, GraphLink, GraphQuery, SymbolInfo};
 pub use indexer::jobs::JobSpec;
@@ -47,6 +44,10 @@ pub use query::present::{ContextLayer, FullLayer, estimate_tokens};
 pub use query::retrieve::Retrieved;
 pub use query::task::{Frame, TaskClues};
 pub use query::{IntentUsed, SearchHit, SearchRequest, SearchResponse, UnitRef};
+pub use reach::{
+    DEFAULT_IMPACT_DEPTH, DEFAULT_IMPACT_LIMIT, ImpactAnswer, ImpactRequest, Reached, Unreached,
+    UnreachedUnit, diff_ranges,
+};
 pub use stores::StoreSummary;
 pub use stores::db::{DatabaseHealth, DbStatus, StoreCopied, db_migrate, db_status};
 pub use stores::doctor::{CatalogFacts, DoctorReport, Part, Problem, StoreHealth, doctor};

@@ -167,6 +167,35 @@ pub(crate) fn assemble(
     (out.join("\n"), Some(truncation))
 }
 
+/// A file's text from its chunks, which tile it but for whitespace: each chunk at its own
+/// bytes, and each gap whitespace holding the line breaks the next chunk's line says.
+pub(crate) fn file_from_chunks(chunks: &[StoredChunk]) -> String {
+    let mut out = String::new();
+    let mut line = 1u32;
+    for sc in chunks {
+        let c = &sc.chunk;
+        if c.start_byte + c.content.len() <= out.len() {
+            continue;
+        }
+        if c.start_byte >= out.len() {
+            let gap = c.start_byte - out.len();
+            let breaks = (c.start_line.saturating_sub(line) as usize).min(gap);
+            out.extend(std::iter::repeat_n(' ', gap - breaks));
+            out.extend(std::iter::repeat_n('\n', breaks));
+            line += breaks as u32;
+        }
+        // Overlapping windows: only the part not yet written.
+        let mut from = out.len().saturating_sub(c.start_byte);
+        while !c.content.is_char_boundary(from) {
+            from += 1;
+        }
+        let part = &c.content[from..];
+        line += part.matches('\n').count() as u32;
+        out.push_str(part);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,5 +264,36 @@ mod tests {
         let (_, cut) = assemble(&chunks, [1, 1000], [450, 470]);
         assert_eq!(cut.unwrap().shown, [430, 829]);
         assert!(text.contains("x720"));
+    }
+
+    #[test]
+    fn a_file_is_put_back_together_from_its_chunks() {
+        let text = "use x;\n\n\tfn a() {}\nfn b() {\n  1\n}\n";
+        let chunk = |start: usize, end: usize, line: u32| StoredChunk {
+            id: start as i64,
+            store_id: 1,
+            path: "f.rs".into(),
+            chunk: lore_core::Chunk {
+                kind: lore_core::ChunkKind::Function,
+                language: lore_core::Language::Rust,
+                symbol: None,
+                parent: None,
+                signature: None,
+                doc: None,
+                headings: vec![],
+                start_line: line,
+                end_line: line,
+                start_byte: start,
+                end_byte: end,
+                content: text[start..end].into(),
+                context: None,
+            },
+        };
+        let rebuilt = file_from_chunks(&[chunk(0, 6, 1), chunk(9, 18, 3), chunk(19, 33, 4)]);
+        assert_eq!(rebuilt.len(), text.trim_end().len());
+        assert_eq!(
+            rebuilt.lines().map(str::trim).collect::<Vec<_>>(),
+            text.trim_end().lines().map(str::trim).collect::<Vec<_>>()
+        );
     }
 }

@@ -1,7 +1,6 @@
 //! The code graph: resolving a store's references after indexing, and answering
 //! callers / callees / definition questions about a symbol.
 
-pub(crate) mod reach;
 pub(crate) mod related;
 
 use crate::text::first_sentence;

@@ -4,7 +4,7 @@
 //! match; only those are read — from the store's folder, or, where it is not on this
 //! machine, put back together from the catalog's chunks.
 
-use crate::unit::ResultId;
+use crate::unit::{ResultId, file_from_chunks};
 use crate::{Engine, EngineError};
 use lore_index::{GramQuery, StoreRecord, StoredChunk};
 use rayon::prelude::*;
@@ -311,35 +311,6 @@ fn shown_line(bytes: &[u8]) -> String {
     format!("{}…", &text[..cut])
 }
 
-/// A file's text from its chunks, which tile it but for whitespace: each chunk at its own
-/// bytes, and each gap whitespace holding the line breaks the next chunk's line says.
-pub(crate) fn file_from_chunks(chunks: &[StoredChunk]) -> String {
-    let mut out = String::new();
-    let mut line = 1u32;
-    for sc in chunks {
-        let c = &sc.chunk;
-        if c.start_byte + c.content.len() <= out.len() {
-            continue;
-        }
-        if c.start_byte >= out.len() {
-            let gap = c.start_byte - out.len();
-            let breaks = (c.start_line.saturating_sub(line) as usize).min(gap);
-            out.extend(std::iter::repeat_n(' ', gap - breaks));
-            out.extend(std::iter::repeat_n('\n', breaks));
-            line += breaks as u32;
-        }
-        // Overlapping windows: only the part not yet written.
-        let mut from = out.len().saturating_sub(c.start_byte);
-        while !c.content.is_char_boundary(from) {
-            from += 1;
-        }
-        let part = &c.content[from..];
-        line += part.matches('\n').count() as u32;
-        out.push_str(part);
-    }
-    out
-}
-
 /// The innermost chunk around each line, consecutive lines of one chunk together.
 fn group_by_unit(
     store: &StoreRecord,
@@ -438,36 +409,5 @@ mod tests {
         assert_eq!(lines("b", "a\nb"), vec![(2, "b".into())]);
         // One line, several matches: once.
         assert_eq!(lines("o", "foo\nboo\n").len(), 2);
-    }
-
-    #[test]
-    fn a_file_is_put_back_together_from_its_chunks() {
-        let text = "use x;\n\n\tfn a() {}\nfn b() {\n  1\n}\n";
-        let chunk = |start: usize, end: usize, line: u32| StoredChunk {
-            id: start as i64,
-            store_id: 1,
-            path: "f.rs".into(),
-            chunk: lore_core::Chunk {
-                kind: lore_core::ChunkKind::Function,
-                language: lore_core::Language::Rust,
-                symbol: None,
-                parent: None,
-                signature: None,
-                doc: None,
-                headings: vec![],
-                start_line: line,
-                end_line: line,
-                start_byte: start,
-                end_byte: end,
-                content: text[start..end].into(),
-                context: None,
-            },
-        };
-        let rebuilt = file_from_chunks(&[chunk(0, 6, 1), chunk(9, 18, 3), chunk(19, 33, 4)]);
-        assert_eq!(rebuilt.len(), text.trim_end().len());
-        assert_eq!(
-            rebuilt.lines().map(str::trim).collect::<Vec<_>>(),
-            text.trim_end().lines().map(str::trim).collect::<Vec<_>>()
-        );
     }
 }

@@ -461,7 +461,7 @@ impl Engine {
             return Ok(false);
         }
         let chunks = self.catalog.file_chunks(s.store_id, &s.path)?;
-        let text = crate::query::grep::file_from_chunks(&chunks);
+        let text = crate::unit::file_from_chunks(&chunks);
         let Some(rest) = text.get(s.start_byte..) else {
             return Ok(false);
         };
