@@ -106,6 +106,26 @@ fn entry_point(s: &SymbolRow, overriding: &HashSet<(String, String)>) -> Option<
     if matches!(s.name.as_str(), "constructor" | "init" | "new") {
         return Some("a constructor");
     }
+    if s.name.starts_with('[') {
+        return Some("a computed member (looked up by value)");
+    }
+    if s.signature
+        .as_deref()
+        .is_some_and(|d| d.split_whitespace().take(6).any(|w| w == "override"))
+    {
+        return Some("an override");
+    }
+    // Kotlin's source sets: `src/jvmTest`, `src/commonTest`.
+    if s.path
+        .split('/')
+        .any(|seg| seg.len() > 4 && seg.ends_with("Test"))
+    {
+        return Some("a test");
+    }
+    // `<=>`, `==`, `[]`: called by the operator, never by name.
+    if !s.name.chars().any(char::is_alphanumeric) || s.name.starts_with("operator") {
+        return Some("an operator");
+    }
     if let Some(ty) = &s.container {
         let ty = ty.rsplit(['.', ':']).next().unwrap_or(ty);
         if overriding.contains(&(s.path.clone(), ty.to_string())) {
@@ -385,8 +405,20 @@ impl Engine {
         let mut mentioned = 0;
         let mut unreached = Vec::new();
         for s in self.catalog.unreferenced_functions(store.id)? {
-            let entry = entry_point(&s, &overriding);
+            // Only where lore sees calls: a GraphQL operation or an SQL function is
+            // used by tools, not by calls in the store.
+            if !has_calls(&s.path) {
+                continue;
+            }
+            let mut entry = entry_point(&s, &overriding);
+            if entry.is_none() && self.public_by_default(&s)? {
+                entry = Some("exported");
+            }
             if entry.is_some() && !(exported && entry == Some("exported")) {
+                entry_points += 1;
+                continue;
+            }
+            if self.annotated(&s)? || self.in_derived_type(&s)? {
                 entry_points += 1;
                 continue;
             }
@@ -426,11 +458,46 @@ impl Engine {
     }
 }
 
+/// The last part of a qualified name.
+fn t_name(qualified: &str) -> &str {
+    qualified.rsplit(['.', ':']).next().unwrap_or(qualified)
+}
+
+/// Whether lore records calls in files of this path's language.
+fn has_calls(path: &str) -> bool {
+    use lore_core::Language as L;
+    matches!(
+        L::from_path(std::path::Path::new(path)),
+        L::Rust
+            | L::Python
+            | L::TypeScript
+            | L::Tsx
+            | L::JavaScript
+            | L::Go
+            | L::Java
+            | L::C
+            | L::Cpp
+            | L::CSharp
+            | L::Ruby
+            | L::Php
+            | L::Kotlin
+            | L::Swift
+            | L::Scala
+            | L::Dart
+            | L::Lua
+            | L::Bash
+            | L::Vue
+            | L::Svelte
+    )
+}
+
 /// Whether code ending with `before` puts what follows in a value's place: an argument,
 /// a property value, an array item, a member assignment, a return (`f(function g() {})`,
 /// `{ get: function getrouter() {} }`, `app[m] = function () {}`).
 fn value_position(before: &str) -> bool {
     let t = before.trim_end();
+    // `(async function f() {…})()`, `x = async () => …`: what precedes `async` counts.
+    let t = t.strip_suffix("async").map_or(t, str::trim_end);
     if t.ends_with("return") || t.ends_with("=>") {
         return true;
     }
@@ -472,13 +539,155 @@ impl Engine {
         Ok(text.get(..at).is_some_and(value_position))
     }
 
+    /// Whether an attribute or annotation other than a plain compiler hint sits on the
+    /// definition (`#[tokio::main]`, `#[plugin_transform]`, `@GetMapping`, `@Override`,
+    /// `[HttpGet]`): something registers or overrides it. Python's decorators are recorded
+    /// by the analyzer already.
+    fn annotated(&self, s: &SymbolRow) -> Result<bool, EngineError> {
+        let chunks = self.catalog.file_chunks(s.store_id, &s.path)?;
+        let text = crate::unit::file_from_chunks(&chunks);
+        let lines: Vec<&str> = text.lines().collect();
+        let first = s.start_line.saturating_sub(1) as usize;
+        // The definition's own lines up to its name, and the lines just above it.
+        let mut around: Vec<&str> = lines
+            .iter()
+            .skip(first)
+            .take(3)
+            .take_while(|l| !l.contains(&s.name))
+            .copied()
+            .collect();
+        around.extend(
+            lines[..first.min(lines.len())]
+                .iter()
+                .rev()
+                .map(|l| l.trim())
+                .take_while(|l| l.starts_with('@') || l.starts_with("#[") || l.starts_with('[')),
+        );
+        let harmless = [
+            "cfg",
+            "inline",
+            "allow",
+            "must_use",
+            "doc",
+            "deprecated",
+            "track_caller",
+            "expect",
+            "warn",
+            "cold",
+            "rustfmt",
+            "Deprecated",
+            "SuppressWarnings",
+            "Nullable",
+            "NonNull",
+            "JvmStatic",
+            "Suppress",
+        ];
+        Ok(around.iter().any(|l| {
+            let t = l.trim();
+            let name = if let Some(rest) = t.strip_prefix("#[") {
+                rest
+            } else if let Some(rest) = t.strip_prefix('@') {
+                rest
+            } else if let Some(rest) = t.strip_prefix('[') {
+                rest
+            } else {
+                return false;
+            };
+            let name: String = name
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            !name.is_empty() && !harmless.contains(&name.as_str())
+        }))
+    }
+
+    /// Whether a method's type declares a base it may override or implement (`class A :
+    /// IFilter`, `class A < Base`, `extends`, `implements`), as its declaration is written:
+    /// for languages whose heritage the graph does not record.
+    fn in_derived_type(&self, s: &SymbolRow) -> Result<bool, EngineError> {
+        let Some(container) = &s.container else {
+            return Ok(false);
+        };
+        let symbols = self.catalog.file_symbols(s.store_id, &s.path)?;
+        Ok(symbols
+            .iter()
+            .filter(|t| t.qualified == *container && t.kind.is_type())
+            .filter_map(|t| t.signature.as_deref())
+            .any(|d| {
+                let after = d.split_once(t_name(container)).map_or(d, |(_, a)| a);
+                let after = after.split('{').next().unwrap_or(after);
+                after.contains(':')
+                    || after.trim_start().starts_with('<')
+                    || after.contains("extends")
+                    || after.contains("implements")
+            }))
+    }
+
+    /// Whether a definition of a language whose analyzer records no visibility (the table
+    /// languages but JavaScript's family) is visible outside its file or type: public unless
+    /// its declaration says otherwise (`private`, `fileprivate`, `internal`, `protected`,
+    /// Elixir's `defp`, Lua's `local`, Dart's `_`), or, in Ruby, a `private` or `protected`
+    /// line above it in its class.
+    fn public_by_default(&self, s: &SymbolRow) -> Result<bool, EngineError> {
+        use lore_core::Language as L;
+        let lang = L::from_path(std::path::Path::new(&s.path));
+        if matches!(
+            lang,
+            L::Rust
+                | L::Python
+                | L::Go
+                | L::Java
+                | L::C
+                | L::Cpp
+                | L::JavaScript
+                | L::TypeScript
+                | L::Tsx
+        ) {
+            return Ok(false);
+        }
+        let decl = s.signature.as_deref().unwrap_or("");
+        let hidden = [
+            "private",
+            "fileprivate",
+            "internal",
+            "protected",
+            "defp",
+            "local",
+        ];
+        if decl
+            .split(|c: char| !c.is_alphanumeric())
+            .take(6)
+            .any(|w| hidden.contains(&w))
+            || (lang == L::Dart && s.name.starts_with('_'))
+        {
+            return Ok(false);
+        }
+        if lang == L::Ruby {
+            let chunks = self.catalog.file_chunks(s.store_id, &s.path)?;
+            let text = crate::unit::file_from_chunks(&chunks);
+            return Ok(!ruby_private(&text, s.start_line));
+        }
+        Ok(true)
+    }
+
     /// Whether `s`'s name is written as a word anywhere in its store beyond its own
     /// definition: from the store's grep index.
     fn mentioned_elsewhere(&self, store: &StoreRecord, s: &SymbolRow) -> Result<bool, EngineError> {
+        // A Ruby setter (`public=`) is called by assignment (`x.public = 1`).
+        let name = s.name.strip_suffix('=').unwrap_or(&s.name);
+        // `\b` only beside word characters: Ruby's `empty?` and `save!` end with none.
+        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        let edge = |c| if word(c) { r"\b" } else { "" };
+        let pattern = format!(
+            "{}{}{}",
+            edge(name.chars().next()),
+            regex::escape(name),
+            edge(name.chars().last())
+        );
         let req = crate::GrepRequest {
             stores: vec![store.name.clone()],
             max_lines: 20,
-            ..crate::GrepRequest::new(format!(r"\b{}\b", regex::escape(&s.name)))
+            ..crate::GrepRequest::new(pattern)
         };
         let found = self.grep(&req)?;
         Ok(found.units.iter().any(|u| {
@@ -489,9 +698,44 @@ impl Engine {
     }
 }
 
+/// Whether the Ruby `def` on line `line` (1-based) follows a bare `private` or `protected`
+/// at its own indentation, with no `public` after it, inside its class or module.
+fn ruby_private(text: &str, line: u32) -> bool {
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(def) = lines.get(line.saturating_sub(1) as usize) else {
+        return false;
+    };
+    let indent = def.len() - def.trim_start().len();
+    for l in lines[..line.saturating_sub(1) as usize].iter().rev() {
+        let t = l.trim();
+        let i = l.len() - l.trim_start().len();
+        if t.is_empty() || i > indent {
+            continue;
+        }
+        if i < indent {
+            return false;
+        }
+        match t {
+            "private" | "protected" => return true,
+            "public" => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ruby_methods_below_private_are_private() {
+        let text =
+            "class A\n  def a; end\n\n  private\n\n  def b; end\n  public\n  def c; end\nend\n";
+        assert!(!ruby_private(text, 2));
+        assert!(ruby_private(text, 6));
+        assert!(!ruby_private(text, 8));
+    }
 
     #[test]
     fn functions_written_as_values_are_told_from_declarations() {
