@@ -121,7 +121,11 @@ fn grep_finds_exactly_what_ripgrep_finds() {
 
     // A selective pattern reads few files, and the answer is grouped by unit.
     let resp = lore.json(&["grep", "fn trigrams"]);
-    assert!(resp["read"].as_u64().unwrap() * 10 < resp["indexed"].as_u64().unwrap(), "{resp:#}");
+    // On PostgreSQL the trigram index lives in a server's read copy: the CLI reads every file.
+    if !crate::ON_POSTGRES {
+        let (read, indexed) = (resp["read"].as_u64(), resp["indexed"].as_u64());
+        assert!(read.unwrap() * 10 < indexed.unwrap(), "{resp:#}");
+    }
     assert_eq!(resp["units"][0]["symbol"], "trigrams", "{resp:#}");
     assert_eq!(resp["units"][0]["kind"], "function", "{resp:#}");
 
