@@ -464,7 +464,7 @@ fn t_name(qualified: &str) -> &str {
 }
 
 /// Whether lore records calls in files of this path's language.
-fn has_calls(path: &str) -> bool {
+pub(crate) fn has_calls(path: &str) -> bool {
     use lore_core::Language as L;
     matches!(
         L::from_path(std::path::Path::new(path)),

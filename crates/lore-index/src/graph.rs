@@ -377,6 +377,35 @@ impl Catalog {
         )
     }
 
+    /// How many definitions each file of a store holds.
+    pub fn symbol_counts(
+        &self,
+        store_id: i64,
+    ) -> Result<std::collections::HashMap<String, usize>, IndexError> {
+        Ok(self
+            .db
+            .query(
+                "SELECT path, COUNT(*) FROM symbols WHERE store_id = ?1 GROUP BY path",
+                args![store_id],
+                |r| Ok((r.text(0)?, r.int(1)? as usize)),
+            )?
+            .into_iter()
+            .collect())
+    }
+
+    /// Functions named `main` and definitions with decorators, in file order.
+    pub fn entry_symbols(&self, store_id: i64) -> Result<Vec<SymbolRow>, IndexError> {
+        self.db.query(
+            &format!(
+                "SELECT {SYMBOL_COLUMNS} FROM symbols WHERE store_id = ?1 \
+                 AND ((name = 'main' AND kind = 'function') OR decorators IS NOT NULL) \
+                 ORDER BY path, start_byte"
+            ),
+            args![store_id],
+            |r| symbol_from_row(r, 0),
+        )
+    }
+
     /// Symbols of one file, in file order.
     pub fn file_symbols(&self, store_id: i64, path: &str) -> Result<Vec<SymbolRow>, IndexError> {
         self.db.query(

@@ -324,6 +324,13 @@ impl App {
         self.pool.run(move |e| e.impact(&req)).await
     }
 
+    pub async fn map(&self, name: &str, tokens: usize) -> Result<lore_engine::StoreMap, AppError> {
+        let name = params::store_name(name)
+            .map_err(AppError::BadRequest)?
+            .to_string();
+        self.pool.run(move |e| e.map(&name, tokens)).await
+    }
+
     pub async fn unreached(
         &self,
         name: &str,

@@ -70,6 +70,7 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/stores/{name}/index", post(index_store))
         .route("/api/stores/{name}/doctor", get(store_doctor))
         .route("/api/stores/{name}/unreached", get(store_unreached))
+        .route("/api/stores/{name}/map", get(store_map))
         .route("/api/stores/{name}/files", get(store_files))
         .route("/api/stores/{name}/files/{*path}", get(store_file))
         .route("/api/search", post(search))
@@ -257,6 +258,27 @@ async fn store(State(app): AppState, Path(name): Path<String>) -> Rest {
 
 async fn store_doctor(State(app): AppState, Path(name): Path<String>) -> Rest {
     reply(StatusCode::OK, app.doctor(&name).await?)
+}
+
+/// `?tokens=2000`: the map's budget.
+async fn store_map(
+    State(app): AppState,
+    Path(name): Path<String>,
+    Query(query): Query<Vec<(String, String)>>,
+) -> Rest {
+    let tokens = match query.iter().find(|(k, _)| k == "tokens") {
+        None => 0,
+        Some((_, v)) => match v.parse::<usize>() {
+            Ok(n) if (100..=20_000).contains(&n) => n,
+            _ => {
+                return Err(AppError::BadRequest(
+                    "`tokens` must be a whole number from 100 to 20000".into(),
+                )
+                .into());
+            }
+        },
+    };
+    reply(StatusCode::OK, app.map(&name, tokens).await?)
 }
 
 /// `?exported=true` counts exported definitions too.
@@ -727,6 +749,7 @@ mod tests {
             "/api/stores/{name}/index",
             "/api/stores/{name}/doctor",
             "/api/stores/{name}/unreached",
+            "/api/stores/{name}/map",
             "/api/stores/{name}/files",
             "/api/stores/{name}/files/{path}",
             "/api/locate",
@@ -753,7 +776,7 @@ mod tests {
         ] {
             assert!(paths.contains_key(p), "{p} missing from openapi.json");
         }
-        assert_eq!(paths.len(), 30, "a path in openapi.json has no route");
+        assert_eq!(paths.len(), 31, "a path in openapi.json has no route");
     }
 
     /// The hand-written file lists the engine's words: each `enum` in it that holds one of

@@ -136,7 +136,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         Tool::new(
             "code_graph",
             "Callers, callees, definition, impact (or diff's) of symbol (name, Type.method); \
-             unreached: store dead code.",
+             store's unreached code, map.",
             schema(json!({
                 "type": "object",
                 "properties": {
@@ -301,12 +301,17 @@ impl LoreMcp {
             }
             "code_graph" => match Args(args).string("direction").ok().flatten().as_deref() {
                 Some("impact") => to_text(&self.app.impact(args).await?),
-                Some("unreached") => {
+                Some(d @ ("unreached" | "map")) => {
                     let a = Args(args);
                     let store = a.required("store").map_err(|_| {
-                        AppError::BadRequest("`store` is required: the store to check".into())
+                        AppError::BadRequest("`store` is required: the store to look at".into())
                     })?;
-                    to_text(&self.app.unreached(&store, false).await?)
+                    if d == "map" {
+                        // The text alone: what an agent reads.
+                        Ok(self.app.map(&store, 0).await?.text)
+                    } else {
+                        to_text(&self.app.unreached(&store, false).await?)
+                    }
                 }
                 _ => to_text(&self.app.graph(args).await?),
             },

@@ -213,6 +213,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Graph(args) => graph(&ctx, args),
         Command::Grep(args) => output::grep(ctx.json, &ctx.open()?.grep(&args.request())?),
         Command::Impact(args) => output::impact(ctx.json, &ctx.open()?.impact(&args.request()?)?),
+        Command::Map { store, tokens } => {
+            let map = ctx.open()?.map(&store, tokens)?;
+            if ctx.json {
+                output::print_json(&map)
+            } else {
+                print!("{}", map.text);
+                Ok(())
+            }
+        }
         Command::Unreached { store, exported } => {
             output::unreached(ctx.json, &ctx.open()?.unreached(&store, exported)?)
         }

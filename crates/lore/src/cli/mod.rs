@@ -211,6 +211,15 @@ pub enum Command {
     /// What a change can break: the callers and users of changed symbols, files or a diff,
     /// transitively, with the tests and entry points among them.
     Impact(ImpactArgs),
+    /// A map of a store within a token budget: its modules (communities of the code
+    /// graph), hubs, entry points.
+    Map {
+        /// The store to map.
+        store: String,
+        /// Tokens the map may take.
+        #[arg(long, default_value_t = lore_engine::DEFAULT_MAP_TOKENS)]
+        tokens: usize,
+    },
     /// Functions and methods of a store nothing calls or uses, each with why it counts as
     /// unreached (dead code).
     #[command(visible_alias = "dead-code")]

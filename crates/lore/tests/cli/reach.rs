@@ -134,3 +134,40 @@ fn unreached_lists_dead_code_and_keeps_entry_points_out() {
     let u = lore.json(&["unreached", "proj", "--exported"]);
     assert_eq!(names(&u["unreached"]), ["_dead", "public_unused", "Box._forgotten"], "{u:#}");
 }
+
+#[test]
+fn a_map_names_modules_hubs_and_entry_points_within_its_budget() {
+    let lore = Lore::without_model();
+    let proj = lore.path("proj");
+    write(&proj, "app.py", APP);
+    write(&proj, "tests/test_app.py", TESTS);
+    write(
+        &proj,
+        "lib/util.py",
+        "from app import helper\n\n\ndef twice(x):\n    return helper(helper(x))\n",
+    );
+    lore.ok(&["store", "add", "proj", proj.to_str().unwrap(), "--embed", "none"]);
+    let map = lore.json(&["map", "proj"]);
+    assert_eq!(map["files"], 3, "{map:#}");
+    let hubs = names_of(&map["hubs"]);
+    assert_eq!(hubs[0], "helper", "{map:#}");
+    assert!(names_of(&map["entry_points"]).contains(&"index".to_string()), "{map:#}");
+    let text = map["text"].as_str().unwrap();
+    assert!(text.contains("## Modules") && text.contains("## Hubs"), "{text}");
+    assert!(map["tokens"].as_u64().unwrap() <= 2000);
+    // A small budget keeps the answer small; the first lines stay.
+    let small = lore.json(&["map", "proj", "--tokens", "40"]);
+    assert!(small["tokens"].as_u64().unwrap() <= 40, "{small:#}");
+    assert!(small["text"].as_str().unwrap().starts_with("# proj: 3 files"));
+    // The text as it is printed.
+    let out = lore.ok(&["map", "proj"]);
+    assert!(out.starts_with("# proj:"), "{out}");
+}
+
+fn names_of(list: &Value) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["qualified"].as_str().unwrap().to_string())
+        .collect()
+}
