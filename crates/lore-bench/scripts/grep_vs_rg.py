@@ -13,6 +13,7 @@ warm runs, both as a process the way an agent's shell runs them.
 import argparse
 import json
 import os
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -85,6 +86,11 @@ def main():
     p.add_argument("--json")
     args = p.parse_args()
     env = dict(os.environ, LORE_DATA_DIR=args.data)
+    # The files the store indexed (rg also reads what lore skips: files over the size cap).
+    db = sqlite3.connect(os.path.join(args.data, "lore.db"))
+    indexed = {r[0] for r in db.execute(
+        "SELECT f.path FROM files f JOIN stores s ON s.id = f.store_id WHERE s.name = ? AND f.skipped IS NULL",
+        (args.store,))}
     rows = []
     agree = 0
     for flags, pattern in patterns():
@@ -95,9 +101,7 @@ def main():
             sys.exit(1)
         got, doc = lore_hits(lo)
         _, ro = timed(rg_cmd(args, flags, pattern), cwd=args.root)
-        want = rg_hits(ro)
-        # Only the files the store indexed (rg also reads files lore skips: binary, too large).
-        indexed_only = {h for h in want if h[0] in {g[0] for g in got} or (h[0], 0) in got}
+        want = {h for h in rg_hits(ro) if h[0] in indexed}
         missing = want - got
         extra = got - want
         lore_t = statistics.median(timed(lore_cmd(args, flags, pattern), env=env)[0] for _ in range(args.repeats))

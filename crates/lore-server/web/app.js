@@ -286,6 +286,7 @@ document.addEventListener("DOMContentLoaded", () => {
     if (p.get("view") === "brain") return showBrain();
     if (p.get("view") === "judge") return showJudge();
     if (p.get("view") === "files") return showStoreFiles(p.get("store") || "", p.get("dir") || "");
+    if (p.get("view") === "map") return showStoreMap(p.get("store") || "");
     if (p.get("view") === "file") return showStoreFile(p.get("store") || "", p.get("path") || "", p.get("line"));
     const graph = p.get("graph");
     if (graph) return showGraph(graph);

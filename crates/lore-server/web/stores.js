@@ -178,7 +178,9 @@ async function refreshStores() {
       const embedded = s.embedder === "none" ? "keyword only" :
         s.chunks ? `${Math.round((100 * s.embedded) / s.chunks)}%` : "-";
       const name = el("td");
-      name.append(filesLink(s.name, ""));
+      const map = el("a", "map-link", "map");
+      map.href = "?" + new URLSearchParams({ view: "map", store: s.name }).toString();
+      name.append(filesLink(s.name, ""), " ", map);
       tr.append(name);
       for (const v of [s.kind, s.files, s.chunks, embedded, ago(s.indexed_at), s.source]) tr.append(el("td", null, v));
       const actions = el("td");
@@ -294,6 +296,48 @@ async function showStoreFile(store, path, line) {
     status(`${r.outline.length} entries` + (line ? ` · nothing starts on line ${line}` : ""));
   } catch (e) {
     box.append(el("p", "warning", "error: " + e.message), filesLink(store, "", "the store's files"));
+    status("");
+  }
+}
+
+// A store's map: its modules, hubs and entry points (GET /api/stores/{name}/map), each a
+// link into the files, the outline or the call graph.
+async function showStoreMap(store) {
+  const box = openView();
+  status(`map of ${store}`);
+  try {
+    const m = await api("GET", `/api/stores/${encodeURIComponent(store)}/map`);
+    const langs = m.languages.slice(0, 6).map(([l, n]) => `${l} ${n}`).join(", ");
+    box.append(el("h2", null, `${m.store}: map`), el("p", "where", `${m.files} files · ${m.definitions} definitions · ${langs}`));
+    const section = (title, items) => {
+      if (!items.length) return;
+      const ul = el("ul", "map");
+      ul.append(...items);
+      box.append(el("h3", null, title), ul);
+    };
+    section("Modules: files that call each other", m.modules.filter((x) => x.definitions > 0).slice(0, 20).map((x) => {
+      const li = el("li");
+      li.append(el("strong", null, x.name), el("span", "where", ` ${x.files} files · ${x.definitions} definitions`));
+      if (x.key_files.length) {
+        li.append(el("br"), "key: ");
+        x.key_files.forEach((f, i) => li.append(i ? ", " : "", fileLink(m.store, f, f)));
+      }
+      if (x.uses.length) li.append(el("br"), el("span", "where", "uses " + x.uses.map(([n, c]) => `${n} (${c})`).join(", ")));
+      return li;
+    }));
+    section("Hubs: most referenced", m.hubs.map((h) => {
+      const li = el("li");
+      li.append(graphLink(h.qualified, h.qualified), el("span", "where", ` ${h.kind} · ${h.callers} callers · `), fileLink(m.store, h.path, `${h.path}:${h.line}`, h.line));
+      return li;
+    }));
+    section("Entry points", m.entry_points.map((e) => {
+      const li = el("li");
+      li.append(fileLink(m.store, e.path, e.qualified, e.line), el("span", "where", ` ${e.why || ""} · ${e.path}:${e.line}`));
+      return li;
+    }));
+    status(`${m.modules.length} modules · ${m.hubs.length} hubs`);
+  } catch (e) {
+    box.append(el("p", "warning", "error: " + e.message));
     status("");
   }
 }

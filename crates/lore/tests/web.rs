@@ -748,6 +748,15 @@ fn the_add_form_keeps_errors_and_input_and_the_store_can_be_browsed() {
     b.wait_for(20, "the clicked node's graph", |_| {
         b.current_url().contains("graph=") && !b.current_url().contains("graph=apply_code")
     });
+
+    // The store's map, reached from the stores view: modules and hubs, a hub to its graph.
+    b.goto(&format!("{}/?view=stores", server.url));
+    b.wait_for(20, "the stores table", |d| d.contains("map-link"));
+    b.click("a.map-link");
+    let d = b.wait_for(20, "the map", |d| d.contains("Hubs: most referenced"));
+    assert!(d.contains("Modules: files that call each other"), "{d}");
+    b.click("ul.map a.graph-link");
+    b.wait_for(20, "a hub's graph", |d| d.contains("class=\"callgraph\""));
     drop(b);
 
     // 800 px: one column, the unit below the results; a dark scheme: a dark background.

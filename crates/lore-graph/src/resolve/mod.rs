@@ -133,6 +133,9 @@ pub struct Index {
 
 type BareMemo = HashMap<(String, String, RefKind, usize), Option<(usize, How)>>;
 
+/// Most `bare` answers kept at once (about 100 bytes each).
+const BARE_MEMO_ENTRIES: usize = 1 << 21;
+
 type GlobalMemo = HashMap<(String, String, usize), Option<(String, How)>>;
 
 const MAX_HOPS: usize = 4;
@@ -489,6 +492,11 @@ impl Index {
         }
         let found = self.bare_walk(path, lang, name, None, kind, hops);
         if let Ok(mut memo) = self.bare_memo.try_borrow_mut() {
+            // Bounded: on the kernel the (header, name) pairs walked number in the tens of
+            // millions; starting over keeps the recent ones, which the next files reuse.
+            if memo.len() >= BARE_MEMO_ENTRIES {
+                memo.clear();
+            }
             memo.insert(key, found);
         }
         found
