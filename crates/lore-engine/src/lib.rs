@@ -35,6 +35,7 @@ pub use indexer::{BATCH_LEASE_SECS, IndexReport, WorkerReport, Workers};
 pub use locate::{LocateEvidence, LocateRequest, LocateResponse, LocatedFile, LocatedUnit};
 pub use lore_core::AddStore;
 pub use lore_embed::settle_threads;
+pub use lore_index::{PatternMember, PatternRow};
 pub use map::{DEFAULT_MAP_TOKENS, Hub, Module, StoreMap};
 pub use mode::{Detail, Mode};
 pub use progress::{NoProgress, Phase, Progress};
@@ -42,6 +43,7 @@ pub use query::browse::{FileEntry, FileOutline, FolderEntry, FolderListing, Outl
 pub use query::context::UnitContext;
 pub use query::grep::{DEFAULT_MAX_LINES, GrepAnswer, GrepLine, GrepRequest, GrepUnit};
 pub use query::intent::Intent;
+pub use query::pattern::{PatternHit, PatternList};
 pub use query::present::{ContextLayer, FullLayer, estimate_tokens};
 pub use query::retrieve::Retrieved;
 pub use query::task::{Frame, TaskClues};

@@ -12,6 +12,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 pub const DEFAULT_MAP_TOKENS: usize = 2000;
 /// Label-propagation rounds (it settles in a few on real trees).
 const ROUNDS: usize = 12;
+/// Patterns a map lists.
+const MAP_PATTERNS: usize = 8;
 /// How much a file's own folder pulls it, against its links' shares.
 const HOME_PULL: f64 = 0.5;
 
@@ -26,6 +28,8 @@ pub struct StoreMap {
     pub modules: Vec<Module>,
     pub hubs: Vec<Hub>,
     pub entry_points: Vec<Hub>,
+    /// The largest patterns (idioms the store repeats), a few members each.
+    pub patterns: Vec<lore_index::PatternRow>,
     /// The map as text, within the budget asked.
     pub text: String,
     /// Tokens of `text` (estimated).
@@ -340,6 +344,11 @@ impl Engine {
             .map(|(id, n)| hub(id, *n, None))
             .collect();
         let entry_points = self.entry_points(record.id)?;
+        let mut patterns = self.catalog.patterns(record.id)?;
+        patterns.truncate(MAP_PATTERNS);
+        for p in &mut patterns {
+            p.members.truncate(3);
+        }
 
         let mut map = StoreMap {
             store: record.name.clone(),
@@ -349,6 +358,7 @@ impl Engine {
             modules,
             hubs,
             entry_points,
+            patterns,
             text: String::new(),
             tokens: 0,
         };
@@ -437,6 +447,19 @@ fn render(map: &StoreMap, budget: usize) -> String {
                 h.qualified, h.kind, h.path, h.line, h.callers
             ),
         );
+    }
+    if !map.patterns.is_empty() {
+        push(&mut out, "\n## Patterns (idioms repeated)".into());
+        for p in &map.patterns {
+            let c = &p.canonical;
+            push(
+                &mut out,
+                format!(
+                    "- {} — {} units, e.g. {} {}:{}",
+                    p.name, p.count, c.qualified, c.path, c.start_line
+                ),
+            );
+        }
     }
     if !map.entry_points.is_empty() {
         push(&mut out, "\n## Entry points".into());

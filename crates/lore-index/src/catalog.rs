@@ -572,6 +572,8 @@ impl Catalog {
             "DELETE FROM chunks WHERE store_id = ?1",
             "DELETE FROM files WHERE store_id = ?1",
             "DELETE FROM feedback WHERE store_id = ?1",
+            "DELETE FROM patterns WHERE store_id = ?1",
+            "DELETE FROM pattern_state WHERE store_id = ?1",
             "DELETE FROM stores WHERE id = ?1",
         ]) {
             tx.db.execute(sql, args![id])?;

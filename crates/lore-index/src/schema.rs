@@ -124,6 +124,23 @@ CREATE INDEX IF NOT EXISTS bindings_by_file ON bindings(store_id, path);
 CREATE INDEX IF NOT EXISTS refs_by_file ON refs(store_id, path);
 CREATE INDEX IF NOT EXISTS refs_by_name ON refs(store_id, name);
 CREATE INDEX IF NOT EXISTS refs_by_target ON refs(target);
+-- Idioms mined from the graph (see lore-engine's graph/patterns.rs), largest first, and
+-- the generation they were mined at.
+CREATE TABLE IF NOT EXISTS patterns (
+    store_id INTEGER NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+    rank INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    parts TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    canonical TEXT NOT NULL,
+    members TEXT NOT NULL,
+    variants TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS patterns_by_store ON patterns(store_id, rank);
+CREATE TABLE IF NOT EXISTS pattern_state (
+    store_id INTEGER PRIMARY KEY REFERENCES stores(id) ON DELETE CASCADE,
+    generation INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS analyzer_state (
     store_id INTEGER PRIMARY KEY REFERENCES stores(id) ON DELETE CASCADE,
     version INTEGER NOT NULL
@@ -180,7 +197,7 @@ CREATE INDEX IF NOT EXISTS feedback_by_store ON feedback(store_id, at);
 ";
 
 /// The schema version `SCHEMA` creates; `migrate` brings older catalogs up to it.
-pub(crate) const SCHEMA_VERSION: i64 = 13;
+pub(crate) const SCHEMA_VERSION: i64 = 14;
 
 /// What made a store's vectors when it did not record it: stores embedded before lore
 /// recorded it were all embedded by the built-in model. The migrations that added the
@@ -276,6 +293,7 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
         // v13: stores.no_ignore (walked without its ignore files).
         add_column("stores", "no_ignore", "INTEGER NOT NULL DEFAULT 0")?;
     }
+    // v14 added the patterns and pattern_state tables (created above).
     if version != SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }

@@ -331,6 +331,17 @@ impl App {
         self.pool.run(move |e| e.map(&name, tokens)).await
     }
 
+    pub async fn patterns(
+        &self,
+        name: &str,
+        limit: usize,
+    ) -> Result<lore_engine::PatternList, AppError> {
+        let name = params::store_name(name)
+            .map_err(AppError::BadRequest)?
+            .to_string();
+        self.pool.run(move |e| e.patterns(&name, limit)).await
+    }
+
     pub async fn unreached(
         &self,
         name: &str,

@@ -71,6 +71,7 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/stores/{name}/doctor", get(store_doctor))
         .route("/api/stores/{name}/unreached", get(store_unreached))
         .route("/api/stores/{name}/map", get(store_map))
+        .route("/api/stores/{name}/patterns", get(store_patterns))
         .route("/api/stores/{name}/files", get(store_files))
         .route("/api/stores/{name}/files/{*path}", get(store_file))
         .route("/api/search", post(search))
@@ -258,6 +259,23 @@ async fn store(State(app): AppState, Path(name): Path<String>) -> Rest {
 
 async fn store_doctor(State(app): AppState, Path(name): Path<String>) -> Rest {
     reply(StatusCode::OK, app.doctor(&name).await?)
+}
+
+/// `?limit=20` (0: all).
+async fn store_patterns(
+    State(app): AppState,
+    Path(name): Path<String>,
+    Query(query): Query<Vec<(String, String)>>,
+) -> Rest {
+    let limit = match query.iter().find(|(k, _)| k == "limit") {
+        None => 20,
+        Some((_, v)) => v.parse::<usize>().map_err(|_| {
+            ApiError::from(AppError::BadRequest(
+                "`limit` must be a whole number (0: all)".into(),
+            ))
+        })?,
+    };
+    reply(StatusCode::OK, app.patterns(&name, limit).await?)
 }
 
 /// `?tokens=2000`: the map's budget.
@@ -750,6 +768,7 @@ mod tests {
             "/api/stores/{name}/doctor",
             "/api/stores/{name}/unreached",
             "/api/stores/{name}/map",
+            "/api/stores/{name}/patterns",
             "/api/stores/{name}/files",
             "/api/stores/{name}/files/{path}",
             "/api/locate",
@@ -776,7 +795,7 @@ mod tests {
         ] {
             assert!(paths.contains_key(p), "{p} missing from openapi.json");
         }
-        assert_eq!(paths.len(), 31, "a path in openapi.json has no route");
+        assert_eq!(paths.len(), 32, "a path in openapi.json has no route");
     }
 
     /// The hand-written file lists the engine's words: each `enum` in it that holds one of

@@ -136,7 +136,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         Tool::new(
             "code_graph",
             "Callers, callees, definition, impact (or diff's) of symbol (name, Type.method); \
-             store's unreached code, map.",
+             store's unreached, map, patterns.",
             schema(json!({
                 "type": "object",
                 "properties": {
@@ -195,7 +195,7 @@ static TOOLS: LazyLock<Vec<Tool>> = LazyLock::new(|| {
         .with_annotations(annotations(false, true, false, true)),
         Tool::new(
             "brain_query",
-            "Search the brain's notes and pages.",
+            "Search the brain's notes, pages.",
             schema(json!({
                 "type": "object",
                 "properties": {
@@ -301,7 +301,7 @@ impl LoreMcp {
             }
             "code_graph" => match Args(args).string("direction").ok().flatten().as_deref() {
                 Some("impact") => to_text(&self.app.impact(args).await?),
-                Some(d @ ("unreached" | "map")) => {
+                Some(d @ ("unreached" | "map" | "patterns")) => {
                     let a = Args(args);
                     let store = a.required("store").map_err(|_| {
                         AppError::BadRequest("`store` is required: the store to look at".into())
@@ -309,6 +309,8 @@ impl LoreMcp {
                     if d == "map" {
                         // The text alone: what an agent reads.
                         Ok(self.app.map(&store, 0).await?.text)
+                    } else if d == "patterns" {
+                        to_text(&self.app.patterns(&store, 20).await?)
                     } else {
                         to_text(&self.app.unreached(&store, false).await?)
                     }

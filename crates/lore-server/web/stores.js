@@ -330,6 +330,13 @@ async function showStoreMap(store) {
       li.append(graphLink(h.qualified, h.qualified), el("span", "where", ` ${h.kind} · ${h.callers} callers · `), fileLink(m.store, h.path, `${h.path}:${h.line}`, h.line));
       return li;
     }));
+    section("Patterns: idioms repeated", m.patterns.map((p) => {
+      const li = el("li");
+      const c = p.canonical;
+      li.append(el("strong", null, p.name), el("span", "where", ` ${p.count} units · e.g. `), fileLink(m.store, c.path, `${c.qualified} ${c.path}:${c.start_line}`, c.start_line));
+      if (p.variants.length) li.append(el("br"), el("span", "where", "variants: " + p.variants.map(([v, n]) => `+${v} (${n})`).join(", ")));
+      return li;
+    }));
     section("Entry points", m.entry_points.map((e) => {
       const li = el("li");
       li.append(fileLink(m.store, e.path, e.qualified, e.line), el("span", "where", ` ${e.why || ""} · ${e.path}:${e.line}`));

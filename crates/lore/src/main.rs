@@ -213,6 +213,19 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Graph(args) => graph(&ctx, args),
         Command::Grep(args) => output::grep(ctx.json, &ctx.open()?.grep(&args.request())?),
         Command::Impact(args) => output::impact(ctx.json, &ctx.open()?.impact(&args.request()?)?),
+        Command::Patterns { stores, limit } => {
+            let engine = ctx.open()?;
+            let names = if stores.is_empty() {
+                engine.stores()?.into_iter().map(|s| s.store.name).collect()
+            } else {
+                stores
+            };
+            let lists = names
+                .iter()
+                .map(|n| engine.patterns(n, limit))
+                .collect::<Result<Vec<_>, _>>()?;
+            output::patterns(ctx.json, &lists)
+        }
         Command::Map { store, tokens } => {
             let map = ctx.open()?.map(&store, tokens)?;
             if ctx.json {

@@ -1,6 +1,7 @@
 //! The code graph: resolving a store's references after indexing, and answering
 //! callers / callees / definition questions about a symbol.
 
+pub(crate) mod patterns;
 pub(crate) mod related;
 
 use crate::text::first_sentence;
@@ -143,7 +144,8 @@ pub(crate) fn resolve_graph(
         .unwrap_or_default();
     let resolved_at = catalog.graph_resolved_generation(store_id)?;
     if changed.is_empty() && names.is_empty() && !all && resolved_at == Some(generation) {
-        return Ok(());
+        // A store resolved before lore mined patterns gets them now.
+        return patterns::refresh(catalog, store_id, generation);
     }
     // An earlier run that stopped between its commits and this point left references
     // unresolved somewhere: resolve everything.
@@ -199,7 +201,7 @@ pub(crate) fn resolve_graph(
     tx.set_ref_targets(&targets)?;
     tx.set_graph_resolved(store_id, generation)?;
     tx.commit()?;
-    Ok(())
+    patterns::refresh(catalog, store_id, generation)
 }
 
 impl Engine {

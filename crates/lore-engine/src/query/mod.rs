@@ -10,6 +10,7 @@ pub mod fusion;
 pub(crate) mod grep;
 pub(crate) mod intent;
 pub(crate) mod lift;
+pub(crate) mod pattern;
 pub(crate) mod present;
 pub(crate) mod retrieve;
 pub mod sample;
@@ -234,6 +235,10 @@ pub struct SearchResponse {
     pub detail: Detail,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub intent: Option<IntentUsed>,
+    /// A find-pattern search: the pattern its results belong to (kind `pattern`), before
+    /// them; its members lead the results.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub patterns: Vec<pattern::PatternHit>,
     pub results: Vec<SearchHit>,
     /// Estimated tokens of the whole response, envelope included (JSON bytes / 4).
     pub estimated_tokens: usize,
@@ -584,10 +589,15 @@ impl Engine {
         req: &SearchRequest,
         stores: &[StoreRecord],
         intent: Option<IntentUsed>,
-        results: Vec<SearchHit>,
+        mut results: Vec<SearchHit>,
         state: StoreState,
         started: Instant,
     ) -> Result<SearchResponse, EngineError> {
+        let patterns = if intent.is_some_and(|i| i.intent == Intent::FindPattern) {
+            self.pattern_answer(stores, &mut results)?
+        } else {
+            Vec::new()
+        };
         let StoreState {
             mut warnings,
             freshness,
@@ -605,6 +615,7 @@ impl Engine {
             mode: req.mode,
             detail: req.detail,
             intent,
+            patterns,
             results,
             estimated_tokens: 0,
             elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,

@@ -252,6 +252,15 @@ const V12: &str = "ALTER TABLE stores ADD COLUMN IF NOT EXISTS feedback INTEGER 
 const V13: &str =
     "ALTER TABLE stores ADD COLUMN IF NOT EXISTS no_ignore INTEGER NOT NULL DEFAULT 0;";
 
+/// v14: idioms mined from the graph, and the generation they were mined at (as on SQLite).
+const V14: &str = "CREATE TABLE IF NOT EXISTS patterns (store_id BIGINT NOT NULL \
+     REFERENCES stores(id) ON DELETE CASCADE, rank INTEGER NOT NULL, name TEXT NOT NULL, \
+     parts TEXT NOT NULL, count BIGINT NOT NULL, canonical TEXT NOT NULL, members TEXT NOT NULL, \
+     variants TEXT NOT NULL); \
+     CREATE INDEX IF NOT EXISTS patterns_by_store ON patterns(store_id, rank); \
+     CREATE TABLE IF NOT EXISTS pattern_state (store_id BIGINT PRIMARY KEY \
+     REFERENCES stores(id) ON DELETE CASCADE, generation BIGINT NOT NULL);";
+
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, V1),
     (2, V2),
@@ -266,6 +275,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (11, V11),
     (12, V12),
     (13, V13),
+    (14, V14),
 ];
 
 /// Where a database's schema stands.

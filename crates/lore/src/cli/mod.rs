@@ -211,6 +211,15 @@ pub enum Command {
     /// What a change can break: the callers and users of changed symbols, files or a diff,
     /// transitively, with the tests and entry points among them.
     Impact(ImpactArgs),
+    /// The idioms a store repeats (units making the same distinctive calls, carrying the
+    /// same decorators), largest first.
+    Patterns {
+        /// Stores (default: all).
+        stores: Vec<String>,
+        /// Patterns listed per store (0: all).
+        #[arg(short = 'n', long, default_value_t = 20)]
+        limit: usize,
+    },
     /// A map of a store within a token budget: its modules (communities of the code
     /// graph), hubs, entry points.
     Map {

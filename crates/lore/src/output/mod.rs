@@ -3,7 +3,7 @@
 mod grep;
 mod reach;
 pub use grep::grep;
-pub use reach::{impact, unreached};
+pub use reach::{impact, patterns, unreached};
 
 use lore_engine::{
     ContextLayer, Direction, DoctorReport, GraphAnswer, IndexReport, Problem, Related, RelatedUnit,
@@ -605,6 +605,9 @@ pub fn search(json: bool, r: &SearchResponse) -> anyhow::Result<()> {
     }
     if r.results.is_empty() {
         out!("no results for {:?}", r.query);
+    }
+    for p in &r.patterns {
+        reach::pattern_line(&p.store, &p.pattern);
     }
     for (i, hit) in r.results.iter().enumerate() {
         let h = &hit.unit;

@@ -1,7 +1,8 @@
 //! `lore impact` and `lore unreached`.
 
 use super::{esc, print_json, warn};
-use lore_engine::{ImpactAnswer, Unreached};
+use lore_engine::PatternRow;
+use lore_engine::{ImpactAnswer, PatternList, Unreached};
 
 pub fn impact(json: bool, a: &ImpactAnswer) -> anyhow::Result<()> {
     if json {
@@ -70,5 +71,46 @@ pub fn unreached(json: bool, u: &Unreached) -> anyhow::Result<()> {
         u.entry_points,
         u.mentioned
     );
+    Ok(())
+}
+
+/// One pattern: its name and size, the most typical member, how members vary.
+pub(super) fn pattern_line(store: &str, p: &PatternRow) {
+    let c = &p.canonical;
+    out!(
+        "pattern #{} ({} units): {}\n    e.g. {store}:{}:{}-{} {}",
+        p.rank,
+        p.count,
+        esc(&p.name),
+        esc(&c.path),
+        c.start_line,
+        c.end_line,
+        esc(&c.qualified)
+    );
+    if !p.variants.is_empty() {
+        let v: Vec<String> = p
+            .variants
+            .iter()
+            .map(|(x, n)| format!("+{x} ({n})"))
+            .collect();
+        out!("    variants: {}", esc(&v.join(", ")));
+    }
+}
+
+pub fn patterns(json: bool, lists: &[PatternList]) -> anyhow::Result<()> {
+    if json {
+        return print_json(lists);
+    }
+    for l in lists {
+        for p in &l.patterns {
+            pattern_line(&l.store, p);
+        }
+        eprintln!(
+            "{}: {} patterns shown, covering {} units",
+            l.store,
+            l.patterns.len(),
+            l.covered
+        );
+    }
     Ok(())
 }

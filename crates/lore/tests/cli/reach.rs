@@ -171,3 +171,95 @@ fn names_of(list: &Value) -> Vec<String> {
         .map(|h| h["qualified"].as_str().unwrap().to_string())
         .collect()
 }
+
+const ROUTES: &str = "\
+from flask import Flask, jsonify, request
+
+app = Flask(__name__)
+
+
+@app.route('/users', methods=['POST'])
+def create_user():
+    data = request.get_json()
+    return jsonify(save_user(data))
+
+
+@app.route('/orders', methods=['POST'])
+def create_order():
+    data = request.get_json()
+    return jsonify(save_order(data))
+
+
+@app.route('/carts', methods=['POST'])
+def create_cart():
+    data = request.get_json()
+    return jsonify(save_cart(data))
+
+
+@app.route('/refunds', methods=['POST'])
+def create_refund():
+    data = request.get_json()
+    check_refund(data)
+    return jsonify(save_refund(data))
+
+
+def save_user(d):
+    return d
+
+
+def save_order(d):
+    return d
+
+
+def save_cart(d):
+    return d
+
+
+def save_refund(d):
+    return d
+
+
+def check_refund(d):
+    return d
+";
+
+#[test]
+fn patterns_are_mined_listed_and_answer_find_pattern_first() {
+    let lore = Lore::without_model();
+    let proj = lore.path("proj");
+    write(&proj, "api.py", ROUTES);
+    lore.ok(&["store", "add", "proj", proj.to_str().unwrap(), "--embed", "none"]);
+    let lists = lore.json(&["patterns", "proj"]);
+    let first = &lists[0]["patterns"][0];
+    assert_eq!(first["count"], 4, "{lists:#}");
+    assert_eq!(
+        first["parts"],
+        serde_json::json!(["@app.route", "get_json", "jsonify"]),
+        "{lists:#}"
+    );
+    assert_eq!(first["name"], "@app.route functions calling get_json, jsonify");
+    // The one that also checks is a variant, not the canonical instance.
+    assert_ne!(first["canonical"]["qualified"], "create_refund", "{first:#}");
+    assert_eq!(first["variants"], serde_json::json!([]), "{first:#}");
+
+    // A find-pattern question: the pattern first, then its members.
+    let r = lore.json(&[
+        "search",
+        "how do we register a route",
+        "--intent",
+        "find-pattern",
+        "--mode",
+        "fts",
+    ]);
+    assert_eq!(r["patterns"][0]["kind"], "pattern", "{r:#}");
+    assert_eq!(r["patterns"][0]["count"], 4, "{r:#}");
+    assert!(
+        r["results"][0]["symbol"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("create_")),
+        "{r:#}"
+    );
+    // The map lists it too.
+    let map = lore.json(&["map", "proj"]);
+    assert_eq!(map["patterns"][0]["count"], 4, "{map:#}");
+}
