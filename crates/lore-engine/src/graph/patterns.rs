@@ -7,7 +7,8 @@
 //! [`MIN_MEMBERS`] units have say nothing and are dropped. Every pair of parts that at least
 //! [`MIN_MEMBERS`] units share seeds a candidate; its members are those units, and its
 //! shared parts every part at least [`SHARED`] of them have. Candidates are taken largest
-//! first (members × shared parts), skipping one whose members are mostly taken already.
+//! first (members × shared parts), skipping one whose members are mostly taken already, or
+//! whose rarest shared part most units using it do not share (generic calls).
 
 use crate::EngineError;
 use lore_index::{Catalog, PatternMember, PatternRow, SymbolRow};
@@ -21,6 +22,8 @@ const SHARED: f64 = 0.8;
 const UBIQUITOUS: f64 = 0.15;
 /// Rarest parts kept per unit (bounds the pairs counted).
 const PARTS_PER_UNIT: usize = 12;
+/// The rarest shared part may be used by at most this many times the members' count.
+const SPECIFIC: usize = 2;
 /// Patterns kept per store.
 const MAX_PATTERNS: usize = 100;
 /// Members kept per pattern.
@@ -110,7 +113,12 @@ pub(crate) fn mine(catalog: &Catalog, store_id: i64) -> Result<Vec<PatternRow>, 
         let Some(&symbol) = by_name.get(&(path.as_str(), caller.as_str())) else {
             continue;
         };
-        let mut set = calls;
+        // A parameter passed on (`call(env)`) is recorded as a use of its name: no part.
+        let params = parameter_words(symbol.signature.as_deref().unwrap_or(""));
+        let mut set: BTreeSet<String> = calls
+            .into_iter()
+            .filter(|c| !params.contains(c.as_str()))
+            .collect();
         set.extend(symbol.decorators.iter().map(|d| format!("@{d}")));
         units.push(Unit { symbol, parts: set });
     }
@@ -128,6 +136,18 @@ pub(crate) fn mine(catalog: &Catalog, store_id: i64) -> Result<Vec<PatternRow>, 
         (&a.symbol.path, a.symbol.start_line).cmp(&(&b.symbol.path, b.symbol.start_line))
     });
     Ok(mine_units(&units))
+}
+
+/// The words between a declaration's first parentheses: its parameters (and their types).
+fn parameter_words(signature: &str) -> HashSet<&str> {
+    let inside = signature
+        .split_once('(')
+        .and_then(|(_, rest)| rest.rsplit_once(')'))
+        .map_or("", |(params, _)| params);
+    inside
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect()
 }
 
 fn mine_units(units: &[Unit]) -> Vec<PatternRow> {
@@ -186,7 +206,17 @@ fn mine_units(units: &[Unit]) -> Vec<PatternRow> {
             .into_iter()
             .filter(|&i| core.iter().all(|c| kept[i].contains(&c.as_str())))
             .collect();
-        if members.len() >= MIN_MEMBERS && seen_cores.insert(core.clone()) {
+        // What the members share must be mostly theirs: its rarest part is used by few
+        // units beyond them (`filter` and `keys` together are everywhere; `route` is not).
+        let rarest = core
+            .iter()
+            .map(|c| df[c.as_str()])
+            .min()
+            .unwrap_or(usize::MAX);
+        if members.len() >= MIN_MEMBERS
+            && rarest <= members.len() * SPECIFIC
+            && seen_cores.insert(core.clone())
+        {
             candidates.push((core, members));
         }
     }
@@ -206,7 +236,7 @@ fn mine_units(units: &[Unit]) -> Vec<PatternRow> {
             continue;
         }
         taken.extend(&members);
-        out.push(pattern(&core, &members, units));
+        out.push(pattern(&core, &members, units, &kept));
     }
     for (i, p) in out.iter_mut().enumerate() {
         p.rank = i as u32 + 1;
@@ -214,7 +244,7 @@ fn mine_units(units: &[Unit]) -> Vec<PatternRow> {
     out
 }
 
-fn pattern(core: &[String], members: &[usize], units: &[Unit]) -> PatternRow {
+fn pattern(core: &[String], members: &[usize], units: &[Unit], kept: &[Vec<&str>]) -> PatternRow {
     let core_set: HashSet<&str> = core.iter().map(String::as_str).collect();
     // Most typical first: the fewest parts beyond the shared ones, then the shortest.
     let mut ordered: Vec<&Unit> = members.iter().map(|&m| &units[m]).collect();
@@ -231,10 +261,11 @@ fn pattern(core: &[String], members: &[usize], units: &[Unit]) -> PatternRow {
             u.symbol.path.clone(),
         )
     });
+    // Variants: the distinctive parts some members add (common ones say nothing).
     let mut variants: HashMap<&str, usize> = HashMap::new();
-    for u in &ordered {
-        for p in u.parts.iter().filter(|p| !core_set.contains(p.as_str())) {
-            *variants.entry(p.as_str()).or_default() += 1;
+    for &m in members {
+        for p in kept[m].iter().filter(|p| !core_set.contains(*p)) {
+            *variants.entry(p).or_default() += 1;
         }
     }
     let mut variants: Vec<(String, usize)> = variants
