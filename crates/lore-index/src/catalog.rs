@@ -93,6 +93,17 @@ pub struct StoredChunk {
     pub chunk: Chunk,
 }
 
+/// A chunk's place and name, without its text.
+#[derive(Debug, Clone)]
+pub struct ChunkSpan {
+    pub id: i64,
+    pub kind: String,
+    pub symbol: Option<String>,
+    pub signature: Option<String>,
+    pub start_line: u32,
+    pub end_line: u32,
+}
+
 /// Counts for `store info`.
 #[derive(Debug, Clone, Copy, Default, serde::Serialize)]
 pub struct StoreStats {
@@ -701,6 +712,41 @@ impl Catalog {
             );
             let args: Vec<Arg> = part.iter().map(|&id| id.into()).collect();
             out.extend(self.db.query(&sql, &args, chunk_from_row)?);
+        }
+        Ok(out)
+    }
+
+    /// Where each chunk of the given files is and what it is, without its text (grep's
+    /// units), by file.
+    pub fn file_spans(
+        &self,
+        store_id: i64,
+        paths: &[&str],
+    ) -> Result<HashMap<String, Vec<ChunkSpan>>, IndexError> {
+        let mut out: HashMap<String, Vec<ChunkSpan>> = HashMap::new();
+        for part in paths.chunks(500) {
+            let sql = format!(
+                "SELECT path, id, kind, symbol, signature, start_line, end_line FROM chunks \
+                 WHERE store_id = ?1 AND path IN ({}) ORDER BY path, start_byte",
+                crate::sql::placeholders(part.len(), 2)
+            );
+            let mut args: Vec<Arg> = vec![store_id.into()];
+            args.extend(part.iter().map(|&p| Arg::from(p)));
+            for (path, span) in self.db.query(&sql, &args, |r| {
+                Ok((
+                    r.text(0)?,
+                    ChunkSpan {
+                        id: r.int(1)?,
+                        kind: r.text(2)?,
+                        symbol: r.opt_text(3)?,
+                        signature: r.opt_text(4)?,
+                        start_line: r.int(5)? as u32,
+                        end_line: r.int(6)? as u32,
+                    },
+                ))
+            })? {
+                out.entry(path).or_default().push(span);
+            }
         }
         Ok(out)
     }

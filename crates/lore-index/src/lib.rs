@@ -38,7 +38,8 @@ mod vectors;
 
 pub use batches::{BATCH_ATTEMPTS, Batch, BatchDone, HolderShare, RunProgress};
 pub use catalog::{
-    Catalog, CatalogTx, ChunkRow, FileRecord, NewStore, StoreRecord, StoreStats, StoredChunk,
+    Catalog, CatalogTx, ChunkRow, ChunkSpan, FileRecord, NewStore, StoreRecord, StoreStats,
+    StoredChunk,
 };
 pub use copy::{CopyReport, copy_store};
 pub use feedback::{FeedbackRow, MAX_ROWS_PER_STORE};

@@ -6,7 +6,7 @@
 
 use crate::unit::{ResultId, file_from_chunks};
 use crate::{Engine, EngineError};
-use lore_index::{GramQuery, StoreRecord, StoredChunk};
+use lore_index::{ChunkSpan, GramQuery, StoreRecord};
 use rayon::prelude::*;
 use regex::bytes::{Regex, RegexBuilder};
 use serde::Serialize;
@@ -223,6 +223,7 @@ impl Engine {
         answer.files = found.len();
         answer.lines = found.iter().map(|f| f.lines.len()).sum();
         let mut budget = want;
+        let mut shown: Vec<(usize, String, Vec<GrepLine>)> = Vec::new();
         for f in found {
             if budget == 0 {
                 answer.truncated = true;
@@ -234,12 +235,31 @@ impl Engine {
                 answer.truncated = true;
             }
             budget -= lines.len();
-            let store = &stores[f.store];
-            let chunks = self.catalog.file_chunks(store.id, &f.path)?;
-            answer
-                .units
-                .extend(group_by_unit(store, &f.path, lines, &chunks));
+            shown.push((f.store, f.path, lines));
         }
+        // The units around the lines shown: one lookup per store for all its files.
+        for (si, store) in stores.iter().enumerate() {
+            let paths: Vec<&str> = shown
+                .iter()
+                .filter(|(s, _, _)| *s == si)
+                .map(|(_, p, _)| p.as_str())
+                .collect();
+            if paths.is_empty() {
+                continue;
+            }
+            let mut spans = self.catalog.file_spans(store.id, &paths)?;
+            for (_, path, lines) in shown.iter_mut().filter(|(s, _, _)| *s == si) {
+                let spans = spans.remove(path.as_str()).unwrap_or_default();
+                answer
+                    .units
+                    .extend(group_by_unit(store, path, std::mem::take(lines), &spans));
+            }
+        }
+        // In store, then path order, as found.
+        answer.units.sort_by(|a, b| {
+            let rank = |u: &GrepUnit| stores.iter().position(|s| s.name == u.store);
+            (rank(a), &a.path).cmp(&(rank(b), &b.path))
+        });
         answer.took_ms = started.elapsed().as_millis() as u64;
         Ok(answer)
     }
@@ -316,14 +336,14 @@ fn group_by_unit(
     store: &StoreRecord,
     path: &str,
     lines: Vec<GrepLine>,
-    chunks: &[StoredChunk],
+    chunks: &[ChunkSpan],
 ) -> Vec<GrepUnit> {
     let mut out: Vec<(Option<i64>, GrepUnit)> = Vec::new();
     for l in lines {
         let around = chunks
             .iter()
-            .filter(|c| c.chunk.start_line <= l.line && l.line <= c.chunk.end_line)
-            .min_by_key(|c| c.chunk.end_line - c.chunk.start_line);
+            .filter(|c| c.start_line <= l.line && l.line <= c.end_line)
+            .min_by_key(|c| c.end_line - c.start_line);
         let key = around.map(|c| c.id);
         if let Some((k, unit)) = out.last_mut()
             && *k == key
@@ -342,10 +362,10 @@ fn group_by_unit(
                     line: None,
                 }
                 .to_string(),
-                kind: c.chunk.kind.as_str().to_owned(),
-                symbol: c.chunk.symbol.clone(),
-                signature: c.chunk.signature.clone(),
-                unit_lines: [c.chunk.start_line, c.chunk.end_line],
+                kind: c.kind.clone(),
+                symbol: c.symbol.clone(),
+                signature: c.signature.clone(),
+                unit_lines: [c.start_line, c.end_line],
                 lines: vec![l],
             },
             None => GrepUnit {
