@@ -99,7 +99,6 @@ pub struct ChunkSpan {
     pub id: i64,
     pub kind: String,
     pub symbol: Option<String>,
-    pub signature: Option<String>,
     pub start_line: u32,
     pub end_line: u32,
 }
@@ -716,8 +715,25 @@ impl Catalog {
         Ok(out)
     }
 
+    /// The declarations (signatures) of the given chunks that have one.
+    pub fn signatures(&self, ids: &[i64]) -> Result<HashMap<i64, String>, IndexError> {
+        let mut out = HashMap::new();
+        for part in ids.chunks(500) {
+            let sql = format!(
+                "SELECT id, signature FROM chunks WHERE id IN ({}) AND signature IS NOT NULL",
+                crate::sql::placeholders(part.len(), 1)
+            );
+            let args: Vec<Arg> = part.iter().map(|&id| id.into()).collect();
+            out.extend(
+                self.db
+                    .query(&sql, &args, |r| Ok((r.int(0)?, r.text(1)?)))?,
+            );
+        }
+        Ok(out)
+    }
+
     /// Where each chunk of the given files is and what it is, without its text (grep's
-    /// units), by file.
+    /// units), by file: from the `chunks_by_file` index alone on SQLite.
     pub fn file_spans(
         &self,
         store_id: i64,
@@ -726,8 +742,8 @@ impl Catalog {
         let mut out: HashMap<String, Vec<ChunkSpan>> = HashMap::new();
         for part in paths.chunks(500) {
             let sql = format!(
-                "SELECT path, id, kind, symbol, signature, start_line, end_line FROM chunks \
-                 WHERE store_id = ?1 AND path IN ({}) ORDER BY path, start_byte",
+                "SELECT path, id, kind, symbol, start_line, end_line FROM chunks \
+                 WHERE store_id = ?1 AND path IN ({})",
                 crate::sql::placeholders(part.len(), 2)
             );
             let mut args: Vec<Arg> = vec![store_id.into()];
@@ -739,9 +755,8 @@ impl Catalog {
                         id: r.int(1)?,
                         kind: r.text(2)?,
                         symbol: r.opt_text(3)?,
-                        signature: r.opt_text(4)?,
-                        start_line: r.int(5)? as u32,
-                        end_line: r.int(6)? as u32,
+                        start_line: r.int(4)? as u32,
+                        end_line: r.int(5)? as u32,
                     },
                 ))
             })? {

@@ -59,7 +59,9 @@ CREATE TABLE IF NOT EXISTS chunks (
     context TEXT,
     embedding BLOB
 );
-CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks(store_id, path);
+-- By file, carrying each chunk's lines, kind and name: grep's units are read from the
+-- index alone (a chunk row holds its text, a page or more each).
+CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks(store_id, path, start_line, end_line, kind, symbol);
 -- The chunks still to embed (progressive indexing): empty once a store is embedded.
 CREATE INDEX IF NOT EXISTS chunks_unembedded ON chunks(store_id) WHERE embedding IS NULL;
 -- The code graph.
@@ -197,7 +199,7 @@ CREATE INDEX IF NOT EXISTS feedback_by_store ON feedback(store_id, at);
 ";
 
 /// The schema version `SCHEMA` creates; `migrate` brings older catalogs up to it.
-pub(crate) const SCHEMA_VERSION: i64 = 14;
+pub(crate) const SCHEMA_VERSION: i64 = 15;
 
 /// What made a store's vectors when it did not record it: stores embedded before lore
 /// recorded it were all embedded by the built-in model. The migrations that added the
@@ -212,6 +214,10 @@ const LEGACY_FILL: &str = "UPDATE stores SET embedder = ?1 WHERE embedder IS NUL
 /// The v11 index of symbols by name (shared with PostgreSQL's v11).
 pub(crate) const SYMBOLS_BY_NAME: &str = "DROP INDEX IF EXISTS symbols_by_name; \
      CREATE INDEX symbols_by_name ON symbols(store_id, name, path);";
+
+/// The v15 index of chunks by file with their places (SQLite's; PostgreSQL includes them).
+const CHUNKS_BY_FILE: &str = "DROP INDEX IF EXISTS chunks_by_file; \
+     CREATE INDEX chunks_by_file ON chunks(store_id, path, start_line, end_line, kind, symbol);";
 
 fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
@@ -294,6 +300,10 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
         add_column("stores", "no_ignore", "INTEGER NOT NULL DEFAULT 0")?;
     }
     // v14 added the patterns and pattern_state tables (created above).
+    if version < 15 {
+        // v15: chunks by file carry their lines, kind and name (grep's units, index only).
+        conn.execute_batch(CHUNKS_BY_FILE)?;
+    }
     if version != SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }

@@ -44,6 +44,8 @@ impl GrepRequest {
 pub const DEFAULT_MAX_LINES: usize = 100;
 /// Most bytes of one line shown (minified files have lines of megabytes).
 const MAX_LINE_BYTES: usize = 400;
+/// Most units whose declarations an answer reads.
+pub const SIGNATURES_UP_TO: usize = 500;
 /// Files read at once, between checks of whether enough lines were found.
 const BATCH: usize = 256;
 
@@ -71,13 +73,16 @@ pub struct GrepAnswer {
 pub struct GrepUnit {
     pub store: String,
     pub path: String,
-    /// The unit's result id (for `context`), kind, name and declaration.
+    /// The unit's result id (for `context`), kind, name and declaration (the declaration
+    /// when at most [`SIGNATURES_UP_TO`] units are shown).
     pub id: String,
     pub kind: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub symbol: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signature: Option<String>,
+    #[serde(skip)]
+    chunk: Option<i64>,
     pub unit_lines: [u32; 2],
     pub lines: Vec<GrepLine>,
 }
@@ -255,6 +260,14 @@ impl Engine {
                     .extend(group_by_unit(store, path, std::mem::take(lines), &spans));
             }
         }
+        // Declarations, for an answer of a readable size (each is a chunk row's read).
+        if answer.units.len() <= SIGNATURES_UP_TO {
+            let ids: Vec<i64> = answer.units.iter().filter_map(|u| u.chunk).collect();
+            let signatures = self.catalog.signatures(&ids)?;
+            for u in &mut answer.units {
+                u.signature = u.chunk.and_then(|c| signatures.get(&c).cloned());
+            }
+        }
         // In store, then path order, as found.
         answer.units.sort_by(|a, b| {
             let rank = |u: &GrepUnit| stores.iter().position(|s| s.name == u.store);
@@ -364,7 +377,8 @@ fn group_by_unit(
                 .to_string(),
                 kind: c.kind.clone(),
                 symbol: c.symbol.clone(),
-                signature: c.signature.clone(),
+                signature: None,
+                chunk: Some(c.id),
                 unit_lines: [c.start_line, c.end_line],
                 lines: vec![l],
             },
@@ -375,6 +389,7 @@ fn group_by_unit(
                 kind: "text".into(),
                 symbol: None,
                 signature: None,
+                chunk: None,
                 unit_lines: [l.line, l.line],
                 lines: vec![l],
             },

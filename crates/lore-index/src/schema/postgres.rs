@@ -261,6 +261,11 @@ const V14: &str = "CREATE TABLE IF NOT EXISTS patterns (store_id BIGINT NOT NULL
      CREATE TABLE IF NOT EXISTS pattern_state (store_id BIGINT PRIMARY KEY \
      REFERENCES stores(id) ON DELETE CASCADE, generation BIGINT NOT NULL);";
 
+/// v15: chunks by file carry their lines, kind and name, so grep's units are read from the
+/// index alone.
+const V15: &str = "DROP INDEX IF EXISTS chunks_by_file; \
+     CREATE INDEX chunks_by_file ON chunks(store_id, path) INCLUDE (start_line, end_line, kind, symbol);";
+
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, V1),
     (2, V2),
@@ -276,6 +281,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (12, V12),
     (13, V13),
     (14, V14),
+    (15, V15),
 ];
 
 /// Where a database's schema stands.
