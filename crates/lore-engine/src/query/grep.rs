@@ -351,12 +351,24 @@ fn group_by_unit(
     lines: Vec<GrepLine>,
     chunks: &[ChunkSpan],
 ) -> Vec<GrepUnit> {
+    // Outer chunks before the ones they hold (same first line: the longer first), so the
+    // innermost chunk around a line is the latest opened that has not ended: one pass over
+    // the lines, which come in order.
+    let mut spans: Vec<&ChunkSpan> = chunks.iter().collect();
+    spans.sort_by_key(|c| (c.start_line, std::cmp::Reverse(c.end_line)));
+    let mut open: Vec<&ChunkSpan> = Vec::new();
+    let mut next = 0;
     let mut out: Vec<(Option<i64>, GrepUnit)> = Vec::new();
     for l in lines {
-        let around = chunks
-            .iter()
-            .filter(|c| c.start_line <= l.line && l.line <= c.end_line)
-            .min_by_key(|c| c.end_line - c.start_line);
+        while next < spans.len() && spans[next].start_line <= l.line {
+            open.push(spans[next]);
+            next += 1;
+        }
+        while open.last().is_some_and(|c| c.end_line < l.line) {
+            open.pop();
+        }
+        // Overlapping windows are not nested: the latest opened that still holds the line.
+        let around = open.iter().rev().find(|c| l.line <= c.end_line).copied();
         let key = around.map(|c| c.id);
         if let Some((k, unit)) = out.last_mut()
             && *k == key
