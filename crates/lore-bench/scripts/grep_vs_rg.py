@@ -71,7 +71,10 @@ def rg_hits(out):
     hits = set()
     for line in out.stdout.decode("utf-8", "replace").splitlines():
         path, _, rest = line.partition("\0")
-        hits.add((path, int(rest.split(":", 1)[0])))
+        number = rest.split(":", 1)[0]
+        # A matched line holding a NUL splits early; its number came before it.
+        if number.isdigit():
+            hits.add((path, int(number)))
     return hits
 
 
@@ -83,6 +86,7 @@ def main():
     p.add_argument("--root", required=True)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--no-ignore", action="store_true", help="rg --no-ignore (a store added with it)")
+    p.add_argument("--skip", type=int, default=0, help="patterns skipped (resuming a run)")
     p.add_argument("--json")
     args = p.parse_args()
     env = dict(os.environ, LORE_DATA_DIR=args.data)
@@ -93,7 +97,7 @@ def main():
         (args.store,))}
     rows = []
     agree = 0
-    for flags, pattern in patterns():
+    for flags, pattern in list(patterns())[args.skip:]:
         # One warm-up each, then the timed runs.
         _, lo = timed(lore_cmd(args, flags, pattern), env=env)
         if lo.returncode != 0:

@@ -317,6 +317,8 @@ impl Source {
 }
 
 fn file_hits(re: &Regex, store: usize, path: &str, text: &[u8]) -> Option<FileHits> {
+    // A UTF-8 byte order mark is no text (ripgrep drops it too).
+    let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
     let lines: Vec<GrepLine> = matching_lines(re, text)
         .into_iter()
         .map(|(line, range)| GrepLine {
@@ -456,5 +458,12 @@ mod tests {
         assert_eq!(lines("b", "a\nb"), vec![(2, "b".into())]);
         // One line, several matches: once.
         assert_eq!(lines("o", "foo\nboo\n").len(), 2);
+        // A byte order mark is not matched.
+        let re = RegexBuilder::new("[^\\x00-\\x7F]")
+            .multi_line(true)
+            .build()
+            .unwrap();
+        assert!(file_hits(&re, 0, "a", "\u{FEFF}plain\n".as_bytes()).is_none());
+        assert!(file_hits(&re, 0, "a", "\u{FEFF}café\n".as_bytes()).is_some());
     }
 }
