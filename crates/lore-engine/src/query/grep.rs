@@ -317,8 +317,12 @@ impl Source {
 }
 
 fn file_hits(re: &Regex, store: usize, path: &str, text: &[u8]) -> Option<FileHits> {
-    // A UTF-8 byte order mark is no text (ripgrep drops it too).
+    // A UTF-8 byte order mark is no text (ripgrep drops it too), and a file holding a NUL
+    // byte is binary: ripgrep shows none of its lines.
     let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+    if text.contains(&0) {
+        return None;
+    }
     let lines: Vec<GrepLine> = matching_lines(re, text)
         .into_iter()
         .map(|(line, range)| GrepLine {
@@ -465,5 +469,6 @@ mod tests {
             .unwrap();
         assert!(file_hits(&re, 0, "a", "\u{FEFF}plain\n".as_bytes()).is_none());
         assert!(file_hits(&re, 0, "a", "\u{FEFF}café\n".as_bytes()).is_some());
+        assert!(file_hits(&re, 0, "a", "café\n\0".as_bytes()).is_none());
     }
 }
