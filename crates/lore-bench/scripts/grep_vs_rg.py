@@ -87,6 +87,7 @@ def main():
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--no-ignore", action="store_true", help="rg --no-ignore (a store added with it)")
     p.add_argument("--skip", type=int, default=0, help="patterns skipped (resuming a run)")
+    p.add_argument("--only", help="comma-separated pattern numbers (from 0) to run alone")
     p.add_argument("--json")
     args = p.parse_args()
     env = dict(os.environ, LORE_DATA_DIR=args.data)
@@ -97,7 +98,11 @@ def main():
         (args.store,))}
     rows = []
     agree = 0
-    for flags, pattern in list(patterns())[args.skip:]:
+    chosen = list(enumerate(patterns()))[args.skip:]
+    if args.only:
+        keep = {int(n) for n in args.only.split(",")}
+        chosen = [c for c in chosen if c[0] in keep]
+    for _, (flags, pattern) in chosen:
         # One warm-up each, then the timed runs.
         _, lo = timed(lore_cmd(args, flags, pattern), env=env)
         if lo.returncode != 0:

@@ -687,6 +687,15 @@ impl Catalog {
         )
     }
 
+    /// The relative paths of a store's files that were indexed (not skipped), sorted.
+    pub fn indexed_paths(&self, store_id: i64) -> Result<Vec<String>, IndexError> {
+        self.db.query(
+            "SELECT path FROM files WHERE store_id = ?1 AND skipped IS NULL ORDER BY path",
+            args![store_id],
+            |r| r.text(0),
+        )
+    }
+
     /// Which of `ids` are prose (markdown or plain-text chunks) rather than code.
     pub fn prose_ids(&self, ids: &[i64]) -> Result<HashSet<i64>, IndexError> {
         let mut out = HashSet::new();

@@ -97,6 +97,10 @@ pub struct GrepLine {
 /// numbers from 1 and each line's byte range without its `\n`.
 pub fn matching_lines(re: &Regex, text: &[u8]) -> Vec<(u32, std::ops::Range<usize>)> {
     let mut out = Vec::new();
+    // An empty file has no line, not one empty line.
+    if text.is_empty() {
+        return out;
+    }
     let (mut pos, mut line_no, mut counted) = (0usize, 1u32, 0usize);
     while pos <= text.len() {
         let Some(m) = re.find_at(text, pos) else {
@@ -178,7 +182,7 @@ impl Engine {
         };
         let mut found: Vec<FileHits> = Vec::new();
         'stores: for (si, store) in stores.iter().enumerate() {
-            let all = self.catalog.paths(store.id)?;
+            let all = self.catalog.indexed_paths(store.id)?;
             answer.indexed += all.len();
             let candidates = match self.readers(store)?.grep_files(&query)? {
                 Some(paths) => paths,
@@ -460,6 +464,7 @@ mod tests {
         assert_eq!(lines("x*", "a\nb\n").len(), 2);
         assert_eq!(lines("^$", "a\n\nb").len(), 1);
         assert_eq!(lines("b", "a\nb"), vec![(2, "b".into())]);
+        assert_eq!(lines("^$", ""), vec![]);
         // One line, several matches: once.
         assert_eq!(lines("o", "foo\nboo\n").len(), 2);
         // A byte order mark is not matched.
