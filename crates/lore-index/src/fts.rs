@@ -591,7 +591,7 @@ impl FtsWriter {
         }
         self.writer
             .add_document(doc)
-            .map_err(|e| IndexError::Fts("add".into(), e))?;
+            .map_err(|e| IndexError::Fts(writer_context("add", &e), e))?;
         if let Some(g) = &mut self.grams {
             g.add_chunk(path, chunk)?;
         }
@@ -601,7 +601,7 @@ impl FtsWriter {
     /// Durably commits every change since the last commit, recording the catalog
     /// `generation` the index will match once the catalog commits its side.
     pub fn commit(&mut self, generation: Option<i64>) -> Result<(), IndexError> {
-        let err = |e| IndexError::Fts("commit".into(), e);
+        let err = |e: tantivy::TantivyError| IndexError::Fts(writer_context("commit", &e), e);
         // The trigrams first: the BM25 side's generation marks both as written.
         if let Some(g) = &mut self.grams {
             g.commit()?;
@@ -623,6 +623,16 @@ impl FtsWriter {
         self.writer
             .wait_merging_threads()
             .map_err(|e| IndexError::Fts("merge".into(), e))
+    }
+}
+
+/// What a writer's error is about: tantivy reports a writer thread that died of an I/O
+/// error (most often a full disk) without the error itself.
+fn writer_context(what: &str, e: &tantivy::TantivyError) -> String {
+    if e.to_string().contains("killed") {
+        format!("{what} (a writer thread stopped on an I/O error: is the data dir's disk full?)")
+    } else {
+        what.to_string()
     }
 }
 
