@@ -404,25 +404,31 @@ impl Engine {
         let mut entry_points = 0;
         let mut mentioned = 0;
         let mut unreached = Vec::new();
+        let mut file: Option<FileView> = None;
         for s in self.catalog.unreferenced_functions(store.id)? {
             // Only where lore sees calls: a GraphQL operation or an SQL function is
             // used by tools, not by calls in the store.
             if !has_calls(&s.path) {
                 continue;
             }
-            let mut entry = entry_point(&s, &overriding);
-            if entry.is_none() && self.public_by_default(&s)? {
-                entry = Some("exported");
-            }
+            let entry = entry_point(&s, &overriding);
             if entry.is_some() && !(exported && entry == Some("exported")) {
                 entry_points += 1;
                 continue;
             }
-            if self.annotated(&s)? || self.in_derived_type(&s)? {
-                entry_points += 1;
-                continue;
+            // The file read once for its unreferenced functions (they come in file order).
+            if file.as_ref().is_none_or(|f| f.path != s.path) {
+                file = Some(self.file_view(&s)?);
             }
-            if self.defined_as_value(&s)? {
+            let Some(f) = &file else {
+                continue;
+            };
+            let entry = entry.or_else(|| public_by_default(&s, f).then_some("exported"));
+            let kept = (entry.is_some() && !exported)
+                || annotated(&s, f)
+                || in_derived_type(&s, f)
+                || defined_as_value(&s, f);
+            if kept {
                 entry_points += 1;
                 continue;
             }
@@ -515,159 +521,166 @@ fn value_position(before: &str) -> bool {
     }
 }
 
-impl Engine {
-    /// Whether a JavaScript or TypeScript function is written where a value goes (a
-    /// callback, a property's value): used right where it is defined.
-    fn defined_as_value(&self, s: &SymbolRow) -> Result<bool, EngineError> {
-        use lore_core::Language;
-        let lang = Language::from_path(std::path::Path::new(&s.path));
-        if !matches!(
-            lang,
-            Language::JavaScript | Language::TypeScript | Language::Tsx
-        ) {
-            return Ok(false);
-        }
-        let chunks = self.catalog.file_chunks(s.store_id, &s.path)?;
-        let text = crate::unit::file_from_chunks(&chunks);
-        let Some(rest) = text.get(s.start_byte..) else {
-            return Ok(false);
-        };
-        // The unit may start at the statement around the function (`defineGetter(req,
-        // 'xhr', function xhr() {…})`): what matters is what precedes `function`.
-        let first_line = rest.lines().next().unwrap_or("");
-        let at = s.start_byte + first_line.find("function").unwrap_or(0);
-        Ok(text.get(..at).is_some_and(value_position))
-    }
+/// A file as the unreached checks read it: its text (from its chunks) and its symbols.
+struct FileView {
+    path: String,
+    text: String,
+    symbols: Vec<SymbolRow>,
+}
 
-    /// Whether an attribute or annotation other than a plain compiler hint sits on the
-    /// definition (`#[tokio::main]`, `#[plugin_transform]`, `@GetMapping`, `@Override`,
-    /// `[HttpGet]`): something registers or overrides it. Python's decorators are recorded
-    /// by the analyzer already.
-    fn annotated(&self, s: &SymbolRow) -> Result<bool, EngineError> {
-        let chunks = self.catalog.file_chunks(s.store_id, &s.path)?;
-        let text = crate::unit::file_from_chunks(&chunks);
-        let lines: Vec<&str> = text.lines().collect();
-        let first = s.start_line.saturating_sub(1) as usize;
-        // The definition's own lines up to its name, and the lines just above it.
-        let mut around: Vec<&str> = lines
+/// Whether a JavaScript or TypeScript function is written where a value goes (a
+/// callback, a property's value): used right where it is defined.
+fn defined_as_value(s: &SymbolRow, file: &FileView) -> bool {
+    use lore_core::Language;
+    let lang = Language::from_path(std::path::Path::new(&s.path));
+    if !matches!(
+        lang,
+        Language::JavaScript | Language::TypeScript | Language::Tsx
+    ) {
+        return false;
+    }
+    let text = &file.text;
+    let Some(rest) = text.get(s.start_byte..) else {
+        return false;
+    };
+    // The unit may start at the statement around the function (`defineGetter(req,
+    // 'xhr', function xhr() {…})`): what matters is what precedes `function`.
+    let first_line = rest.lines().next().unwrap_or("");
+    let at = s.start_byte + first_line.find("function").unwrap_or(0);
+    text.get(..at).is_some_and(value_position)
+}
+
+/// Whether an attribute or annotation other than a plain compiler hint sits on the
+/// definition (`#[tokio::main]`, `#[plugin_transform]`, `@GetMapping`, `@Override`,
+/// `[HttpGet]`): something registers or overrides it. Python's decorators are recorded
+/// by the analyzer already.
+fn annotated(s: &SymbolRow, file: &FileView) -> bool {
+    let lines: Vec<&str> = file.text.lines().collect();
+    let first = s.start_line.saturating_sub(1) as usize;
+    // The definition's own lines up to its name, and the lines just above it.
+    let mut around: Vec<&str> = lines
+        .iter()
+        .skip(first)
+        .take(3)
+        .take_while(|l| !l.contains(&s.name))
+        .copied()
+        .collect();
+    around.extend(
+        lines[..first.min(lines.len())]
             .iter()
-            .skip(first)
-            .take(3)
-            .take_while(|l| !l.contains(&s.name))
-            .copied()
+            .rev()
+            .map(|l| l.trim())
+            .take_while(|l| l.starts_with('@') || l.starts_with("#[") || l.starts_with('[')),
+    );
+    let harmless = [
+        "cfg",
+        "inline",
+        "allow",
+        "must_use",
+        "doc",
+        "deprecated",
+        "track_caller",
+        "expect",
+        "warn",
+        "cold",
+        "rustfmt",
+        "Deprecated",
+        "SuppressWarnings",
+        "Nullable",
+        "NonNull",
+        "JvmStatic",
+        "Suppress",
+    ];
+    around.iter().any(|l| {
+        let t = l.trim();
+        let name = if let Some(rest) = t.strip_prefix("#[") {
+            rest
+        } else if let Some(rest) = t.strip_prefix('@') {
+            rest
+        } else if let Some(rest) = t.strip_prefix('[') {
+            rest
+        } else {
+            return false;
+        };
+        let name: String = name
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
             .collect();
-        around.extend(
-            lines[..first.min(lines.len())]
-                .iter()
-                .rev()
-                .map(|l| l.trim())
-                .take_while(|l| l.starts_with('@') || l.starts_with("#[") || l.starts_with('[')),
-        );
-        let harmless = [
-            "cfg",
-            "inline",
-            "allow",
-            "must_use",
-            "doc",
-            "deprecated",
-            "track_caller",
-            "expect",
-            "warn",
-            "cold",
-            "rustfmt",
-            "Deprecated",
-            "SuppressWarnings",
-            "Nullable",
-            "NonNull",
-            "JvmStatic",
-            "Suppress",
-        ];
-        Ok(around.iter().any(|l| {
-            let t = l.trim();
-            let name = if let Some(rest) = t.strip_prefix("#[") {
-                rest
-            } else if let Some(rest) = t.strip_prefix('@') {
-                rest
-            } else if let Some(rest) = t.strip_prefix('[') {
-                rest
-            } else {
-                return false;
-            };
-            let name: String = name
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
-                .collect();
-            !name.is_empty() && !harmless.contains(&name.as_str())
-        }))
-    }
+        !name.is_empty() && !harmless.contains(&name.as_str())
+    })
+}
 
-    /// Whether a method's type declares a base it may override or implement (`class A :
-    /// IFilter`, `class A < Base`, `extends`, `implements`), as its declaration is written:
-    /// for languages whose heritage the graph does not record.
-    fn in_derived_type(&self, s: &SymbolRow) -> Result<bool, EngineError> {
-        let Some(container) = &s.container else {
-            return Ok(false);
-        };
-        let symbols = self.catalog.file_symbols(s.store_id, &s.path)?;
-        Ok(symbols
-            .iter()
-            .filter(|t| t.qualified == *container && t.kind.is_type())
-            .filter_map(|t| t.signature.as_deref())
-            .any(|d| {
-                let after = d.split_once(t_name(container)).map_or(d, |(_, a)| a);
-                let after = after.split('{').next().unwrap_or(after);
-                after.contains(':')
-                    || after.trim_start().starts_with('<')
-                    || after.contains("extends")
-                    || after.contains("implements")
-            }))
-    }
+/// Whether a method's type declares a base it may override or implement (`class A :
+/// IFilter`, `class A < Base`, `extends`, `implements`), as its declaration is written:
+/// for languages whose heritage the graph does not record.
+fn in_derived_type(s: &SymbolRow, file: &FileView) -> bool {
+    let Some(container) = &s.container else {
+        return false;
+    };
+    file.symbols
+        .iter()
+        .filter(|t| t.qualified == *container && t.kind.is_type())
+        .filter_map(|t| t.signature.as_deref())
+        .any(|d| {
+            let after = d.split_once(t_name(container)).map_or(d, |(_, a)| a);
+            let after = after.split('{').next().unwrap_or(after);
+            after.contains(':')
+                || after.trim_start().starts_with('<')
+                || after.contains("extends")
+                || after.contains("implements")
+        })
+}
 
-    /// Whether a definition of a language whose analyzer records no visibility (the table
-    /// languages but JavaScript's family) is visible outside its file or type: public unless
-    /// its declaration says otherwise (`private`, `fileprivate`, `internal`, `protected`,
-    /// Elixir's `defp`, Lua's `local`, Dart's `_`), or, in Ruby, a `private` or `protected`
-    /// line above it in its class.
-    fn public_by_default(&self, s: &SymbolRow) -> Result<bool, EngineError> {
-        use lore_core::Language as L;
-        let lang = L::from_path(std::path::Path::new(&s.path));
-        if matches!(
-            lang,
-            L::Rust
-                | L::Python
-                | L::Go
-                | L::Java
-                | L::C
-                | L::Cpp
-                | L::JavaScript
-                | L::TypeScript
-                | L::Tsx
-        ) {
-            return Ok(false);
-        }
-        let decl = s.signature.as_deref().unwrap_or("");
-        let hidden = [
-            "private",
-            "fileprivate",
-            "internal",
-            "protected",
-            "defp",
-            "local",
-        ];
-        if decl
-            .split(|c: char| !c.is_alphanumeric())
-            .take(6)
-            .any(|w| hidden.contains(&w))
-            || (lang == L::Dart && s.name.starts_with('_'))
-        {
-            return Ok(false);
-        }
-        if lang == L::Ruby {
-            let chunks = self.catalog.file_chunks(s.store_id, &s.path)?;
-            let text = crate::unit::file_from_chunks(&chunks);
-            return Ok(!ruby_private(&text, s.start_line));
-        }
-        Ok(true)
+/// Whether a definition of a language whose analyzer records no visibility (the table
+/// languages but JavaScript's family) is visible outside its file or type: public unless
+/// its declaration says otherwise (`private`, `fileprivate`, `internal`, `protected`,
+/// Elixir's `defp`, Lua's `local`, Dart's `_`), or, in Ruby, a `private` or `protected`
+/// line above it in its class.
+fn public_by_default(s: &SymbolRow, file: &FileView) -> bool {
+    use lore_core::Language as L;
+    let lang = L::from_path(std::path::Path::new(&s.path));
+    if matches!(
+        lang,
+        L::Rust
+            | L::Python
+            | L::Go
+            | L::Java
+            | L::C
+            | L::Cpp
+            | L::JavaScript
+            | L::TypeScript
+            | L::Tsx
+    ) {
+        return false;
+    }
+    let decl = s.signature.as_deref().unwrap_or("");
+    let hidden = [
+        "private",
+        "fileprivate",
+        "internal",
+        "protected",
+        "defp",
+        "local",
+    ];
+    if decl
+        .split(|c: char| !c.is_alphanumeric())
+        .take(6)
+        .any(|w| hidden.contains(&w))
+        || (lang == L::Dart && s.name.starts_with('_'))
+    {
+        return false;
+    }
+    lang != L::Ruby || !ruby_private(&file.text, s.start_line)
+}
+
+impl Engine {
+    fn file_view(&self, s: &SymbolRow) -> Result<FileView, EngineError> {
+        let chunks = self.catalog.file_chunks(s.store_id, &s.path)?;
+        Ok(FileView {
+            path: s.path.clone(),
+            text: crate::unit::file_from_chunks(&chunks),
+            symbols: self.catalog.file_symbols(s.store_id, &s.path)?,
+        })
     }
 
     /// Whether `s`'s name is written as a word anywhere in its store beyond its own
