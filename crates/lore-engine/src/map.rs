@@ -197,7 +197,7 @@ impl Engine {
             .filter(|f| crate::reach::has_calls(f))
             .cloned()
             .collect();
-        let (definitions, _, _) = self.catalog.graph_stats(record.id)?;
+        let (definitions, references, _) = self.catalog.graph_stats(record.id)?;
         let mut languages: HashMap<String, usize> = HashMap::new();
         for f in &all_files {
             let lang = lore_core::Language::from_path(std::path::Path::new(f));
@@ -208,13 +208,19 @@ impl Engine {
         let mut languages: Vec<(String, usize)> = languages.into_iter().collect();
         languages.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
 
+        // A graph too large to hold (a kernel tree's millions of references) leaves the
+        // modules as folders and the hubs unknown, and says so.
+        let whole = references <= crate::graph::patterns::MAX_REFERENCES;
         let mut refs: Vec<ResolvedRef> = Vec::new();
         for kind in [
             RefKind::Calls,
             RefKind::Uses,
             RefKind::Extends,
             RefKind::Implements,
-        ] {
+        ]
+        .into_iter()
+        .filter(|_| whole)
+        {
             refs.extend(self.catalog.resolved_refs(record.id, kind)?);
         }
         let index: HashMap<&str, usize> = files
@@ -363,6 +369,12 @@ impl Engine {
             tokens: 0,
         };
         map.text = render(&map, budget);
+        if !whole {
+            map.text.push_str(&format!(
+                "\n({} references: too many to read here; modules are folders, hubs unknown)\n",
+                references
+            ));
+        }
         map.tokens = crate::estimate_tokens(&map.text);
         Ok(map)
     }

@@ -71,6 +71,18 @@ pub enum GramQuery {
 }
 
 impl GramQuery {
+    /// `parts` joined by `join`, sorted and without repeats; one part stands alone, none is
+    /// `All`.
+    fn of(mut parts: Vec<GramQuery>, join: fn(Vec<GramQuery>) -> GramQuery) -> GramQuery {
+        parts.sort();
+        parts.dedup();
+        match parts.len() {
+            0 => GramQuery::All,
+            1 => parts.pop().unwrap_or(GramQuery::All),
+            _ => join(parts),
+        }
+    }
+
     fn and(parts: Vec<GramQuery>) -> GramQuery {
         let mut out = Vec::new();
         for p in parts {
@@ -80,13 +92,7 @@ impl GramQuery {
                 p => out.push(p),
             }
         }
-        out.sort();
-        out.dedup();
-        match out.len() {
-            0 => GramQuery::All,
-            1 => out.pop().unwrap_or(GramQuery::All),
-            _ => GramQuery::And(out),
-        }
+        GramQuery::of(out, GramQuery::And)
     }
 
     fn or(parts: Vec<GramQuery>) -> GramQuery {
@@ -98,13 +104,7 @@ impl GramQuery {
                 p => out.push(p),
             }
         }
-        out.sort();
-        out.dedup();
-        match out.len() {
-            0 => GramQuery::All,
-            1 => out.pop().unwrap_or(GramQuery::All),
-            _ => GramQuery::Or(out),
-        }
+        GramQuery::of(out, GramQuery::Or)
     }
 
     /// The trigrams a match of `hir` (a regular expression already parsed with its flags)

@@ -29,6 +29,7 @@ mod jobs;
 mod lock;
 mod patterns;
 mod pg;
+mod places;
 mod postings;
 mod replica;
 mod schema;
@@ -38,8 +39,7 @@ mod vectors;
 
 pub use batches::{BATCH_ATTEMPTS, Batch, BatchDone, HolderShare, RunProgress};
 pub use catalog::{
-    Catalog, CatalogTx, ChunkRow, ChunkSpan, FileRecord, NewStore, StoreRecord, StoreStats,
-    StoredChunk,
+    Catalog, CatalogTx, ChunkRow, FileRecord, NewStore, StoreRecord, StoreStats, StoredChunk,
 };
 pub use copy::{CopyReport, copy_store};
 pub use feedback::{FeedbackRow, MAX_ROWS_PER_STORE};
@@ -53,6 +53,7 @@ pub use jobs::{JOB_EXPIRY_SECS, JobProgress, JobRecord, JobStatus, Lease, is_job
 pub use lock::{WriterLock, is_held as writer_lock_held};
 pub use patterns::{PatternMember, PatternRow, UnitReference};
 pub use pg::{CacheFit, HNSW_EF_SEARCH, HNSW_MIN_VECTORS, PgLexical, PgVectors};
+pub use places::ChunkSpan;
 pub use replica::{REPLICA_DIR, ReplicaBuilt, ReplicaCopy, build_replica, open_replica};
 pub use schema::postgres::{SchemaStatus, migrate as migrate_postgres, status as postgres_status};
 pub use sql::{Arg, Dialect, PgOptions, Sql, SqlError, blob_to_embedding, redact as redact_url};
