@@ -47,6 +47,7 @@ DECLARES = {
     "yaml": r"^[\w\"'-]+\s*:",
     "toml": r"^\s*(\[|[\w\"'-]+\s*=)",
     "json": r"\"\w+\"\s*:",
+    "perl": r"^\s*(sub\s+\w|package\s+[\w:]+)",
 }
 
 
@@ -138,7 +139,7 @@ def language(lore, path):
             "julia": "jl", "haskell": "hs", "ocaml": "ml mli", "elixir": "ex exs", "erlang": "erl hrl", "zig": "zig",
             "objc": "m mm", "groovy": "groovy gradle", "powershell": "ps1 psm1", "hcl": "tf hcl tfvars",
             "solidity": "sol", "protobuf": "proto", "graphql": "graphql gql", "yaml": "yaml yml", "toml": "toml",
-            "json": "json", "vue": "vue", "svelte": "svelte",
+            "json": "json", "vue": "vue", "svelte": "svelte", "perl": "pl pm t psgi",
         }
         for lang, exts in table.items():
             for e in exts.split():

@@ -245,6 +245,17 @@ const EXPECTED: &[(&str, &[Want])] = &[
             ("dependencies.express", "const", 1),
         ],
     ),
+    (
+        "a.pm",
+        &[
+            ("Shop::Cart", "module", 1),
+            ("Shop::Cart::LIMIT", "const", 3),
+            ("Shop::Cart::new", "method", 6),
+            ("Shop::Cart::add", "method", 11),
+            ("Shop::Util", "module", 16),
+            ("Shop::Util::sum", "function", 17),
+        ],
+    ),
     ("a.vue", &[("inc", "function", 5), ("reset", "function", 6)]),
     ("a.svelte", &[("greet", "function", 3)]),
 ];
@@ -323,6 +334,7 @@ fn doc_comments_of_several_styles_are_kept() {
         ("a.kt", "Cart", "A cart."),
         ("a.toml", "package", "Package."),
         ("a.r", "add", "Adds."),
+        ("a.pm", "Shop::Cart::new", "Makes a cart."),
     ] {
         let a = analyze_file(file, &sample(file), &ChunkOptions::default());
         let s = a.facts.symbols.iter().find(|s| s.qualified == name);

@@ -41,6 +41,7 @@ pub enum Language {
     Yaml,
     Toml,
     Json,
+    Perl,
     Vue,
     Svelte,
     Markdown,
@@ -59,7 +60,7 @@ const NAMED: [(&str, Language); 6] = [
 
 impl Language {
     /// Each language with its name and its file extensions (lower case).
-    const TABLE: [(Language, &'static str, &'static [&'static str]); 40] = [
+    const TABLE: [(Language, &'static str, &'static [&'static str]); 41] = [
         (Language::Rust, "rust", &["rs"]),
         (Language::Python, "python", &["py", "pyi"]),
         (Language::TypeScript, "typescript", &["ts", "mts", "cts"]),
@@ -104,16 +105,17 @@ impl Language {
         (Language::Yaml, "yaml", &["yaml", "yml"]),
         (Language::Toml, "toml", &["toml"]),
         (Language::Json, "json", &["json"]),
+        (Language::Perl, "perl", &["pl", "pm", "t", "psgi"]),
         (Language::Vue, "vue", &["vue"]),
         (Language::Svelte, "svelte", &["svelte"]),
         (Language::Markdown, "markdown", &["md", "markdown", "mdx"]),
         (Language::Text, "text", &[]),
     ];
 
-    pub const ALL: [Language; 40] = {
-        let mut out = [Language::Text; 40];
+    pub const ALL: [Language; 41] = {
+        let mut out = [Language::Text; 41];
         let mut i = 0;
-        while i < 40 {
+        while i < 41 {
             out[i] = Self::TABLE[i].0;
             i += 1;
         }

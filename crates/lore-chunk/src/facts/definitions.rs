@@ -96,7 +96,11 @@ impl<'a> Extractor<'_, 'a> {
                 if matches!(info.kind, ChunkKind::Method | ChunkKind::Const)
                     && !stack.last().is_some_and(|f| f.kind.is_type()) =>
             {
-                let p = type_name(p).unwrap_or_else(|| p.clone());
+                // A Perl package is named whole (`Shop::Cart`), not by its last part.
+                let p = match self.lang {
+                    Language::Perl => p.clone(),
+                    _ => type_name(p).unwrap_or_else(|| p.clone()),
+                };
                 (
                     self.qualify(stack, &format!("{p}{}{name}", self.sep)),
                     Some(p),

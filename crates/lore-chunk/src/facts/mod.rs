@@ -85,7 +85,7 @@ pub(crate) fn extract(
         lang,
         rules: LangRules { lang: grammar, src },
         sep: match grammar {
-            Language::Rust | Language::Cpp => "::",
+            Language::Rust | Language::Cpp | Language::Perl => "::",
             _ => ".",
         },
         test_file: is_test_path(path),

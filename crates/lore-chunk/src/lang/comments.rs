@@ -3,7 +3,12 @@
 pub(crate) fn is_comment(kind: &str) -> bool {
     matches!(
         kind,
-        "comment" | "line_comment" | "block_comment" | "documentation_comment" | "haddock"
+        "comment"
+            | "comments"
+            | "line_comment"
+            | "block_comment"
+            | "documentation_comment"
+            | "haddock"
     )
 }
 

@@ -22,6 +22,7 @@ mod kotlin;
 mod lua;
 mod objc;
 mod ocaml;
+mod perl;
 mod php;
 mod powershell;
 mod protobuf;
@@ -121,6 +122,7 @@ pub(crate) fn ts_language(lang: Language) -> Option<tree_sitter::Language> {
         Language::Yaml => tree_sitter_yaml::LANGUAGE.into(),
         Language::Toml => tree_sitter_toml_ng::LANGUAGE.into(),
         Language::Json => tree_sitter_json::LANGUAGE.into(),
+        Language::Perl => tree_sitter_perl::LANGUAGE.into(),
         // A component's script block, parsed as the language it names (`code::parse_code`).
         Language::Vue | Language::Svelte => return None,
         Language::Markdown | Language::Text => return None,
@@ -157,6 +159,7 @@ pub(crate) fn table_of(lang: Language) -> Option<&'static table::Table> {
         Language::Yaml => &yaml::YAML,
         Language::Toml => &toml::TOML,
         Language::Json => &json::JSON,
+        Language::Perl => &perl::PERL,
         _ => return None,
     })
 }
