@@ -41,6 +41,9 @@ pub struct BatchDone {
     pub skipped: Vec<(String, String)>,
     /// The symbol names whose references the graph must resolve again.
     pub dirty_names: Vec<String>,
+    /// Too many names changed to list them: the graph is resolved again whole.
+    #[serde(default)]
+    pub resolve_all: bool,
     pub chunks_written: usize,
     pub embedded: usize,
 }

@@ -334,6 +334,16 @@ impl Catalog {
         )
     }
 
+    /// `symbols` without their doc comments (what resolving the graph reads).
+    pub fn symbols_undocumented(&self, store_id: i64) -> Result<Vec<SymbolRow>, IndexError> {
+        let columns = SYMBOL_COLUMNS.replace(" doc,", " NULL,");
+        self.db.query(
+            &format!("SELECT {columns} FROM symbols WHERE store_id = ?1 ORDER BY path, start_byte"),
+            args![store_id],
+            |r| symbol_from_row(r, 0),
+        )
+    }
+
     /// Symbols of the given stores whose name or qualified name is `name`.
     pub fn symbols_named(
         &self,
@@ -555,6 +565,24 @@ impl Catalog {
 
     /// References to resolve again: those made in `paths`, and those naming `names`
     /// (or every reference of the store with `all`).
+    /// At most `limit` references of a store after the one numbered `after`, in order:
+    /// a page of `refs_to_resolve(…, all)` for a store too large to hold at once.
+    pub fn refs_after(
+        &self,
+        store_id: i64,
+        after: i64,
+        limit: usize,
+    ) -> Result<Vec<RefRow>, IndexError> {
+        self.db.query(
+            &format!(
+                "SELECT {REF_COLUMNS} FROM refs WHERE store_id = ?1 AND id > ?2 \
+                 ORDER BY id LIMIT ?3"
+            ),
+            args![store_id, after, limit as i64],
+            ref_from_row,
+        )
+    }
+
     pub fn refs_to_resolve(
         &self,
         store_id: i64,

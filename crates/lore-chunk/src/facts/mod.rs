@@ -170,6 +170,14 @@ impl<'a> Extractor<'_, 'a> {
                 self.walk(c, info.member_scope, stack, depth + 1);
             }
             stack.pop();
+            // A JavaScript constant that is a unit (`const app = new Hono()`) still names
+            // its value where it is declared: calls through it are typed by it.
+            if info.kind == ChunkKind::Const
+                && self.js()
+                && let Some(decl) = js_declarator(node)
+            {
+                self.bind(decl, stack);
+            }
             return;
         }
         self.reference(node, stack);
@@ -250,4 +258,15 @@ impl<'a> Extractor<'_, 'a> {
             None => name.to_string(),
         }
     }
+}
+
+/// The one `variable_declarator` of a JavaScript declaration, exported or not.
+fn js_declarator(node: Node) -> Option<Node> {
+    let decl = match node.kind() {
+        "export_statement" => node.child_by_field_name("declaration")?,
+        _ => node,
+    };
+    named_children(decl)
+        .into_iter()
+        .find(|c| c.kind() == "variable_declarator")
 }

@@ -157,7 +157,9 @@ impl LangRules<'_, '_> {
                     != self.src.last_line(node.start_byte(), node.end_byte());
                 // `const appRouter = new Builder()`, `const runHook = makeRunner(iter)`: a
                 // module's value made by a constructor or a factory is a name others use.
-                let made = value.is_some_and(|v| self.js_made(v));
+                // Not one inside a callback (`describe(…, () => { const res = f() })`):
+                // the scope does not change there, the code is a function's all the same.
+                let made = value.is_some_and(|v| self.js_made(v)) && !in_function(node);
                 if is_const && (multiline || made) && matches!(scope, Scope::Top | Scope::Namespace)
                 {
                     self.simple(ChunkKind::Const, node, name)
@@ -241,4 +243,26 @@ impl LangRules<'_, '_> {
             _ => return None,
         })
     }
+}
+
+/// Whether `node` is inside a function of any kind (an arrow function passed as an
+/// argument included).
+fn in_function(node: Node) -> bool {
+    let mut at = node.parent();
+    while let Some(n) = at {
+        if matches!(
+            n.kind(),
+            "arrow_function"
+                | "function_expression"
+                | "function"
+                | "function_declaration"
+                | "generator_function"
+                | "generator_function_declaration"
+                | "method_definition"
+        ) {
+            return true;
+        }
+        at = n.parent();
+    }
+    false
 }

@@ -130,6 +130,9 @@ pub(crate) fn symbol_info(s: &SymbolRow, store: &str) -> SymbolInfo {
 /// `changed` files and those naming `names`; everything when `all` (files appeared
 /// or vanished, so imports may point elsewhere) or when an earlier run stopped
 /// before resolving.
+/// References resolved and written at a time when a whole store's are.
+const RESOLVE_PAGE: usize = 200_000;
+
 pub(crate) fn resolve_graph(
     catalog: &mut Catalog,
     store_id: i64,
@@ -152,24 +155,24 @@ pub(crate) fn resolve_graph(
     let all = all || resolved_at != Some(generation_before);
     names.sort();
     names.dedup();
-    let symbols = catalog.symbols(store_id)?;
     let files: Vec<String> = catalog.manifest(store_id)?.into_keys().collect();
     let imports = catalog.imports(store_id)?;
     let index = Index::new(
         files,
-        symbols
-            .iter()
+        catalog
+            .symbols_undocumented(store_id)?
+            .into_iter()
             .map(|s| SymbolEntry {
                 id: s.id,
-                path: s.path.clone(),
-                name: s.name.clone(),
-                qualified: s.qualified.clone(),
+                path: s.path,
+                name: s.name,
+                qualified: s.qualified,
                 kind: s.kind,
-                container: s.container.clone(),
-                signature: s.signature.clone(),
-                returns: s.returns.clone(),
-                params: s.params.clone(),
-                decorators: s.decorators.clone(),
+                container: s.container,
+                signature: s.signature,
+                returns: s.returns,
+                params: s.params,
+                decorators: s.decorators,
             })
             .collect(),
         imports.iter().map(|i| (i.path.clone(), i.import.clone())),
@@ -182,25 +185,47 @@ pub(crate) fn resolve_graph(
         .filter(|i| all || changed_set.contains(i.path.as_str()))
         .map(|i| (i.id, index.import_targets(&i.path, &i.import)))
         .collect();
-    let refs = catalog.refs_to_resolve(store_id, changed, &names, all)?;
-    // Only references whose target changes are written (most stay unresolved).
-    let targets: Vec<RefTarget> = refs
-        .iter()
-        .filter_map(|r| {
-            let res = index.resolve(&r.path, &r.reference);
-            (res.map(|x| x.target) != r.target).then(|| RefTarget {
-                ref_id: r.id,
-                target: res.map(|x| x.target),
-                confidence: res.map(|x| x.confidence),
-                how: res.map(|x| x.how.as_str().to_string()),
+    drop(imports);
+    // Only references whose target changes are written (most stay unresolved). All of a
+    // store's are read a page at a time, each page's targets written before the next.
+    let retarget = |refs: &[lore_index::RefRow]| -> Vec<RefTarget> {
+        refs.iter()
+            .filter_map(|r| {
+                let res = index.resolve(&r.path, &r.reference);
+                (res.map(|x| x.target) != r.target).then(|| RefTarget {
+                    ref_id: r.id,
+                    target: res.map(|x| x.target),
+                    confidence: res.map(|x| x.confidence),
+                    how: res.map(|x| x.how.as_str().to_string()),
+                })
             })
-        })
-        .collect();
+            .collect()
+    };
+    if all {
+        let mut after = 0;
+        loop {
+            let page = catalog.refs_after(store_id, after, RESOLVE_PAGE)?;
+            let Some(last) = page.last() else { break };
+            after = last.id;
+            let targets = retarget(&page);
+            drop(page);
+            if !targets.is_empty() {
+                let tx = catalog.begin()?;
+                tx.set_ref_targets(&targets)?;
+                tx.commit()?;
+            }
+        }
+    } else {
+        let targets = retarget(&catalog.refs_to_resolve(store_id, changed, &names, false)?);
+        let tx = catalog.begin()?;
+        tx.set_ref_targets(&targets)?;
+        tx.commit()?;
+    }
     let tx = catalog.begin()?;
     tx.set_import_targets(&import_targets)?;
-    tx.set_ref_targets(&targets)?;
     tx.set_graph_resolved(store_id, generation)?;
     tx.commit()?;
+    drop(index);
     patterns::refresh(catalog, store_id, generation)
 }
 

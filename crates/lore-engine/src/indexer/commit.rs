@@ -21,7 +21,29 @@ pub(super) struct Commits {
     changed_any: bool,
     /// What the code graph must resolve again once the files are in.
     pub dirty_names: Vec<String>,
+    /// More names changed than are worth listing: the whole graph is resolved again.
+    pub all_dirty: bool,
     pub changed_paths: Vec<String>,
+}
+
+/// Most names a run lists for the graph to resolve again; past it, it resolves them all
+/// (a first run of a large store would hold every name it defines).
+pub(super) const MAX_DIRTY_NAMES: usize = 100_000;
+
+/// Adds `more` to the names to resolve again, or forgets them all once there are too many.
+pub(super) fn note_dirty(
+    names: &mut Vec<String>,
+    all: &mut bool,
+    more: impl IntoIterator<Item = String>,
+) {
+    if *all {
+        return;
+    }
+    names.extend(more);
+    if names.len() > MAX_DIRTY_NAMES {
+        *names = Vec::new();
+        *all = true;
+    }
 }
 
 impl Commits {
@@ -32,6 +54,7 @@ impl Commits {
             first: true,
             changed_any: full || !plan.deleted.is_empty(),
             dirty_names: Vec::new(),
+            all_dirty: false,
             changed_paths: Vec::new(),
         }
     }
@@ -93,7 +116,8 @@ impl Engine {
         let tx = self.catalog.begin()?;
         if run.first {
             for path in &plan.deleted {
-                run.dirty_names.extend(tx.remove_facts(store.id, path)?);
+                let gone = tx.remove_facts(store.id, path)?;
+                note_dirty(&mut run.dirty_names, &mut run.all_dirty, gone);
                 tx.remove_file(store.id, path)?;
             }
             report.deleted = plan.deleted.len();
@@ -120,12 +144,12 @@ impl Engine {
                             embedding: v,
                         })
                         .collect();
-                    run.dirty_names
-                        .extend(tx.remove_facts(store.id, &file.path)?);
+                    let gone = tx.remove_facts(store.id, &file.path)?;
+                    note_dirty(&mut run.dirty_names, &mut run.all_dirty, gone);
                     tx.replace_file(store.id, file, &rows)?;
                     tx.replace_facts(store.id, &file.path, facts)?;
-                    run.dirty_names
-                        .extend(facts.symbols.iter().map(|s| s.name.clone()));
+                    let defined = facts.symbols.iter().map(|s| s.name.clone());
+                    note_dirty(&mut run.dirty_names, &mut run.all_dirty, defined);
                     run.changed_paths.push(file.path.clone());
                     report.chunks_written += rows.len();
                     match why {

@@ -21,12 +21,12 @@ pub(crate) mod writer;
 pub(crate) use plan::diff;
 pub use worker::{BATCH_LEASE_SECS, WorkerReport, Workers};
 
-use crate::{Engine, EngineError, Progress};
+use crate::{Engine, EngineError, Phase, Progress};
 use commit::Commits;
 use lore_core::StoreKind;
 use lore_embed::Embedder;
 use lore_index::{Fts, FtsBuild, IndexError, Lease, StoreRecord};
-use prepare::{Prepared, prepare_all};
+use prepare::{Prepared, prepare_some};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -243,7 +243,7 @@ impl Engine {
             || plan.rebuild
             || !plan.deleted.is_empty()
             || report.added > 0
-            || committed.unindexed;
+            || committed.resolve_all;
         crate::graph::resolve_graph(
             &mut self.catalog,
             store.id,
@@ -298,7 +298,6 @@ impl Engine {
         progress: &dyn Progress,
         report: &mut IndexReport,
     ) -> Result<Option<worker::Committed>, EngineError> {
-        let prepared = prepare_all(plan, store.max_file_bytes, &self.config.chunk, progress);
         // Read before the first commit removes the deleted files.
         let released = match embedder {
             Some(_) if !plan.deleted.is_empty() => {
@@ -309,50 +308,79 @@ impl Engine {
 
         let mut run = Commits::new(writer, generation, full, plan);
         let batch = self.config.commit_every_files.max(1);
+        let mut unindexed = false;
+        progress.start(Phase::Files, plan.todo.len() as u64);
+        // Files are read a window at a time and committed before the next is read.
+        let mut windows = prepare::windows(plan, batch * 8).into_iter().peekable();
         // Always run at least one commit, so deletions and full clears land.
-        let empty: &[Prepared] = &[];
-        let groups: Box<dyn Iterator<Item = &[Prepared]>> = if prepared.is_empty() {
-            Box::new(std::iter::once(empty))
-        } else {
-            Box::new(prepared.chunks(batch))
-        };
-        for group in groups {
-            let mut vectors: Vec<Vec<Option<Vec<f32>>>> = Vec::with_capacity(group.len());
-            for p in group {
-                // Nothing of this batch is written yet: stopping here keeps every commit.
-                if progress.cancelled() {
-                    drop(run);
-                    self.refresh_vectors(store.id)?;
-                    self.forget_readers(store.id);
-                    return Ok(None);
-                }
-                vectors.push(match p {
-                    Prepared::Changed { file, chunks, .. } if embedder.is_some() => {
-                        self.known_vectors(store.id, &file.path, chunks, &released)?
-                    }
-                    _ => Vec::new(),
-                });
+        let mut first = true;
+        while first || windows.peek().is_some() {
+            first = false;
+            let todo = windows.next().unwrap_or_default();
+            if progress.cancelled() {
+                return self.cancelled_run(store, run);
             }
-            self.commit_batch(store, plan, &mut run, group, &vectors, report)?;
-            self.renew_store_lease(store)?;
+            let prepared = prepare_some(
+                plan,
+                todo,
+                store.max_file_bytes,
+                &self.config.chunk,
+                progress,
+            );
+            unindexed |= prepared.iter().any(|p| {
+                matches!(
+                    p,
+                    Prepared::Skipped {
+                        was_indexed: true,
+                        ..
+                    }
+                )
+            });
+            let empty: &[Prepared] = &[];
+            let groups: Box<dyn Iterator<Item = &[Prepared]>> = if prepared.is_empty() {
+                Box::new(std::iter::once(empty))
+            } else {
+                Box::new(prepared.chunks(batch))
+            };
+            for group in groups {
+                let mut vectors: Vec<Vec<Option<Vec<f32>>>> = Vec::with_capacity(group.len());
+                for p in group {
+                    // Nothing of this batch is written yet: stopping here keeps every commit.
+                    if progress.cancelled() {
+                        return self.cancelled_run(store, run);
+                    }
+                    vectors.push(match p {
+                        Prepared::Changed { file, chunks, .. } if embedder.is_some() => {
+                            self.known_vectors(store.id, &file.path, chunks, &released)?
+                        }
+                        _ => Vec::new(),
+                    });
+                }
+                self.commit_batch(store, plan, &mut run, group, &vectors, report)?;
+                self.renew_store_lease(store)?;
+            }
         }
+        progress.finish(Phase::Files);
         if let Some(writer) = run.writer.take() {
             writer.finish()?;
         }
-        let unindexed = prepared.iter().any(|p| {
-            matches!(
-                p,
-                Prepared::Skipped {
-                    was_indexed: true,
-                    ..
-                }
-            )
-        });
         Ok(Some(worker::Committed {
             changed_paths: run.changed_paths,
             dirty_names: run.dirty_names,
-            unindexed,
+            resolve_all: unindexed || run.all_dirty,
         }))
+    }
+
+    /// A run stopped between commits: what was committed stays, searchable.
+    fn cancelled_run(
+        &mut self,
+        store: &StoreRecord,
+        run: Commits,
+    ) -> Result<Option<worker::Committed>, EngineError> {
+        drop(run);
+        self.refresh_vectors(store.id)?;
+        self.forget_readers(store.id);
+        Ok(None)
     }
 }
 

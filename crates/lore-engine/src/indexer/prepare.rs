@@ -52,11 +52,24 @@ pub(super) fn prepare_all(
     progress: &dyn Progress,
 ) -> Vec<Prepared> {
     progress.start(Phase::Files, plan.todo.len() as u64);
-    let todo: Vec<&SourceFile> = plan.todo().collect();
+    let prepared = prepare_some(plan, &plan.todo, max_bytes, opts, progress);
+    progress.finish(Phase::Files);
+    prepared
+}
+
+/// Reads, hashes and chunks the files `todo` names (indexes into the plan's walk), in
+/// parallel, advancing `Phase::Files` by each.
+pub(super) fn prepare_some(
+    plan: &Plan,
+    todo: &[usize],
+    max_bytes: u64,
+    opts: &lore_chunk::ChunkOptions,
+    progress: &dyn Progress,
+) -> Vec<Prepared> {
     let tree = plan.walk.tree.as_deref();
-    let prepared = todo
-        .par_iter()
-        .map(|f| {
+    todo.par_iter()
+        .map(|&i| {
+            let f = &plan.walk.files[i];
             let p = prepare(
                 tree,
                 f,
@@ -68,9 +81,30 @@ pub(super) fn prepare_all(
             progress.advance(Phase::Files, 1);
             p
         })
-        .collect();
-    progress.finish(Phase::Files);
-    prepared
+        .collect()
+}
+
+/// Most bytes of source read and chunked before they are committed: the chunks and facts
+/// of a window are held until then, so a run's memory does not grow with the store.
+const WINDOW_BYTES: u64 = 16 << 20;
+
+/// The plan's files to read, cut into windows of at most `WINDOW_BYTES` (and `max_files`)
+/// in walk order; a file larger than a window is a window of its own.
+pub(super) fn windows(plan: &Plan, max_files: usize) -> Vec<&[usize]> {
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0, 0u64);
+    for (at, &i) in plan.todo.iter().enumerate() {
+        let size = plan.walk.files[i].size;
+        if at > start && (bytes + size > WINDOW_BYTES || at - start >= max_files) {
+            out.push(&plan.todo[start..at]);
+            (start, bytes) = (at, 0);
+        }
+        bytes += size;
+    }
+    if start < plan.todo.len() {
+        out.push(&plan.todo[start..]);
+    }
+    out
 }
 
 /// Reads, hashes and (when the content changed) chunks one file.

@@ -65,8 +65,9 @@ const ELSEWHERE_RECHECK: Duration = Duration::from_secs(60);
 pub(super) struct Committed {
     pub changed_paths: Vec<String>,
     pub dirty_names: Vec<String>,
-    /// A file indexed before is no longer indexable.
-    pub unindexed: bool,
+    /// A file indexed before is no longer indexable, or too many names changed to list
+    /// them: the whole graph is resolved again.
+    pub resolve_all: bool,
 }
 
 /// What `lore worker` did until it stopped.
@@ -134,7 +135,7 @@ impl Engine {
         let mut out = Committed {
             changed_paths: run.changed_paths,
             dirty_names: run.dirty_names,
-            unindexed: false,
+            resolve_all: run.all_dirty,
         };
         for done in reports? {
             report.added += done.added;
@@ -143,14 +144,14 @@ impl Engine {
             report.unchanged += done.unchanged;
             report.chunks_written += done.chunks_written;
             report.embedded += done.embedded;
-            out.unindexed |= !done.skipped.is_empty();
+            out.resolve_all |= !done.skipped.is_empty() || done.resolve_all;
             report.skipped.extend(
                 done.skipped
                     .into_iter()
                     .map(|(path, reason)| SkippedFile { path, reason }),
             );
             out.changed_paths.extend(done.changed_paths);
-            out.dirty_names.extend(done.dirty_names);
+            super::commit::note_dirty(&mut out.dirty_names, &mut out.resolve_all, done.dirty_names);
         }
         Ok(out)
     }
@@ -330,6 +331,7 @@ impl Engine {
         Ok(Some(BatchDone {
             changed_paths: run.changed_paths,
             dirty_names: run.dirty_names,
+            resolve_all: run.all_dirty,
             added: report.added,
             changed: report.changed,
             reanalyzed: report.reanalyzed,
