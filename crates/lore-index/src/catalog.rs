@@ -598,14 +598,9 @@ impl Catalog {
             "SELECT COUNT(*) FROM files WHERE store_id = ?1 AND skipped IS NULL",
             args![store_id],
         )?;
-        let (chunks, embedded) = self
-            .db
-            .query_opt(
-                "SELECT COUNT(*), COUNT(embedding) FROM chunks WHERE store_id = ?1",
-                args![store_id],
-                |r| Ok((r.int(0)?, r.int(1)?)),
-            )?
-            .unwrap_or_default();
+        // Both from indexes: `COUNT(embedding)` would read every chunk's row.
+        let (chunks, unembedded) = self.embedding_progress(store_id)?;
+        let embedded = chunks.saturating_sub(unembedded);
         let (symbols, references, resolved) = self.graph_stats(store_id)?;
         let parse_errors = self.db.query_int(
             "SELECT COUNT(*) FROM files WHERE store_id = ?1 AND parse_error IS NOT NULL",
@@ -614,8 +609,8 @@ impl Catalog {
         Ok(StoreStats {
             files: files as u64,
             parse_errors: parse_errors as u64,
-            chunks: chunks as u64,
-            embedded: embedded as u64,
+            chunks,
+            embedded,
             symbols,
             references,
             resolved,

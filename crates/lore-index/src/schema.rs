@@ -126,6 +126,7 @@ CREATE INDEX IF NOT EXISTS bindings_by_file ON bindings(store_id, path);
 CREATE INDEX IF NOT EXISTS refs_by_file ON refs(store_id, path);
 CREATE INDEX IF NOT EXISTS refs_by_name ON refs(store_id, name);
 CREATE INDEX IF NOT EXISTS refs_by_target ON refs(target);
+CREATE INDEX IF NOT EXISTS refs_resolved ON refs(store_id) WHERE target IS NOT NULL;
 -- Idioms mined from the graph (see lore-engine's graph/patterns.rs), largest first, and
 -- the generation they were mined at.
 CREATE TABLE IF NOT EXISTS patterns (
@@ -199,7 +200,7 @@ CREATE INDEX IF NOT EXISTS feedback_by_store ON feedback(store_id, at);
 ";
 
 /// The schema version `SCHEMA` creates; `migrate` brings older catalogs up to it.
-pub(crate) const SCHEMA_VERSION: i64 = 15;
+pub(crate) const SCHEMA_VERSION: i64 = 16;
 
 /// What made a store's vectors when it did not record it: stores embedded before lore
 /// recorded it were all embedded by the built-in model. The migrations that added the
@@ -304,6 +305,8 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
         // v15: chunks by file carry their lines, kind and name (grep's units, index only).
         conn.execute_batch(CHUNKS_BY_FILE)?;
     }
+    // v16 added the partial index of resolved references (created above): a store's
+    // resolved share is counted from it, not from every reference's row.
     if version != SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }

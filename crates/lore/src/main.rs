@@ -49,6 +49,11 @@ fn main() {
             std::process::exit(code);
         }
     };
+    // Any command logs what `LORE_LOG` asks for (`lore_engine=debug`: an index run's
+    // phases); a server or a worker logs `info` without it.
+    if std::env::var_os("LORE_LOG").is_some() {
+        serve::init_logs("warn");
+    }
     if let Err(e) = run(cli) {
         let code = match e.downcast_ref::<EngineError>() {
             Some(ee) => ee.kind().code(),

@@ -179,6 +179,7 @@ pub(crate) fn resolve_graph(
         catalog.heritage(store_id)?,
         catalog.bindings(store_id)?,
     );
+    tracing::debug!("store #{store_id}: graph tables read: {}", index.sizes());
     let changed_set: std::collections::HashSet<&str> = changed.iter().map(String::as_str).collect();
     let import_targets: Vec<(i64, Vec<String>)> = imports
         .iter()
@@ -209,6 +210,10 @@ pub(crate) fn resolve_graph(
             after = last.id;
             let targets = retarget(&page);
             drop(page);
+            tracing::debug!(
+                "store #{store_id}: resolved to ref {after}: {}",
+                index.sizes()
+            );
             if !targets.is_empty() {
                 let tx = catalog.begin()?;
                 tx.set_ref_targets(&targets)?;

@@ -310,55 +310,71 @@ impl Engine {
         let batch = self.config.commit_every_files.max(1);
         let mut unindexed = false;
         progress.start(Phase::Files, plan.todo.len() as u64);
-        // Files are read a window at a time and committed before the next is read.
-        let mut windows = prepare::windows(plan, batch * 8).into_iter().peekable();
-        // Always run at least one commit, so deletions and full clears land.
-        let mut first = true;
-        while first || windows.peek().is_some() {
-            first = false;
-            let todo = windows.next().unwrap_or_default();
-            if progress.cancelled() {
-                return self.cancelled_run(store, run);
-            }
-            let prepared = prepare_some(
-                plan,
-                todo,
-                store.max_file_bytes,
-                &self.config.chunk,
-                progress,
-            );
-            unindexed |= prepared.iter().any(|p| {
-                matches!(
-                    p,
-                    Prepared::Skipped {
-                        was_indexed: true,
-                        ..
+        // Files are read a window at a time, the next while this one is committed: two
+        // windows at most are held, however large the store.
+        let windows = prepare::windows(plan, batch * 8);
+        let opts = self.config.chunk.clone();
+        let max_bytes = store.max_file_bytes;
+        let finished = std::thread::scope(|scope| -> Result<bool, EngineError> {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Prepared>>(0);
+            scope.spawn(move || {
+                for todo in windows {
+                    if progress.cancelled()
+                        || tx
+                            .send(prepare_some(plan, todo, max_bytes, &opts, progress))
+                            .is_err()
+                    {
+                        break;
                     }
-                )
-            });
-            let empty: &[Prepared] = &[];
-            let groups: Box<dyn Iterator<Item = &[Prepared]>> = if prepared.is_empty() {
-                Box::new(std::iter::once(empty))
-            } else {
-                Box::new(prepared.chunks(batch))
-            };
-            for group in groups {
-                let mut vectors: Vec<Vec<Option<Vec<f32>>>> = Vec::with_capacity(group.len());
-                for p in group {
-                    // Nothing of this batch is written yet: stopping here keeps every commit.
-                    if progress.cancelled() {
-                        return self.cancelled_run(store, run);
-                    }
-                    vectors.push(match p {
-                        Prepared::Changed { file, chunks, .. } if embedder.is_some() => {
-                            self.known_vectors(store.id, &file.path, chunks, &released)?
-                        }
-                        _ => Vec::new(),
-                    });
                 }
-                self.commit_batch(store, plan, &mut run, group, &vectors, report)?;
-                self.renew_store_lease(store)?;
+            });
+            // Always run at least one commit, so deletions and full clears land.
+            let mut first = true;
+            loop {
+                let prepared = match rx.recv() {
+                    Ok(p) => p,
+                    Err(_) if progress.cancelled() => return Ok(false),
+                    Err(_) if first => Vec::new(),
+                    Err(_) => return Ok(true),
+                };
+                first = false;
+                unindexed |= prepared.iter().any(|p| {
+                    matches!(
+                        p,
+                        Prepared::Skipped {
+                            was_indexed: true,
+                            ..
+                        }
+                    )
+                });
+                let empty: &[Prepared] = &[];
+                let groups: Box<dyn Iterator<Item = &[Prepared]>> = if prepared.is_empty() {
+                    Box::new(std::iter::once(empty))
+                } else {
+                    Box::new(prepared.chunks(batch))
+                };
+                for group in groups {
+                    let mut vectors: Vec<Vec<Option<Vec<f32>>>> = Vec::with_capacity(group.len());
+                    for p in group {
+                        // Nothing of this batch is written yet: stopping here keeps every
+                        // commit.
+                        if progress.cancelled() {
+                            return Ok(false);
+                        }
+                        vectors.push(match p {
+                            Prepared::Changed { file, chunks, .. } if embedder.is_some() => {
+                                self.known_vectors(store.id, &file.path, chunks, &released)?
+                            }
+                            _ => Vec::new(),
+                        });
+                    }
+                    self.commit_batch(store, plan, &mut run, group, &vectors, report)?;
+                    self.renew_store_lease(store)?;
+                }
             }
+        })?;
+        if !finished {
+            return self.cancelled_run(store, run);
         }
         progress.finish(Phase::Files);
         if let Some(writer) = run.writer.take() {

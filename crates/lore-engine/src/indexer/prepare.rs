@@ -89,20 +89,29 @@ pub(super) fn prepare_some(
 const WINDOW_BYTES: u64 = 16 << 20;
 
 /// The plan's files to read, cut into windows of at most `WINDOW_BYTES` (and `max_files`)
-/// in walk order; a file larger than a window is a window of its own.
+/// in walk order.
 pub(super) fn windows(plan: &Plan, max_files: usize) -> Vec<&[usize]> {
+    let sizes: Vec<u64> = plan.todo().map(|f| f.size).collect();
+    cut(&sizes, WINDOW_BYTES, max_files)
+        .into_iter()
+        .map(|r| &plan.todo[r])
+        .collect()
+}
+
+/// Consecutive ranges of `sizes` of at most `max_bytes` and `max_files` each; a size
+/// larger than `max_bytes` is a range of its own.
+fn cut(sizes: &[u64], max_bytes: u64, max_files: usize) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
     let (mut start, mut bytes) = (0, 0u64);
-    for (at, &i) in plan.todo.iter().enumerate() {
-        let size = plan.walk.files[i].size;
-        if at > start && (bytes + size > WINDOW_BYTES || at - start >= max_files) {
-            out.push(&plan.todo[start..at]);
+    for (at, &size) in sizes.iter().enumerate() {
+        if at > start && (bytes + size > max_bytes || at - start >= max_files) {
+            out.push(start..at);
             (start, bytes) = (at, 0);
         }
         bytes += size;
     }
-    if start < plan.todo.len() {
-        out.push(&plan.todo[start..]);
+    if start < sizes.len() {
+        out.push(start..sizes.len());
     }
     out
 }
@@ -298,5 +307,18 @@ impl Engine {
         self.forget_readers(store.id);
         progress.finish(Phase::Embeddings);
         outcome
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cut;
+
+    #[test]
+    fn windows_hold_at_most_their_bytes_and_files_and_a_large_file_alone() {
+        assert_eq!(cut(&[], 10, 3), Vec::<std::ops::Range<usize>>::new());
+        assert_eq!(cut(&[4, 4, 4, 4], 10, 3), [0..2, 2..4]);
+        assert_eq!(cut(&[1, 1, 1, 1, 1], 10, 2), [0..2, 2..4, 4..5]);
+        assert_eq!(cut(&[2, 30, 2], 10, 3), [0..1, 1..2, 2..3]);
     }
 }

@@ -106,9 +106,10 @@ pub struct Index {
     symbols: Vec<SymbolEntry>,
     by_path: HashMap<String, Vec<usize>>,
     /// By (file, qualified name): scope lookups are per reference, so they must not scan.
-    by_key: HashMap<(String, String), Vec<usize>>,
+    by_key: HashMap<Key, Vec<usize>>,
     by_name: HashMap<String, Vec<usize>>,
-    methods: HashMap<(String, String), Vec<usize>>,
+    /// By (container, name).
+    methods: HashMap<Key, Vec<usize>>,
     /// Names that have methods (`View` with `View.prototype.lookup = function …`): a
     /// function of that name is a constructor, and `this` inside it is one of those.
     containers: std::collections::HashSet<String>,
@@ -131,7 +132,22 @@ pub struct Index {
     bare_memo: RefCell<BareMemo>,
 }
 
-type BareMemo = HashMap<(String, String, RefKind, usize), Option<(usize, How)>>;
+type BareMemo = HashMap<Key, Option<(usize, How)>>;
+
+/// A pair of strings (and what else a table is keyed by) as 128 bits of two hashes: a
+/// store's tables hold millions of keys, each two strings copied from its symbols; a
+/// collision of both hashes is not to be expected in any store (about 2^-128 a pair).
+type Key = u128;
+
+fn key(a: &str, b: &str, more: usize) -> Key {
+    use std::hash::{Hash, Hasher};
+    let half = |salt: u8| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (salt, a, b, more).hash(&mut h);
+        h.finish()
+    };
+    (u128::from(half(0)) << 64) | u128::from(half(1))
+}
 
 /// Most `bare` answers kept at once (about 100 bytes each).
 const BARE_MEMO_ENTRIES: usize = 1 << 21;
@@ -253,8 +269,9 @@ impl Index {
     ) -> Index {
         let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
         let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
-        let mut methods: HashMap<(String, String), Vec<usize>> = HashMap::new();
-        let mut by_key: HashMap<(String, String), Vec<usize>> = HashMap::new();
+        let mut methods: HashMap<Key, Vec<usize>> = HashMap::new();
+        let mut containers = std::collections::HashSet::new();
+        let mut by_key: HashMap<Key, Vec<usize>> = HashMap::new();
         let mut fixtures: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, s) in symbols.iter().enumerate() {
             if let Some(f) = s.decorators.iter().find_map(|d| fixture_name(d, &s.name)) {
@@ -262,15 +279,15 @@ impl Index {
             }
             by_path.entry(s.path.clone()).or_default().push(i);
             by_key
-                .entry((s.path.clone(), s.qualified.clone()))
+                .entry(key(&s.path, &s.qualified, 0))
                 .or_default()
                 .push(i);
             by_name.entry(s.name.clone()).or_default().push(i);
             if let Some(c) = &s.container {
-                methods
-                    .entry((c.clone(), s.name.clone()))
-                    .or_default()
-                    .push(i);
+                methods.entry(key(c, &s.name, 0)).or_default().push(i);
+                if !containers.contains(c.as_str()) {
+                    containers.insert(c.clone());
+                }
             }
         }
         let mut by_file: HashMap<String, Vec<Import>> = HashMap::new();
@@ -300,7 +317,7 @@ impl Index {
             by_path,
             by_key,
             by_name,
-            containers: methods.keys().map(|(c, _)| c.clone()).collect(),
+            containers,
             methods,
             imports: by_file,
             bases,
@@ -368,7 +385,7 @@ impl Index {
     /// Symbols of `path` with this qualified name that fit.
     fn in_file(&self, path: &str, qualified: &str, kind: RefKind) -> Option<usize> {
         self.by_key
-            .get(&(path.to_string(), qualified.to_string()))?
+            .get(&key(path, qualified, 0))?
             .iter()
             .copied()
             .find(|&i| fits(kind, self.symbols[i].kind))
@@ -377,7 +394,7 @@ impl Index {
     /// Symbols of `path` named `qualified`, whatever their kind.
     fn defined(&self, path: &str, qualified: &str) -> &[usize] {
         self.by_key
-            .get(&(path.to_string(), qualified.to_string()))
+            .get(&key(path, qualified, 0))
             .map(Vec::as_slice)
             .unwrap_or(&[])
     }
@@ -386,6 +403,26 @@ impl Index {
         let mut found = files.iter().filter_map(|f| self.in_file(f, name, kind));
         let first = found.next()?;
         found.next().is_none().then_some(first)
+    }
+
+    /// How many entries its tables and memos hold (for logs of a large store's run).
+    pub fn sizes(&self) -> String {
+        let memo_files: usize = self.memo.borrow().values().map(Vec::len).sum();
+        format!(
+            "symbols {}, by_key {}, by_name {}, methods {}, imports {}, globals {}, fields {}, \
+             module memo {} ({} files), global memo {}, bare memo {}",
+            self.symbols.len(),
+            self.by_key.len(),
+            self.by_name.len(),
+            self.methods.len(),
+            self.imports.values().map(Vec::len).sum::<usize>(),
+            self.globals.len(),
+            self.fields.len(),
+            self.memo.borrow().len(),
+            memo_files,
+            self.global_memo.borrow().len(),
+            self.bare_memo.borrow().len(),
+        )
     }
 
     /// Resolves a reference made in `path`.
@@ -484,7 +521,7 @@ impl Index {
         if caller.is_some() {
             return self.bare_walk(path, lang, name, caller, kind, hops);
         }
-        let key = (path.to_string(), name.to_string(), kind, hops);
+        let key = key(path, name, hops * 8 + kind as usize);
         if let Ok(memo) = self.bare_memo.try_borrow()
             && let Some(found) = memo.get(&key)
         {

@@ -47,7 +47,7 @@ impl Index {
     /// A method of a type, or of its bases; ambiguity between files is settled by the
     /// file and directory of the caller, else left unresolved.
     pub(super) fn method(&self, path: &str, ty: &str, name: &str, depth: usize) -> Option<usize> {
-        if let Some(cands) = self.methods.get(&(ty.to_string(), name.to_string())) {
+        if let Some(cands) = self.methods.get(&super::key(ty, name, 0)) {
             let callable: Vec<usize> = cands
                 .iter()
                 .copied()

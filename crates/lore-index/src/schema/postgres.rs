@@ -266,6 +266,10 @@ const V14: &str = "CREATE TABLE IF NOT EXISTS patterns (store_id BIGINT NOT NULL
 const V15: &str = "DROP INDEX IF EXISTS chunks_by_file; \
      CREATE INDEX chunks_by_file ON chunks(store_id, path) INCLUDE (start_line, end_line, kind, symbol);";
 
+/// v16: the resolved references of a store, counted from an index (as on SQLite).
+const V16: &str =
+    "CREATE INDEX IF NOT EXISTS refs_resolved ON refs(store_id) WHERE target IS NOT NULL;";
+
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, V1),
     (2, V2),
@@ -282,6 +286,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (13, V13),
     (14, V14),
     (15, V15),
+    (16, V16),
 ];
 
 /// Where a database's schema stands.
