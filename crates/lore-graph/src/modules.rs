@@ -100,19 +100,36 @@ impl FileSet {
     }
 
     /// The one file whose path ends with `/suffix` (or is `suffix`).
-    fn by_suffix(&self, suffix: &str) -> Option<String> {
+    /// The file an `#include` of `suffix` names, seen from `from`: the store's file of that
+    /// path, else the one ending with it; of several (the kernel's `linux/slab.h` in
+    /// `include/` and in three copies under `tools/`), the one nearest `from` in the tree
+    /// (most leading folders in common), then the shortest; a tie names none.
+    fn by_suffix(&self, from: &str, suffix: &str) -> Option<String> {
         if self.contains(suffix) {
             return Some(suffix.to_string());
         }
         let tail = format!("/{suffix}");
         let name = suffix.rsplit('/').next().unwrap_or(suffix);
-        let mut found = self
+        let rank = |f: &str| {
+            let shared = f
+                .split('/')
+                .zip(from.split('/'))
+                .take_while(|(a, b)| a == b)
+                .count();
+            (std::cmp::Reverse(shared), f.len())
+        };
+        let mut found: Vec<&String> = self
             .by_name
             .get(name)?
             .iter()
-            .filter(|f| f.ends_with(&tail));
-        let first = found.next()?;
-        found.next().is_none().then(|| first.clone())
+            .filter(|f| f.ends_with(&tail))
+            .collect();
+        found.sort_by_key(|f| rank(f));
+        match found.as_slice() {
+            [] => None,
+            [one] => Some((*one).clone()),
+            [a, b, ..] => (rank(a) != rank(b)).then(|| (*a).clone()),
+        }
     }
 
     /// The files a module names, seen from the file `from`. A Go or Java package is all
@@ -394,7 +411,7 @@ impl FileSet {
     fn c(&self, from: &str, module: &str) -> Option<String> {
         normalize(&join(dir_of(from), module))
             .filter(|p| self.contains(p))
-            .or_else(|| self.by_suffix(module))
+            .or_else(|| self.by_suffix(from, module))
     }
 }
 
@@ -596,5 +613,26 @@ mod tests {
             f.c("src/kv.c", "../include/kv.h").as_deref(),
             Some("include/kv.h")
         );
+    }
+
+    #[test]
+    fn an_include_found_in_several_places_is_the_nearest() {
+        let f = fs(&[
+            "include/linux/slab.h",
+            "tools/include/linux/slab.h",
+            "tools/virtio/linux/slab.h",
+            "mm/slub.c",
+            "tools/virtio/ringtest/ptr_ring.c",
+            "a/x/util.h",
+            "b/x/util.h",
+        ]);
+        let slab = |from: &str| f.c(from, "linux/slab.h");
+        assert_eq!(slab("mm/slub.c").as_deref(), Some("include/linux/slab.h"));
+        assert_eq!(
+            slab("tools/virtio/ringtest/ptr_ring.c").as_deref(),
+            Some("tools/virtio/linux/slab.h")
+        );
+        assert_eq!(f.c("c/main.c", "x/util.h"), None);
+        assert_eq!(f.c("a/main.c", "x/util.h").as_deref(), Some("a/x/util.h"));
     }
 }

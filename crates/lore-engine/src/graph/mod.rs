@@ -130,6 +130,18 @@ pub(crate) fn symbol_info(s: &SymbolRow, store: &str) -> SymbolInfo {
 /// `changed` files and those naming `names`; everything when `all` (files appeared
 /// or vanished, so imports may point elsewhere) or when an earlier run stopped
 /// before resolving.
+/// Whether the resolver needs a symbol: a C or C++ constant (an object-like macro, an enum's
+/// value: more than half of a kernel's symbols) is never called, extended or a caller's
+/// scope, nor is a key of a configuration file.
+fn resolvable(s: &SymbolRow) -> bool {
+    use lore_core::{ChunkKind, Language};
+    match Language::from_path(std::path::Path::new(&s.path)) {
+        Language::Yaml | Language::Json | Language::Toml => false,
+        Language::C | Language::Cpp | Language::ObjC => s.kind != ChunkKind::Const,
+        _ => s.kind != ChunkKind::Section,
+    }
+}
+
 /// References resolved and written at a time when a whole store's are.
 const RESOLVE_PAGE: usize = 200_000;
 
@@ -157,12 +169,10 @@ pub(crate) fn resolve_graph(
     names.dedup();
     let files: Vec<String> = catalog.manifest(store_id)?.into_keys().collect();
     let imports = catalog.imports(store_id)?;
-    let index = Index::new(
-        files,
-        catalog
-            .symbols_undocumented(store_id)?
-            .into_iter()
-            .map(|s| SymbolEntry {
+    let mut symbols = Vec::new();
+    catalog.for_each_symbol(store_id, |s| {
+        if resolvable(&s) {
+            symbols.push(SymbolEntry {
                 id: s.id,
                 path: s.path,
                 name: s.name,
@@ -173,8 +183,13 @@ pub(crate) fn resolve_graph(
                 returns: s.returns,
                 params: s.params,
                 decorators: s.decorators,
-            })
-            .collect(),
+            });
+        }
+        Ok(())
+    })?;
+    let index = Index::new(
+        files,
+        symbols,
         imports.iter().map(|i| (i.path.clone(), i.import.clone())),
         catalog.heritage(store_id)?,
         catalog.bindings(store_id)?,
