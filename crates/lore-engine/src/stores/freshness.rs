@@ -34,6 +34,10 @@ pub struct Freshness {
     /// server, `lore watch`): `changed_files` is then taken from it, not from a walk.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub watched_by: Option<String>,
+    /// The store is being walked for changed files and this answer did not wait for it
+    /// (a large store's first search in a process): `changed_files` is not known yet.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub walking: bool,
 }
 
 impl Freshness {
@@ -155,6 +159,16 @@ impl Engine {
                     f.watched_by = Some(holder);
                     return Ok(f);
                 }
+                // A store of tens of thousands of files takes a second to walk: the search
+                // does not wait for it (the next one of this process sees it), and the
+                // results' own files are still checked one by one (`stale_warning`).
+                None if known.manifest.len() > WAIT_FOR_WALK_FILES => {
+                    self.freshness_cache
+                        .refresh(store.id, known.clone(), self.walk_options(store));
+                    let mut f = self.freshness_with(store, &known, 0)?;
+                    f.walking = true;
+                    return Ok(f);
+                }
                 None => self.walk_now(store, &known),
             },
         };
@@ -188,11 +202,14 @@ impl Engine {
         if let Some(k) = self.freshness_cache.known(store.id, key) {
             return Ok(k);
         }
+        let manifest = self.catalog.manifest(store.id)?;
+        // Each file records its chunks: no count over a store's millions of chunks.
+        let chunks = manifest.values().map(|f| u64::from(f.chunks)).sum();
         let known = Arc::new(Known {
             key,
             root: store.root.clone(),
-            manifest: self.catalog.manifest(store.id)?,
-            chunks: self.catalog.chunk_count(store.id)?,
+            manifest,
+            chunks,
         });
         self.freshness_cache.keep(store.id, known.clone());
         Ok(known)
@@ -221,6 +238,7 @@ impl Engine {
                 None
             },
             watched_by: None,
+            walking: false,
             embedded: if chunks == 0 {
                 1.0
             } else {
@@ -230,6 +248,9 @@ impl Engine {
         })
     }
 }
+
+/// Most files a search walks before it answers; a larger store is walked beside it.
+const WAIT_FOR_WALK_FILES: usize = 20_000;
 
 /// How long a search reuses the walk's count of changed files before it asks for a new one.
 const WALK_REUSED_FOR: Duration = Duration::from_secs(2);
