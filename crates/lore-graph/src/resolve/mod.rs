@@ -382,13 +382,20 @@ impl Index {
         self.imports.get(path).map(Vec::as_slice).unwrap_or(&[])
     }
 
-    /// Symbols of `path` with this qualified name that fit.
+    /// The symbol of `path` with this qualified name that fits. Of Swift's overloads (one
+    /// name, told apart by argument labels), none: which one a call means is not known.
     fn in_file(&self, path: &str, qualified: &str, kind: RefKind) -> Option<usize> {
-        self.by_key
+        let mut fitting = self
+            .by_key
             .get(&key(path, qualified, 0))?
             .iter()
             .copied()
-            .find(|&i| fits(kind, self.symbols[i].kind))
+            .filter(|&i| fits(kind, self.symbols[i].kind));
+        let first = fitting.next()?;
+        if lang_of(path) == Language::Swift && fitting.next().is_some() {
+            return None;
+        }
+        Some(first)
     }
 
     /// Symbols of `path` named `qualified`, whatever their kind.

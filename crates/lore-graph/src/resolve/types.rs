@@ -73,6 +73,20 @@ impl Index {
                 {
                     return Some(*last);
                 }
+                // Swift's overloads of one method, told apart by their argument labels and
+                // declared in extensions in other files: which one is called is not known,
+                // and the caller's file or folder would only guess. (Kotlin's, C#'s and
+                // Dart's overloads of a type, read at their call sites, were the method
+                // called; left as they were.)
+                many if lang_of(path) == Language::Swift
+                    && many.iter().any(|&i| {
+                        many.iter().any(|&j| {
+                            i != j && self.symbols[i].qualified == self.symbols[j].qualified
+                        })
+                    }) =>
+                {
+                    return None;
+                }
                 many => {
                     let same_file: Vec<usize> = many
                         .iter()
