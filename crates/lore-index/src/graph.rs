@@ -568,40 +568,44 @@ impl Catalog {
         )
     }
 
-    /// References to resolve again: those made in `paths`, and those naming `names`
-    /// (or every reference of the store with `all`).
-    /// At most `limit` references of a store after the one numbered `after`, in order:
-    /// a page of `refs_to_resolve(…, all)` for a store too large to hold at once.
+    /// At most `limit` references of a store in file order, after `after` (the path and id
+    /// of the last one read): a page of them all, for a store too large to hold at once.
+    /// Keyed by (path, id), which the store's by-file index gives in order (by id alone,
+    /// SQLite sorted every reference of the store for each page).
     pub fn refs_after(
         &self,
         store_id: i64,
-        after: i64,
+        after: Option<(&str, i64)>,
         limit: usize,
     ) -> Result<Vec<RefRow>, IndexError> {
-        self.db.query(
-            &format!(
-                "SELECT {REF_COLUMNS} FROM refs WHERE store_id = ?1 AND id > ?2 \
-                 ORDER BY id LIMIT ?3"
+        let limit = limit as i64;
+        match after {
+            None => self.db.query(
+                &format!(
+                    "SELECT {REF_COLUMNS} FROM refs WHERE store_id = ?1 \
+                     ORDER BY path, id LIMIT ?2"
+                ),
+                args![store_id, limit],
+                ref_from_row,
             ),
-            args![store_id, after, limit as i64],
-            ref_from_row,
-        )
+            Some((path, id)) => self.db.query(
+                &format!(
+                    "SELECT {REF_COLUMNS} FROM refs WHERE store_id = ?1 \
+                     AND (path, id) > (?2, ?3) ORDER BY path, id LIMIT ?4"
+                ),
+                args![store_id, path, id, limit],
+                ref_from_row,
+            ),
+        }
     }
 
+    /// References to resolve again: those made in `paths`, and those naming `names`.
     pub fn refs_to_resolve(
         &self,
         store_id: i64,
         paths: &[String],
         names: &[String],
-        all: bool,
     ) -> Result<Vec<RefRow>, IndexError> {
-        if all {
-            return self.db.query(
-                &format!("SELECT {REF_COLUMNS} FROM refs WHERE store_id = ?1"),
-                args![store_id],
-                ref_from_row,
-            );
-        }
         let mut out = Vec::new();
         for (col, values) in [("path", paths), ("name", names)] {
             for part in values.chunks(500) {

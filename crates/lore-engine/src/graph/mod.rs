@@ -126,10 +126,6 @@ pub(crate) fn symbol_info(s: &SymbolRow, store: &str) -> SymbolInfo {
     }
 }
 
-/// Resolves the references of a store that may have changed meaning: those made in
-/// `changed` files and those naming `names`; everything when `all` (files appeared
-/// or vanished, so imports may point elsewhere) or when an earlier run stopped
-/// before resolving.
 /// Whether the resolver needs a symbol: a C or C++ constant (an object-like macro, an enum's
 /// value: more than half of a kernel's symbols) is never called, extended or a caller's
 /// scope, nor is a key of a configuration file.
@@ -145,6 +141,10 @@ fn resolvable(s: &SymbolRow) -> bool {
 /// References resolved and written at a time when a whole store's are.
 const RESOLVE_PAGE: usize = 200_000;
 
+/// Resolves the references of a store that may have changed meaning: those made in
+/// `changed` files and those naming `names`; everything when `all` (files appeared
+/// or vanished, so imports may point elsewhere) or when an earlier run stopped
+/// before resolving.
 pub(crate) fn resolve_graph(
     catalog: &mut Catalog,
     store_id: i64,
@@ -218,17 +218,20 @@ pub(crate) fn resolve_graph(
             .collect()
     };
     if all {
-        let mut after = 0;
+        let mut after: Option<(String, i64)> = None;
         loop {
-            let page = catalog.refs_after(store_id, after, RESOLVE_PAGE)?;
+            let key = after.as_ref().map(|(p, id)| (p.as_str(), *id));
+            let page = catalog.refs_after(store_id, key, RESOLVE_PAGE)?;
             let Some(last) = page.last() else { break };
-            after = last.id;
+            after = Some((last.path.clone(), last.id));
             let targets = retarget(&page);
-            drop(page);
             tracing::debug!(
-                "store #{store_id}: resolved to ref {after}: {}",
+                "store #{store_id}: resolved {} references, to {}: {}",
+                page.len(),
+                last.path,
                 index.sizes()
             );
+            drop(page);
             if !targets.is_empty() {
                 let tx = catalog.begin()?;
                 tx.set_ref_targets(&targets)?;
@@ -236,7 +239,7 @@ pub(crate) fn resolve_graph(
             }
         }
     } else {
-        let targets = retarget(&catalog.refs_to_resolve(store_id, changed, &names, false)?);
+        let targets = retarget(&catalog.refs_to_resolve(store_id, changed, &names)?);
         let tx = catalog.begin()?;
         tx.set_ref_targets(&targets)?;
         tx.commit()?;
@@ -245,6 +248,7 @@ pub(crate) fn resolve_graph(
     tx.set_import_targets(&import_targets)?;
     tx.set_graph_resolved(store_id, generation)?;
     tx.commit()?;
+    // Its tables are freed before the patterns are mined.
     drop(index);
     patterns::refresh(catalog, store_id, generation)
 }

@@ -373,10 +373,10 @@ impl Engine {
                 }
             }
         })?;
+        progress.finish(Phase::Files);
         if !finished {
             return self.cancelled_run(store, run);
         }
-        progress.finish(Phase::Files);
         if let Some(writer) = run.writer.take() {
             writer.finish()?;
         }
