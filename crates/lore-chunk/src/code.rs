@@ -22,8 +22,8 @@ thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
 }
 
-fn parse_with(parser: &mut Parser, lang: Language, text: &str) -> Option<Tree> {
-    parser.set_language(&lang::ts_language(lang)?).ok()?;
+fn parse_with(parser: &mut Parser, grammar: &tree_sitter::Language, text: &str) -> Option<Tree> {
+    parser.set_language(grammar).ok()?;
     let tree = parser.parse(text, None);
     if tree.is_none() {
         parser.reset();
@@ -31,11 +31,15 @@ fn parse_with(parser: &mut Parser, lang: Language, text: &str) -> Option<Tree> {
     tree
 }
 
-fn parse(lang: Language, text: &str) -> Option<Tree> {
+fn parse_in(grammar: &tree_sitter::Language, text: &str) -> Option<Tree> {
     PARSER.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut slot) => parse_with(slot.get_or_insert_with(Parser::new), lang, text),
-        Err(_) => parse_with(&mut Parser::new(), lang, text),
+        Ok(mut slot) => parse_with(slot.get_or_insert_with(Parser::new), grammar, text),
+        Err(_) => parse_with(&mut Parser::new(), grammar, text),
     })
+}
+
+fn parse(lang: Language, text: &str) -> Option<Tree> {
+    parse_in(&lang::ts_language(lang)?, text)
 }
 
 /// Parses a code file. `.h` files are often C++: the C++ grammar is used when it fits
@@ -45,7 +49,22 @@ pub(crate) fn parse_code(src: &Src, lang: Language) -> Option<(Tree, Language)> 
         let (script, grammar) = crate::embedded::script_only(src.text)?;
         return Some((parse(grammar, &script)?, grammar));
     }
-    let tree = parse(lang, src.text)?;
+    let patched = match lang {
+        Language::Sql => blank_psql_commands(src.text),
+        _ => None,
+    };
+    let text = patched.as_deref().unwrap_or(src.text);
+    let tree = parse(lang, text)?;
+    // SQL's grammar reads many dialects but little of PostgreSQL's own DDL (`CREATE
+    // OPERATOR`, a type with modifiers `vector(3)`): PostgreSQL's grammar is used when it
+    // reads more. One table (`lang/sql.rs`) knows both grammars' nodes.
+    if lang == Language::Sql
+        && tree.root_node().has_error()
+        && let Some(pg) = parse_in(&lang::postgres(), text)
+        && error_bytes(pg.root_node()) < error_bytes(tree.root_node())
+    {
+        return Some((pg, lang));
+    }
     if lang == Language::TypeScript
         && tree.root_node().has_error()
         && let Some(patched) = patch_typescript(src.text)
@@ -91,6 +110,25 @@ pub(crate) fn parse_code(src: &Src, lang: Language) -> Option<(Tree, Language)> 
         return Some((cpp, Language::Cpp));
     }
     Some((tree, lang))
+}
+
+/// psql's meta-commands (`\echo … \quit` atop an extension script, `\pset` in tests) are
+/// no SQL: their lines become blanks, so the statements around them parse (same length,
+/// same offsets).
+fn blank_psql_commands(text: &str) -> Option<String> {
+    let mut bytes = text.as_bytes().to_vec();
+    let mut changed = false;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        if body.starts_with('\\') {
+            bytes[offset..offset + body.len()].fill(b' ');
+            changed = true;
+        }
+        offset += line.len();
+    }
+    // Whole lines became spaces: still UTF-8.
+    changed.then(|| String::from_utf8(bytes).ok()).flatten()
 }
 
 /// Chunks a parsed code file; `None` when the file does not parse usefully.

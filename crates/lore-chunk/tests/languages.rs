@@ -30,6 +30,9 @@ const EXPECTED: &[(&str, &[Want])] = &[
             ("Shop.Cart.add", "method", 8),
             ("Shop.Cart.build", "method", 12),
             ("top", "function", 15),
+            // Named by its last constant, as Ruby's parser names it.
+            ("Shop.Order", "class", 16),
+            ("Shop.Order.pay", "method", 17),
         ],
     ),
     (
@@ -104,6 +107,13 @@ const EXPECTED: &[(&str, &[Want])] = &[
             ("big", "type", 3),
             ("add", "function", 4),
             ("idx", "const", 5),
+            // After a psql meta-command, which is no SQL.
+            ("orders", "struct", 8),
+            // PostgreSQL's own DDL, read by its grammar.
+            ("vec", "type", 9),
+            ("items", "struct", 10),
+            ("<->", "function", 11),
+            ("avg", "function", 12),
         ],
     ),
     ("a.r", &[("add", "function", 2)]),
@@ -170,6 +180,12 @@ const EXPECTED: &[(&str, &[Want])] = &[
             ("Cart", "class", 3),
             ("Cart.add", "method", 5),
             ("ICart", "interface", 7),
+            ("top", "function", 8),
+            ("Greeter", "trait", 9),
+            ("Greeter.greet", "method", 9),
+            ("CartSpec", "class", 10),
+            // A Spock feature method, named by its string.
+            ("CartSpec.adds an item", "method", 11),
         ],
     ),
     (

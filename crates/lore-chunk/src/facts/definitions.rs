@@ -92,6 +92,14 @@ impl<'a> Extractor<'_, 'a> {
         let src = self.src;
         // Go methods and C++ out-of-class definitions name their type themselves.
         let (qualified, container) = match &info.parent {
+            // Ruby's `class Shop::Order` is `module Shop; class Order`.
+            Some(p)
+                if self.lang == Language::Ruby
+                    && matches!(info.kind, ChunkKind::Class | ChunkKind::Module) =>
+            {
+                let p = p.replace("::", self.sep);
+                (self.qualify(stack, &format!("{p}{}{name}", self.sep)), None)
+            }
             Some(p)
                 if matches!(info.kind, ChunkKind::Method | ChunkKind::Const)
                     && !stack.last().is_some_and(|f| f.kind.is_type()) =>

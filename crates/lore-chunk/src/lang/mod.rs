@@ -113,7 +113,7 @@ pub(crate) fn ts_language(lang: Language) -> Option<tree_sitter::Language> {
         Language::Erlang => tree_sitter_erlang::LANGUAGE.into(),
         Language::Zig => tree_sitter_zig::LANGUAGE.into(),
         Language::ObjC => tree_sitter_objc::LANGUAGE.into(),
-        Language::Groovy => tree_sitter_groovy::LANGUAGE.into(),
+        Language::Groovy => dekobon_tree_sitter_groovy::LANGUAGE.into(),
         Language::PowerShell => tree_sitter_powershell::LANGUAGE.into(),
         Language::Hcl => tree_sitter_hcl::LANGUAGE.into(),
         Language::Solidity => tree_sitter_solidity::LANGUAGE.into(),
@@ -127,6 +127,12 @@ pub(crate) fn ts_language(lang: Language) -> Option<tree_sitter::Language> {
         Language::Vue | Language::Svelte => return None,
         Language::Markdown | Language::Text => return None,
     })
+}
+
+/// PostgreSQL's own grammar (generated from its `gram.y`), tried on SQL files the
+/// general SQL grammar reads only in part (`code::parse_code`).
+pub(crate) fn postgres() -> tree_sitter::Language {
+    tree_sitter_postgres::LANGUAGE.into()
 }
 
 /// The unit table of a language described by one (`table.rs`).

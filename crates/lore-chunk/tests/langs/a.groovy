@@ -6,3 +6,10 @@ class Cart extends Base implements ICart {
 }
 interface ICart { int add(int x) }
 def top(int a) { a + 1 }
+trait Greeter { def greet(name) { "hi $name" } }
+class CartSpec extends Specification {
+  def "adds an item"() {
+    expect:
+    new Cart().add(1) == 1
+  }
+}
