@@ -285,20 +285,27 @@ fn sample(file: &str) -> String {
 
 #[test]
 fn every_language_gives_its_definitions_as_symbols_and_units() {
-    for (file, want) in EXPECTED {
-        let a = analyze_file(file, &sample(file), &ChunkOptions::default());
-        assert!(a.parse_error.is_none(), "{file}: {:?}", a.parse_error);
+    // Each sample as written, and again after a UTF-8 byte order mark (editors on Windows
+    // write one): the same definitions on the same lines.
+    let samples = EXPECTED.iter().flat_map(|(file, want)| {
+        let text = sample(file);
+        [(*file, text.clone(), *want), (*file, format!("\u{feff}{text}"), *want)]
+    });
+    for (file, text, want) in samples {
+        let a = analyze_file(file, &text, &ChunkOptions::default());
+        let bom = if text.starts_with('\u{feff}') { " (after a byte order mark)" } else { "" };
+        assert!(a.parse_error.is_none(), "{file}{bom}: {:?}", a.parse_error);
         let got: Vec<(String, &str, u32)> = a
             .facts
             .symbols
             .iter()
             .map(|s| (s.qualified.clone(), s.kind.as_str(), s.start_line))
             .collect();
-        for (name, kind, line) in *want {
+        for (name, kind, line) in want {
             assert!(
                 got.iter()
                     .any(|(n, k, l)| n == name && k == kind && l == line),
-                "{file}: no {kind} {name} at line {line} in {got:?}"
+                "{file}{bom}: no {kind} {name} at line {line} in {got:?}"
             );
         }
         // The top-level definitions are units of their own (a chunk named by each).
