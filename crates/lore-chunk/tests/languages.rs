@@ -289,11 +289,18 @@ fn every_language_gives_its_definitions_as_symbols_and_units() {
     // write one): the same definitions on the same lines.
     let samples = EXPECTED.iter().flat_map(|(file, want)| {
         let text = sample(file);
-        [(*file, text.clone(), *want), (*file, format!("\u{feff}{text}"), *want)]
+        [
+            (*file, text.clone(), *want),
+            (*file, format!("\u{feff}{text}"), *want),
+        ]
     });
     for (file, text, want) in samples {
         let a = analyze_file(file, &text, &ChunkOptions::default());
-        let bom = if text.starts_with('\u{feff}') { " (after a byte order mark)" } else { "" };
+        let bom = if text.starts_with('\u{feff}') {
+            " (after a byte order mark)"
+        } else {
+            ""
+        };
         assert!(a.parse_error.is_none(), "{file}{bom}: {:?}", a.parse_error);
         let got: Vec<(String, &str, u32)> = a
             .facts

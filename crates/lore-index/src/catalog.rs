@@ -762,14 +762,15 @@ pub struct ChunkRow<'a> {
 
 impl CatalogTx<'_> {
     /// Replaces a file's manifest entry and all of its chunks (in PostgreSQL, their BM25
-    /// postings too, in the same transaction).
+    /// postings too, in the same transaction). Its code facts are left to `replace_facts`
+    /// (which keeps the ids of symbols still there) or `remove_facts`.
     pub fn replace_file(
         &self,
         store_id: i64,
         file: &FileRecord,
         chunks: &[ChunkRow<'_>],
     ) -> Result<(), IndexError> {
-        self.remove_file(store_id, &file.path)?;
+        self.remove_file_rows(store_id, &file.path)?;
         self.db.execute(
             "INSERT INTO files (store_id, path, size, mtime_ns, hash, chunks, skipped, parse_error) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -842,6 +843,11 @@ impl CatalogTx<'_> {
     /// Forgets a file, its chunks and its code facts.
     pub fn remove_file(&self, store_id: i64, path: &str) -> Result<(), IndexError> {
         self.remove_facts(store_id, path)?;
+        self.remove_file_rows(store_id, path)
+    }
+
+    /// Forgets a file's manifest entry and chunks.
+    fn remove_file_rows(&self, store_id: i64, path: &str) -> Result<(), IndexError> {
         if self.db.dialect() == Dialect::Postgres {
             crate::postings::remove_postings(self.db, store_id, path)?;
         }

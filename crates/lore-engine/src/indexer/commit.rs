@@ -144,12 +144,11 @@ impl Engine {
                             embedding: v,
                         })
                         .collect();
-                    let gone = tx.remove_facts(store.id, &file.path)?;
-                    note_dirty(&mut run.dirty_names, &mut run.all_dirty, gone);
                     tx.replace_file(store.id, file, &rows)?;
-                    tx.replace_facts(store.id, &file.path, facts)?;
-                    let defined = facts.symbols.iter().map(|s| s.name.clone());
-                    note_dirty(&mut run.dirty_names, &mut run.all_dirty, defined);
+                    // The file's own references are resolved again (`changed_paths`);
+                    // elsewhere, those naming what it added, removed or changed.
+                    let dirty = tx.replace_facts(store.id, &file.path, facts)?;
+                    note_dirty(&mut run.dirty_names, &mut run.all_dirty, dirty);
                     run.changed_paths.push(file.path.clone());
                     report.chunks_written += rows.len();
                     match why {
@@ -181,6 +180,8 @@ impl Engine {
                         skipped: Some(reason.to_string()),
                         parse_error: None,
                     };
+                    let gone = tx.remove_facts(store.id, path)?;
+                    note_dirty(&mut run.dirty_names, &mut run.all_dirty, gone);
                     tx.replace_file(store.id, &file, &[])?;
                     run.changed_any |= *was_indexed;
                     report.skipped.push(SkippedFile {

@@ -472,6 +472,64 @@ mod tests {
     }
 
     #[test]
+    fn an_edited_file_keeps_the_ids_of_its_symbols_and_the_edges_to_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        let a = "def helper():\n    return 1\n\ndef other():\n    return 2\n";
+        std::fs::write(src.join("a.py"), a).unwrap();
+        std::fs::write(
+            src.join("b.py"),
+            "from a import helper\n\ndef use():\n    return helper()\n",
+        )
+        .unwrap();
+        let mut e = engine(dir.path());
+        let store = add(&mut e, "py", &src).store;
+        let sid = e.store_record(&store).unwrap().id;
+        let callers = |e: &Engine| {
+            let q = crate::GraphQuery {
+                symbol: "helper".into(),
+                direction: crate::Direction::Callers,
+                stores: vec![],
+            };
+            let answer = e.graph(&q).unwrap();
+            let def = &answer.definitions[0];
+            let id = e.catalog.symbols_named(&[sid], "helper").unwrap()[0].id;
+            let from: Vec<String> = answer.links.iter().map(|l| l.path.clone()).collect();
+            (id, def.start_line, from)
+        };
+        let (id, line, from) = callers(&e);
+        assert_eq!((line, from.as_slice()), (1, &["b.py".to_string()][..]));
+
+        // Lines move and a neighbour is renamed: `helper` keeps its id, its caller its edge.
+        std::fs::write(
+            src.join("a.py"),
+            format!("# moved\n\n{}", a.replace("other", "another")),
+        )
+        .unwrap();
+        e.index(std::slice::from_ref(&store), false, &NoProgress)
+            .unwrap();
+        assert_eq!(callers(&e), (id, 3, vec!["b.py".to_string()]));
+
+        // Gone, then back: the caller elsewhere is resolved again each time.
+        std::fs::write(src.join("a.py"), "def another():\n    return 2\n").unwrap();
+        e.index(std::slice::from_ref(&store), false, &NoProgress)
+            .unwrap();
+        assert!(
+            e.catalog
+                .symbols_named(&[sid], "helper")
+                .unwrap()
+                .is_empty()
+        );
+        std::fs::write(src.join("a.py"), a).unwrap();
+        e.index(std::slice::from_ref(&store), false, &NoProgress)
+            .unwrap();
+        let (new_id, line, from) = callers(&e);
+        assert_ne!(new_id, id);
+        assert_eq!((line, from), (1, vec!["b.py".to_string()]));
+    }
+
+    #[test]
     fn a_store_left_empty_says_why() {
         let dir = tempfile::tempdir().unwrap();
         let empty = dir.path().join("empty");
