@@ -871,6 +871,16 @@ impl Catalog {
     }
 
     /// Counts of symbols, references and resolved references of a store.
+    /// Whether a store holds more than `limit` references (counted no further: a count of
+    /// all of a kernel's took a second).
+    pub fn refs_exceed(&self, store_id: i64, limit: u64) -> Result<bool, IndexError> {
+        let n = self.db.query_int(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM refs WHERE store_id = ?1 LIMIT ?2)",
+            args![store_id, limit as i64 + 1],
+        )?;
+        Ok(n as u64 > limit)
+    }
+
     pub fn graph_stats(&self, store_id: i64) -> Result<(u64, u64, u64), IndexError> {
         self.db
             .query_opt(

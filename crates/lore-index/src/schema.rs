@@ -127,6 +127,7 @@ CREATE INDEX IF NOT EXISTS refs_by_file ON refs(store_id, path);
 CREATE INDEX IF NOT EXISTS refs_by_name ON refs(store_id, name);
 CREATE INDEX IF NOT EXISTS refs_by_target ON refs(target);
 CREATE INDEX IF NOT EXISTS refs_resolved ON refs(store_id) WHERE target IS NOT NULL;
+CREATE INDEX IF NOT EXISTS refs_heritage ON refs(store_id) WHERE kind IN ('extends', 'implements');
 -- Idioms mined from the graph (see lore-engine's graph/patterns.rs), largest first, and
 -- the generation they were mined at.
 CREATE TABLE IF NOT EXISTS patterns (
@@ -200,7 +201,7 @@ CREATE INDEX IF NOT EXISTS feedback_by_store ON feedback(store_id, at);
 ";
 
 /// The schema version `SCHEMA` creates; `migrate` brings older catalogs up to it.
-pub(crate) const SCHEMA_VERSION: i64 = 16;
+pub(crate) const SCHEMA_VERSION: i64 = 17;
 
 /// What made a store's vectors when it did not record it: stores embedded before lore
 /// recorded it were all embedded by the built-in model. The migrations that added the
@@ -307,6 +308,8 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     }
     // v16 added the partial index of resolved references (created above): a store's
     // resolved share is counted from it, not from every reference's row.
+    // v17 added the partial index of extends/implements references (created above): the
+    // resolver reads a store's bases from it on every run.
     if version != SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }

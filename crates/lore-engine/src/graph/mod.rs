@@ -165,10 +165,15 @@ pub(crate) fn resolve_graph(
     // An earlier run that stopped between its commits and this point left references
     // unresolved somewhere: resolve everything.
     let all = all || resolved_at != Some(generation_before);
+    let started = std::time::Instant::now();
     names.sort();
     names.dedup();
     let files: Vec<String> = catalog.manifest(store_id)?.into_keys().collect();
     let imports = catalog.imports(store_id)?;
+    tracing::debug!(
+        "store #{store_id}: files and imports read at {:.1} s",
+        started.elapsed().as_secs_f32()
+    );
     let mut symbols = Vec::new();
     catalog.for_each_symbol(store_id, |s| {
         if resolvable(&s) {
@@ -187,6 +192,11 @@ pub(crate) fn resolve_graph(
         }
         Ok(())
     })?;
+    tracing::debug!(
+        "store #{store_id}: {} symbols read at {:.1} s",
+        symbols.len(),
+        started.elapsed().as_secs_f32()
+    );
     let index = Index::new(
         files,
         symbols,
@@ -194,7 +204,11 @@ pub(crate) fn resolve_graph(
         catalog.heritage(store_id)?,
         catalog.bindings(store_id)?,
     );
-    tracing::debug!("store #{store_id}: graph tables read: {}", index.sizes());
+    tracing::debug!(
+        "store #{store_id}: graph tables read in {:.1} s: {}",
+        started.elapsed().as_secs_f32(),
+        index.sizes()
+    );
     let changed_set: std::collections::HashSet<&str> = changed.iter().map(String::as_str).collect();
     let import_targets: Vec<(i64, Vec<String>)> = imports
         .iter()
@@ -239,7 +253,21 @@ pub(crate) fn resolve_graph(
             }
         }
     } else {
-        let targets = retarget(&catalog.refs_to_resolve(store_id, changed, &names)?);
+        let refs = catalog.refs_to_resolve(store_id, changed, &names)?;
+        tracing::debug!(
+            "store #{store_id}: {} references to resolve ({} files, {} names) read at {:.1} s",
+            refs.len(),
+            changed.len(),
+            names.len(),
+            started.elapsed().as_secs_f32()
+        );
+        let targets = retarget(&refs);
+        drop(refs);
+        tracing::debug!(
+            "store #{store_id}: {} retargeted at {:.1} s",
+            targets.len(),
+            started.elapsed().as_secs_f32()
+        );
         let tx = catalog.begin()?;
         tx.set_ref_targets(&targets)?;
         tx.commit()?;
@@ -250,7 +278,16 @@ pub(crate) fn resolve_graph(
     tx.commit()?;
     // Its tables are freed before the patterns are mined.
     drop(index);
-    patterns::refresh(catalog, store_id, generation)
+    tracing::debug!(
+        "store #{store_id}: references resolved in {:.1} s",
+        started.elapsed().as_secs_f32()
+    );
+    patterns::refresh(catalog, store_id, generation)?;
+    tracing::debug!(
+        "store #{store_id}: patterns mined at {:.1} s",
+        started.elapsed().as_secs_f32()
+    );
+    Ok(())
 }
 
 impl Engine {

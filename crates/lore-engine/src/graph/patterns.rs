@@ -86,8 +86,7 @@ fn pattern_name(parts: &[String], units: &[&Unit]) -> String {
 
 /// The patterns of a store, from its symbols and the references made inside them.
 pub(crate) fn mine(catalog: &Catalog, store_id: i64) -> Result<Vec<PatternRow>, EngineError> {
-    let (_, references, _) = catalog.graph_stats(store_id)?;
-    if references > MAX_REFERENCES {
+    if catalog.refs_exceed(store_id, MAX_REFERENCES)? {
         return Ok(Vec::new());
     }
     let symbols = catalog.symbols(store_id)?;

@@ -270,6 +270,11 @@ const V15: &str = "DROP INDEX IF EXISTS chunks_by_file; \
 const V16: &str =
     "CREATE INDEX IF NOT EXISTS refs_resolved ON refs(store_id) WHERE target IS NOT NULL;";
 
+/// v17: the bases a store's types extend or implement, read by the resolver on every
+/// run, from an index (the kind filter walked all of a store's references: 5 s on a kernel).
+const V17: &str = "CREATE INDEX IF NOT EXISTS refs_heritage ON refs(store_id) \
+     WHERE kind IN ('extends', 'implements');";
+
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, V1),
     (2, V2),
@@ -287,6 +292,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (14, V14),
     (15, V15),
     (16, V16),
+    (17, V17),
 ];
 
 /// Where a database's schema stands.
