@@ -7,7 +7,8 @@
 //! left alone. `code::parse_code` keeps the patched tree only when it has fewer errors.
 
 /// Annotations that stand alone: storage, section, checker and inlining attributes.
-const ATTRS: [&str; 70] = [
+const ATTRS: [&str; 71] = [
+    "__noipa",
     "__init",
     "__exit",
     "__initdata",
@@ -81,7 +82,8 @@ const ATTRS: [&str; 70] = [
 ];
 
 /// Annotations with arguments: the name and its parenthesised arguments become blanks.
-const ATTR_CALLS: [&str; 20] = [
+const ATTR_CALLS: [&str; 21] = [
+    "__free",
     "__printf",
     "__scanf",
     "__aligned",
@@ -177,6 +179,12 @@ pub(crate) fn patch_c(text: &str) -> Option<String> {
                 prev = c;
                 continue;
             }
+            b'.' if b[i..].starts_with(b"...") => {
+                changed |= gnu_ellipsis(text, &mut out, i, prev);
+                prev = b'.';
+                i += 3;
+                continue;
+            }
             _ if c.is_ascii_alphabetic() || c == b'_' => {
                 let start = i;
                 while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
@@ -187,6 +195,38 @@ pub(crate) fn patch_c(text: &str) -> Option<String> {
                 let open = next_significant(b, i).filter(|&j| b[j] == b'(');
                 if ATTRS.contains(&word) {
                     out[start..i].fill(b' ');
+                    changed = true;
+                } else if word == "static"
+                    && matches!(prev, b';' | b'{' | b'}' | b'\n')
+                    && let Some(end) = static_macro_statement(text, i)
+                {
+                    // `static SIMPLE_DEV_PM_OPS(pm, suspend, resume);` expands to a
+                    // definition the grammar cannot see: the statement becomes blanks.
+                    blank(&mut out[start..=end]);
+                    changed = true;
+                    i = end + 1;
+                    prev = b';';
+                    continue;
+                } else if word.ends_with("MACHINE_START")
+                    && let Some(o) = open
+                    && let Some(close) = matching(b, o)
+                    && let Some(comma) = first_top_comma(b, o, close)
+                    && i - start >= 3
+                {
+                    // `MACHINE_START(OSK, "TI-OSK") .field = v, … MACHINE_END` is a
+                    // structure named by its first argument: `int OSK= { … };`.
+                    blank(&mut out[start..=o]);
+                    out[start..start + 3].copy_from_slice(b"int");
+                    out[comma] = b'=';
+                    blank(&mut out[comma + 1..close]);
+                    out[close] = b'{';
+                    changed = true;
+                    i = close + 1;
+                    prev = b'{';
+                    continue;
+                } else if word == "MACHINE_END" {
+                    out[start..i].fill(b' ');
+                    out[start..start + 2].copy_from_slice(b"};");
                     changed = true;
                 } else if let (true, Some(o)) = (ATTR_CALLS.contains(&word), open)
                     && let Some(close) = matching(b, o)
@@ -284,6 +324,65 @@ pub(crate) fn patch_c(text: &str) -> Option<String> {
     changed.then(|| String::from_utf8(out).ok()).flatten()
 }
 
+/// GNU's `...` outside a parameter list, at `at`: a range (`case 'a' ... 'z':`,
+/// `[0 ... 15] = x`) becomes a sum, and a named variadic parameter of a macro
+/// (`#define dbg(fmt, args...)`) loses its dots. A parameter list's own `, ...` is left.
+fn gnu_ellipsis(text: &str, out: &mut [u8], at: usize, prev: u8) -> bool {
+    let b = text.as_bytes();
+    let line = &text[text[..at].rfind('\n').map_or(0, |n| n + 1)..at];
+    let after = next_significant(b, at + 3).map(|j| b[j]);
+    let named = prev.is_ascii_alphanumeric() || prev == b'_';
+    if named && after == Some(b')') && line.trim_start().starts_with('#') {
+        out[at..at + 3].fill(b' ');
+        return true;
+    }
+    let in_range = line
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .any(|w| w == "case")
+        || line.matches('[').count() > line.matches(']').count();
+    let operand =
+        |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'\'' | b'(' | b')' | b'-');
+    if in_range && operand(prev) && after.is_some_and(operand) {
+        out[at..at + 3].copy_from_slice(b" + ");
+        return true;
+    }
+    false
+}
+
+/// Where `static [const] NAME(…);` ends (its `;`), `from` being just after `static`:
+/// NAME in capitals, not one the other rules read (`DEFINE_*` declares an object).
+fn static_macro_statement(text: &str, from: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut at = next_significant(b, from)?;
+    let word = |at: usize| {
+        let end = b[at..]
+            .iter()
+            .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+            .map_or(b.len(), |n| at + n);
+        (&text[at..end], end)
+    };
+    if word(at).0 == "const" {
+        at = next_significant(b, word(at).1)?;
+    }
+    let (name, end) = word(at);
+    let caps = name.len() >= 4
+        && name.contains('_')
+        && name
+            .bytes()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+        && name.as_bytes()[0].is_ascii_uppercase();
+    if !caps
+        || name.starts_with("DEFINE_")
+        || name.starts_with("DECLARE_")
+        || DECLARE_AS.contains(&name)
+    {
+        return None;
+    }
+    let open = next_significant(b, end).filter(|&o| b[o] == b'(')?;
+    let close = matching(b, open)?;
+    next_significant(b, close + 1).filter(|&s| b[s] == b';')
+}
+
 /// Macros that define a function from (name, type, argument, …): what it returns.
 fn defines_function(word: &str) -> Option<&'static str> {
     let n = word.strip_prefix("COMPAT_").unwrap_or(word);
@@ -302,7 +401,7 @@ fn defines_function(word: &str) -> Option<&'static str> {
 }
 
 /// `DEFINE_*`/`DECLARE_*` macros that declare an object named by their first argument,
-/// at a statement's start (or after `static`).
+/// at a statement's start (or after `static` or `const`).
 fn declares_object(word: &str, prev: u8) -> bool {
     (word.starts_with("DEFINE_") || word.starts_with("DECLARE_"))
         && word.len() > "DEFINE_".len()
@@ -310,7 +409,7 @@ fn declares_object(word: &str, prev: u8) -> bool {
             .bytes()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
         && !DECLARE_AS.contains(&word)
-        && matches!(prev, b';' | b'{' | b'}' | b'\n' | b'c')
+        && matches!(prev, b';' | b'{' | b'}' | b'\n' | b'c' | b't')
 }
 
 /// `#ifdef`, `#else`, `#endif` lines inside a list (an initializer's entries: the line
@@ -503,6 +602,33 @@ mod tests {
         assert_eq!(patch_c("int main(void) { return 0; }\n"), None);
     }
 
+    #[test]
+    fn gnu_ranges_variadic_names_and_macro_definitions_read_as_c() {
+        let src = "#define dbg(fmt, args...) printk(fmt, ##args)\nint f(const char *fmt, ...);\nstatic SIMPLE_DEV_PM_OPS(pm, sus, res);\nstatic const DEVICE_ATTR(chip, 0444, show, NULL);\nstatic DEFINE_MUTEX(lock);\nint g(int c) {\n\tswitch (c) {\n\tcase 'a' ... 'z':\n\t\treturn 1;\n\t}\n\treturn 0;\n}\nint t[8] = { [0 ... 7] = 1 };\nDT_MACHINE_START(VF610, \"Vybrid\")\n\t.dt_compat = compat,\nMACHINE_END\n";
+        let out = patch_c(src).unwrap();
+        assert_eq!(out.len(), src.len());
+        assert!(out.contains("#define dbg(fmt, args   ) printk"), "{out}");
+        assert!(out.contains("int f(const char *fmt, ...);"), "{out}");
+        assert!(
+            !out.contains("SIMPLE_DEV_PM_OPS") && !out.contains("DEVICE_ATTR"),
+            "{out}"
+        );
+        assert!(out.contains("static int          lock ;"), "{out}");
+        assert!(out.contains("case 'a'  +  'z':"), "{out}");
+        let tlv = patch_c("static const DECLARE_TLV_DB_SCALE(gain, -6375, 25, 0);\n").unwrap();
+        assert_eq!(
+            tlv,
+            "static const int                  gain               ;\n"
+        );
+        assert!(out.contains("[0  +  7] = 1"), "{out}");
+        assert!(out.contains("int              VF610=         {"), "{out}");
+        assert!(out.contains("\n};         \n"), "{out}");
+        let a = crate::analyze_file("m.c", src, &crate::ChunkOptions::default());
+        assert_eq!(a.parse_error, None);
+        let names: Vec<&str> = a.facts.symbols.iter().map(|s| s.name.as_str()).collect();
+        assert!(names.contains(&"g") && names.contains(&"dbg"), "{names:?}");
+    }
+
     /// Any mix of the macros, brackets, quotes, comments and non-ASCII text: no panic, and
     /// the patch keeps every byte offset and line.
     #[test]
@@ -534,6 +660,15 @@ mod tests {
             " ",
             "x",
             "unsigned int",
+            "...",
+            "case ",
+            "[",
+            "]",
+            "#define d(a",
+            "static ",
+            "SIMPLE_DEV_PM_OPS(",
+            "DT_MACHINE_START(",
+            "MACHINE_END",
         ];
         let mut seed: u64 = 7;
         for _ in 0..2000 {
