@@ -323,7 +323,7 @@ impl Loop {
 
     /// Watches new folder and brain stores and forgets removed ones.
     fn refresh(&mut self) {
-        let stores = match self.engine.stores() {
+        let stores = match self.engine.store_records() {
             Ok(s) => s,
             Err(e) => {
                 tracing::warn!("watcher: cannot list stores: {e}");
@@ -331,8 +331,8 @@ impl Loop {
             }
         };
         let mut wanted: HashMap<String, StoreRecord> = HashMap::new();
-        let names: HashSet<String> = stores.iter().map(|s| s.store.name.clone()).collect();
-        for s in stores.into_iter().map(|s| s.store) {
+        let names: HashSet<String> = stores.iter().map(|s| s.name.clone()).collect();
+        for s in stores {
             if !matches!(s.kind, StoreKind::Folder | StoreKind::Brain)
                 || !(self.only.is_empty() || self.only.contains(&s.name))
             {

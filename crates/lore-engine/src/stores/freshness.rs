@@ -222,10 +222,14 @@ impl Engine {
         changed_files: usize,
     ) -> Result<Freshness, EngineError> {
         let chunks = known.chunks;
-        let left = if chunks == 0 {
-            0
-        } else {
-            self.catalog.unembedded_count(store.id)?
+        let left = match self.freshness_cache.unembedded(store.id, known) {
+            _ if chunks == 0 => 0,
+            Some(left) => left,
+            None => {
+                let left = self.catalog.unembedded_count(store.id)?;
+                self.freshness_cache.count_unembedded(store.id, known, left);
+                left
+            }
         };
         Ok(Freshness {
             store: store.name.clone(),
@@ -294,7 +298,15 @@ struct Cached {
     walked: Option<(Instant, usize)>,
     /// A background walk is under way.
     refreshing: bool,
+    /// The chunks without a vector, counted then (a count over a kernel's 2M chunks took
+    /// half of each search).
+    unembedded: Option<(Instant, u64)>,
 }
+
+/// How long a count of chunks without a vector is shown. Within a run's generation the
+/// count only falls (vectors are added, chunks are not): none left stays exact, and a
+/// store being embedded shows a share at most this old.
+const UNEMBEDDED_REUSED_FOR: Duration = Duration::from_secs(10);
 
 impl FreshnessCache {
     fn known(&self, store_id: i64, key: (i64, Option<i64>)) -> Option<Arc<Known>> {
@@ -313,6 +325,7 @@ impl FreshnessCache {
                     known,
                     walked: None,
                     refreshing: false,
+                    unembedded: None,
                 },
             );
         }
@@ -329,6 +342,26 @@ impl FreshnessCache {
                 _ => Walked::Never,
             },
             _ => Walked::Never,
+        }
+    }
+
+    /// The chunks without a vector as counted against this run, while still shown.
+    fn unembedded(&self, store_id: i64, known: &Known) -> Option<u64> {
+        let map = self.0.lock().ok()?;
+        let c = map
+            .get(&store_id)
+            .filter(|c| std::ptr::eq(&*c.known, known))?;
+        c.unembedded
+            .filter(|(at, n)| *n == 0 || at.elapsed() < UNEMBEDDED_REUSED_FOR)
+            .map(|(_, n)| n)
+    }
+
+    fn count_unembedded(&self, store_id: i64, known: &Known, n: u64) {
+        if let Ok(mut map) = self.0.lock()
+            && let Some(c) = map.get_mut(&store_id)
+            && std::ptr::eq(&*c.known, known)
+        {
+            c.unembedded = Some((Instant::now(), n));
         }
     }
 

@@ -347,6 +347,12 @@ impl Engine {
         Ok((self.require_store(&req.name)?, with_crawl(report, crawl)))
     }
 
+    /// Every store, without its counts (a watcher asks every 2 s; the counts of a
+    /// kernel-sized store take most of a second).
+    pub fn store_records(&self) -> Result<Vec<StoreRecord>, EngineError> {
+        Ok(self.catalog.stores()?)
+    }
+
     pub fn stores(&self) -> Result<Vec<StoreSummary>, EngineError> {
         self.catalog
             .stores()?
