@@ -161,3 +161,76 @@ fn a_write_transaction_outlasts_another_connections_write() {
         Path::new("/elsewhere")
     );
 }
+
+#[test]
+fn a_file_read_again_keeps_its_symbols_and_says_which_names_changed() {
+    use lore_core::{Binding, FileFacts, Receiver, RefKind, Reference, Symbol};
+    let dir = tempfile::tempdir().unwrap();
+    let mut catalog = Catalog::open(&dir.path().join("lore.db")).unwrap();
+    let store = folder_store(&catalog, "s", "/src").unwrap();
+    let symbol = |name: &str, line: u32, sig: &str| Symbol {
+        name: name.into(),
+        qualified: name.into(),
+        kind: ChunkKind::Class,
+        container: None,
+        signature: Some(sig.into()),
+        doc: None,
+        exported: true,
+        is_async: false,
+        is_test: false,
+        returns: None,
+        params: vec![],
+        decorators: vec![],
+        start_line: line,
+        end_line: line + 1,
+        start_byte: 0,
+        end_byte: 1,
+    };
+    let facts = |line: u32, base: &str, sig: &str| FileFacts {
+        symbols: vec![
+            symbol("Cart", line, sig),
+            symbol("Item", line + 5, "class Item"),
+        ],
+        imports: vec![],
+        refs: vec![Reference {
+            kind: RefKind::Extends,
+            caller: Some("Cart".into()),
+            name: base.into(),
+            receiver: Receiver::None,
+            line,
+        }],
+        bindings: vec![Binding {
+            owner: Some("Cart".into()),
+            name: "items".into(),
+            value: Receiver::Type("Item".into()),
+        }],
+    };
+    let write = |c: &mut Catalog, f: &FileFacts| {
+        let tx = c.begin().unwrap();
+        let dirty = tx.replace_facts(store.id, "a.py", f).unwrap();
+        tx.commit().unwrap();
+        dirty
+    };
+    let c = &mut catalog;
+    assert_eq!(write(c, &facts(1, "Base", "class Cart")), ["Cart", "Item"]);
+    let ids = |c: &Catalog| -> Vec<i64> {
+        c.file_symbols(store.id, "a.py")
+            .unwrap()
+            .iter()
+            .map(|s| s.id)
+            .collect()
+    };
+    let before = ids(c);
+    // Moved down: the same symbols, the same ids, nothing to resolve elsewhere.
+    assert!(write(c, &facts(9, "Base", "class Cart")).is_empty());
+    assert_eq!(ids(c), before);
+    assert_eq!(c.file_symbols(store.id, "a.py").unwrap()[0].start_line, 9);
+    // A signature the resolver reads: that name.
+    assert_eq!(write(c, &facts(9, "Base", "class Cart(Base)")), ["Cart"]);
+    // Another base: every name the file defines.
+    assert_eq!(
+        write(c, &facts(9, "Other", "class Cart(Base)")),
+        ["Cart", "Item"]
+    );
+    assert_eq!(ids(c), before);
+}

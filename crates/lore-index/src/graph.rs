@@ -324,7 +324,7 @@ impl CatalogTx<'_> {
                 args![store_id, path, &b.owner, &b.name, value],
             )?;
         }
-        if self.shape(store_id, path)? != old_shape {
+        if shape_of(facts) != old_shape {
             // What the file's types extend or its fields hold changed: calls elsewhere
             // through them may reach other members.
             dirty.extend(old.into_iter().map(|(_, o)| o.name));
@@ -335,8 +335,9 @@ impl CatalogTx<'_> {
         Ok(dirty)
     }
 
-    /// What a file says about types beyond its symbols: the bases its types extend or
-    /// implement, and its bindings (fields, module-level names and their values), sorted.
+    /// What a file says about types beyond its symbols, as stored: the bases its types
+    /// extend or implement, and its bindings (fields, module-level names and their
+    /// values), sorted (`shape_of` says the same of facts).
     fn shape(&self, store_id: i64, path: &str) -> Result<Vec<String>, IndexError> {
         let mut rows = self.db.query(
             "SELECT kind || ' ' || COALESCE(caller, '') || ' ' || name FROM refs \
@@ -892,6 +893,29 @@ impl Catalog {
             )
             .map(Option::unwrap_or_default)
     }
+}
+
+/// `CatalogTx::shape` of facts not written yet, in the same form.
+fn shape_of(facts: &FileFacts) -> Vec<String> {
+    let mut rows: Vec<String> = facts
+        .refs
+        .iter()
+        .filter(|r| matches!(r.kind, RefKind::Extends | RefKind::Implements))
+        .map(|r| {
+            let caller = r.caller.as_deref().unwrap_or("");
+            format!("{} {caller} {}", r.kind.as_str(), r.name)
+        })
+        .collect();
+    rows.extend(facts.bindings.iter().filter_map(|b| {
+        let value = serde_json::to_string(&b.value).ok()?;
+        Some(format!(
+            "{} {} {value}",
+            b.owner.as_deref().unwrap_or(""),
+            b.name
+        ))
+    }));
+    rows.sort_unstable();
+    rows
 }
 
 fn like_escape(s: &str) -> String {

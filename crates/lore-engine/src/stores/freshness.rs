@@ -21,7 +21,8 @@ pub struct Freshness {
     /// Files added, changed or deleted on disk since then.
     pub changed_files: usize,
     /// The share of its chunks that have a vector (below 1 while it is being embedded:
-    /// hybrid search then ranks the rest by BM25 with a typical cosine).
+    /// hybrid search then ranks the rest by BM25 with a typical cosine); while a store is
+    /// being embedded, as counted up to 10 s before.
     pub embedded: f32,
     /// Who is indexing the store right now (a writer's id), if a run is.
     #[serde(skip_serializing_if = "Option::is_none")]
