@@ -74,6 +74,14 @@ pub(crate) fn parse_code(src: &Src, lang: Language) -> Option<(Tree, Language)> 
         // Same length, same offsets: the tree of the patched text fits the original one.
         return Some((better, lang));
     }
+    if lang == Language::PowerShell
+        && tree.root_node().has_error()
+        && let Some(patched) = join_variable_paths(src.text)
+        && let Some(better) = parse(lang, &patched)
+        && error_bytes(better.root_node()) < error_bytes(tree.root_node())
+    {
+        return Some((better, lang));
+    }
     if lang == Language::Rust
         && let Some(patched) = unwrap_item_macros(src.text)
         && let Some(better) = parse(lang, &patched)
@@ -129,6 +137,49 @@ fn blank_psql_commands(text: &str) -> Option<String> {
     }
     // Whole lines became spaces: still UTF-8.
     changed.then(|| String::from_utf8(bytes).ok()).flatten()
+}
+
+/// PowerShell's grammar fails on a command argument that is a path starting with a
+/// variable (`Import-Module $PSScriptRoot\p.psm1`, `. $root/lib.ps1`): the path after the
+/// variable becomes part of its name (`$PSScriptRoot__p_psm1`), one variable, same length.
+/// Strings and comments are left alone.
+fn join_variable_paths(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut out = b.to_vec();
+    let mut changed = false;
+    let mut i = 0;
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    while i < b.len() {
+        match b[i] {
+            b'#' => i = text[i..].find('\n').map_or(b.len(), |n| i + n),
+            b'\'' | b'"' => {
+                let q = b[i];
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    i += 1 + usize::from(b[i] == b'`');
+                }
+                i += 1;
+            }
+            b'$' if b.get(i + 1).copied().is_some_and(word) => {
+                i += 1;
+                while i < b.len() && word(b[i]) {
+                    i += 1;
+                }
+                if matches!(b.get(i), Some(b'\\' | b'/'))
+                    && b.get(i + 1).copied().is_some_and(|c| word(c) || c == b'.')
+                {
+                    while i < b.len() && (word(b[i]) || matches!(b[i], b'\\' | b'/' | b'.' | b'-'))
+                    {
+                        out[i] = if word(b[i]) { b[i] } else { b'_' };
+                        i += 1;
+                    }
+                    changed = true;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    changed.then(|| String::from_utf8(out).ok()).flatten()
 }
 
 /// Chunks a parsed code file; `None` when the file does not parse usefully.

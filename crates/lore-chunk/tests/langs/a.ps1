@@ -8,3 +8,5 @@ class Cart {
   [int] Add([int]$x) { return $this.Total + $x }
 }
 Add-Numbers 1 2
+Import-Module $PSScriptRoot\lib\p.psm1 -DisableNameChecking
+. $PSScriptRoot/Get-Planet.ps1
