@@ -22,6 +22,7 @@ mod embedded;
 mod facts;
 mod lang;
 mod markdown;
+mod patches;
 mod text;
 
 pub use code_only::code_only;

@@ -25,6 +25,7 @@ mod feedback;
 mod fts;
 mod grams;
 mod graph;
+mod graph_write;
 mod jobs;
 mod lock;
 mod patterns;
