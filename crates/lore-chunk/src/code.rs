@@ -68,18 +68,17 @@ pub(crate) fn parse_code(src: &Src, lang: Language) -> Option<(Tree, Language)> 
     {
         return Some((pg, lang));
     }
-    if lang == Language::TypeScript
+    // A language's text patch (`patches.rs`), tried when the file has errors and kept when
+    // it reads more. Same length, same offsets: the tree of the patched text fits the
+    // original one.
+    let patch: Option<fn(&str) -> Option<String>> = match lang {
+        Language::TypeScript => Some(patch_typescript),
+        Language::PowerShell => Some(join_variable_paths),
+        _ => None,
+    };
+    if let Some(patch) = patch
         && tree.root_node().has_error()
-        && let Some(patched) = patch_typescript(src.text)
-        && let Some(better) = parse(lang, &patched)
-        && error_bytes(better.root_node()) < error_bytes(tree.root_node())
-    {
-        // Same length, same offsets: the tree of the patched text fits the original one.
-        return Some((better, lang));
-    }
-    if lang == Language::PowerShell
-        && tree.root_node().has_error()
-        && let Some(patched) = join_variable_paths(src.text)
+        && let Some(patched) = patch(src.text)
         && let Some(better) = parse(lang, &patched)
         && error_bytes(better.root_node()) < error_bytes(tree.root_node())
     {
