@@ -11,4 +11,4 @@ mod modules;
 mod resolve;
 
 pub use modules::{FileSet, dir_of};
-pub use resolve::{How, Index, Resolution, SymbolEntry};
+pub use resolve::{How, Incomplete, Index, Resolution, SymbolEntry, SymbolKeys};

@@ -42,6 +42,16 @@ pub struct SymbolRow {
     pub decorators: Vec<String>,
 }
 
+/// Which of a store's symbols `Catalog::for_each_symbol_by` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SymbolsBy {
+    Name,
+    Qualified,
+    File,
+    /// Those with decorators (no values).
+    Decorated,
+}
+
 const SYMBOL_COLUMNS: &str = "id, store_id, path, name, qualified, kind, container, signature, doc, \
      exported, is_async, is_test, start_line, end_line, start_byte, end_byte, returns, params, \
      decorators";
@@ -195,6 +205,53 @@ impl Catalog {
             &format!("SELECT {columns} FROM symbols WHERE store_id = ?1 ORDER BY path, start_byte"),
             args![store_id],
             |mut row| f(symbol_from_row(&mut row, 0).map_err(self.db.err())?),
+        )
+    }
+
+    /// `for_each_symbol` for the symbols of a store one of `values` keys (by name,
+    /// qualified name or file; 500 a query), or that have decorators. No order.
+    pub fn for_each_symbol_by(
+        &self,
+        store_id: i64,
+        by: SymbolsBy,
+        values: &[&str],
+        mut f: impl FnMut(SymbolRow) -> Result<(), IndexError>,
+    ) -> Result<(), IndexError> {
+        let columns = SYMBOL_COLUMNS.replace(" doc,", " NULL,");
+        let column = match by {
+            SymbolsBy::Name => "name",
+            SymbolsBy::Qualified => "qualified",
+            SymbolsBy::File => "path",
+            SymbolsBy::Decorated => {
+                return self.db.for_each(
+                    &format!(
+                        "SELECT {columns} FROM symbols WHERE store_id = ?1 AND decorators IS NOT NULL"
+                    ),
+                    args![store_id],
+                    |mut row| f(symbol_from_row(&mut row, 0).map_err(self.db.err())?),
+                );
+            }
+        };
+        for part in values.chunks(500) {
+            let sql = format!(
+                "SELECT {columns} FROM symbols WHERE store_id = ?1 AND {column} IN ({})",
+                crate::sql::placeholders(part.len(), 2)
+            );
+            let mut args: Vec<Arg> = vec![store_id.into()];
+            args.extend(part.iter().map(|&v| Arg::from(v)));
+            self.db.for_each(&sql, &args, |mut row| {
+                f(symbol_from_row(&mut row, 0).map_err(self.db.err())?)
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Every container name of a store's symbols (types with members), from an index.
+    pub fn symbol_containers(&self, store_id: i64) -> Result<Vec<String>, IndexError> {
+        self.db.query(
+            "SELECT DISTINCT container FROM symbols WHERE store_id = ?1 AND container IS NOT NULL",
+            args![store_id],
+            |r| r.text(0),
         )
     }
 

@@ -49,7 +49,7 @@ pub use fts::{
     clean as clean_fts,
 };
 pub use grams::{GramQuery, Grams, trigrams};
-pub use graph::{Edge, ImportRow, RefRow, RefTarget, ResolvedRef, SymbolRow};
+pub use graph::{Edge, ImportRow, RefRow, RefTarget, ResolvedRef, SymbolRow, SymbolsBy};
 pub use jobs::{JOB_EXPIRY_SECS, JobProgress, JobRecord, JobStatus, Lease, is_job_id, new_job_id};
 pub use lock::{WriterLock, is_held as writer_lock_held};
 pub use patterns::{PatternMember, PatternRow, UnitReference};

@@ -201,7 +201,7 @@ CREATE INDEX IF NOT EXISTS feedback_by_store ON feedback(store_id, at);
 ";
 
 /// The schema version `SCHEMA` creates; `migrate` brings older catalogs up to it.
-pub(crate) const SCHEMA_VERSION: i64 = 17;
+pub(crate) const SCHEMA_VERSION: i64 = 18;
 
 /// What made a store's vectors when it did not record it: stores embedded before lore
 /// recorded it were all embedded by the built-in model. The migrations that added the
@@ -310,6 +310,17 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     // resolved share is counted from it, not from every reference's row.
     // v17 added the partial index of extends/implements references (created above): the
     // resolver reads a store's bases from it on every run.
+    if version < 18 {
+        // v18: what the resolver of a small change reads beside the symbols its references
+        // name: every container name, every decorated symbol (pytest fixtures). Here, not
+        // in `SCHEMA`: `decorators` is a column v4 adds.
+        conn.execute_batch(
+            "CREATE INDEX IF NOT EXISTS symbols_by_container ON symbols(store_id, container) \
+             WHERE container IS NOT NULL; \
+             CREATE INDEX IF NOT EXISTS symbols_decorated ON symbols(store_id) \
+             WHERE decorators IS NOT NULL;",
+        )?;
+    }
     if version != SCHEMA_VERSION {
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }

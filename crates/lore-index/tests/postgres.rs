@@ -328,7 +328,7 @@ fn a_newer_schema_is_refused_and_migration_is_idempotent() {
     assert_eq!(lore_index::postgres_status(&db).unwrap().version, 0);
     assert_eq!(
         lore_index::migrate_postgres(&db).unwrap(),
-        (1..=17).collect::<Vec<i64>>()
+        (1..=18).collect::<Vec<i64>>()
     );
     assert!(lore_index::migrate_postgres(&db).unwrap().is_empty());
     // v7: BM25 reads a term's postings from the key's leaves alone (an index-only scan).

@@ -3,11 +3,13 @@
 
 pub(crate) mod patterns;
 pub(crate) mod related;
+mod resolve;
+
+pub(crate) use resolve::resolve_graph;
 
 use crate::text::first_sentence;
 use crate::{Engine, EngineError};
-use lore_graph::{Index, SymbolEntry};
-use lore_index::{Catalog, Edge, RefTarget, StoreRecord, SymbolRow};
+use lore_index::{Edge, StoreRecord, SymbolRow};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -124,170 +126,6 @@ pub(crate) fn symbol_info(s: &SymbolRow, store: &str) -> SymbolInfo {
         is_test: s.is_test,
         usage: None,
     }
-}
-
-/// Whether the resolver needs a symbol: a C or C++ constant (an object-like macro, an enum's
-/// value: more than half of a kernel's symbols) is never called, extended or a caller's
-/// scope, nor is a key of a configuration file.
-fn resolvable(s: &SymbolRow) -> bool {
-    use lore_core::{ChunkKind, Language};
-    match Language::from_path(std::path::Path::new(&s.path)) {
-        Language::Yaml | Language::Json | Language::Toml => false,
-        Language::C | Language::Cpp | Language::ObjC => s.kind != ChunkKind::Const,
-        _ => s.kind != ChunkKind::Section,
-    }
-}
-
-/// References resolved and written at a time when a whole store's are.
-const RESOLVE_PAGE: usize = 200_000;
-
-/// Resolves the references of a store that may have changed meaning: those made in
-/// `changed` files and those naming `names`; everything when `all` (files appeared
-/// or vanished, so imports may point elsewhere) or when an earlier run stopped
-/// before resolving.
-pub(crate) fn resolve_graph(
-    catalog: &mut Catalog,
-    store_id: i64,
-    generation_before: i64,
-    changed: &[String],
-    mut names: Vec<String>,
-    all: bool,
-) -> Result<(), EngineError> {
-    let generation = catalog
-        .store_by_id(store_id)?
-        .map(|s| s.generation)
-        .unwrap_or_default();
-    let resolved_at = catalog.graph_resolved_generation(store_id)?;
-    if changed.is_empty() && names.is_empty() && !all && resolved_at == Some(generation) {
-        // A store resolved before lore mined patterns gets them now.
-        return patterns::refresh(catalog, store_id, generation);
-    }
-    // An earlier run that stopped between its commits and this point left references
-    // unresolved somewhere: resolve everything.
-    let all = all || resolved_at != Some(generation_before);
-    let started = std::time::Instant::now();
-    names.sort();
-    names.dedup();
-    let files: Vec<String> = catalog.manifest(store_id)?.into_keys().collect();
-    let imports = catalog.imports(store_id)?;
-    tracing::debug!(
-        "store #{store_id}: files and imports read at {:.1} s",
-        started.elapsed().as_secs_f32()
-    );
-    let mut symbols = Vec::new();
-    catalog.for_each_symbol(store_id, |s| {
-        if resolvable(&s) {
-            symbols.push(SymbolEntry {
-                id: s.id,
-                path: s.path,
-                name: s.name,
-                qualified: s.qualified,
-                kind: s.kind,
-                container: s.container,
-                signature: s.signature,
-                returns: s.returns,
-                params: s.params,
-                decorators: s.decorators,
-            });
-        }
-        Ok(())
-    })?;
-    tracing::debug!(
-        "store #{store_id}: {} symbols read at {:.1} s",
-        symbols.len(),
-        started.elapsed().as_secs_f32()
-    );
-    let index = Index::new(
-        files,
-        symbols,
-        imports.iter().map(|i| (i.path.clone(), i.import.clone())),
-        catalog.heritage(store_id)?,
-        catalog.bindings(store_id)?,
-    );
-    tracing::debug!(
-        "store #{store_id}: graph tables read in {:.1} s: {}",
-        started.elapsed().as_secs_f32(),
-        index.sizes()
-    );
-    let changed_set: std::collections::HashSet<&str> = changed.iter().map(String::as_str).collect();
-    let import_targets: Vec<(i64, Vec<String>)> = imports
-        .iter()
-        .filter(|i| all || changed_set.contains(i.path.as_str()))
-        .map(|i| (i.id, index.import_targets(&i.path, &i.import)))
-        .collect();
-    drop(imports);
-    // Only references whose target changes are written (most stay unresolved). All of a
-    // store's are read a page at a time, each page's targets written before the next.
-    let retarget = |refs: &[lore_index::RefRow]| -> Vec<RefTarget> {
-        refs.iter()
-            .filter_map(|r| {
-                let res = index.resolve(&r.path, &r.reference);
-                (res.map(|x| x.target) != r.target).then(|| RefTarget {
-                    ref_id: r.id,
-                    target: res.map(|x| x.target),
-                    confidence: res.map(|x| x.confidence),
-                    how: res.map(|x| x.how.as_str().to_string()),
-                })
-            })
-            .collect()
-    };
-    if all {
-        let mut after: Option<(String, i64)> = None;
-        loop {
-            let key = after.as_ref().map(|(p, id)| (p.as_str(), *id));
-            let page = catalog.refs_after(store_id, key, RESOLVE_PAGE)?;
-            let Some(last) = page.last() else { break };
-            after = Some((last.path.clone(), last.id));
-            let targets = retarget(&page);
-            tracing::debug!(
-                "store #{store_id}: resolved {} references, to {}: {}",
-                page.len(),
-                last.path,
-                index.sizes()
-            );
-            drop(page);
-            if !targets.is_empty() {
-                let tx = catalog.begin()?;
-                tx.set_ref_targets(&targets)?;
-                tx.commit()?;
-            }
-        }
-    } else {
-        let refs = catalog.refs_to_resolve(store_id, changed, &names)?;
-        tracing::debug!(
-            "store #{store_id}: {} references to resolve ({} files, {} names) read at {:.1} s",
-            refs.len(),
-            changed.len(),
-            names.len(),
-            started.elapsed().as_secs_f32()
-        );
-        let targets = retarget(&refs);
-        drop(refs);
-        tracing::debug!(
-            "store #{store_id}: {} retargeted at {:.1} s",
-            targets.len(),
-            started.elapsed().as_secs_f32()
-        );
-        let tx = catalog.begin()?;
-        tx.set_ref_targets(&targets)?;
-        tx.commit()?;
-    }
-    let tx = catalog.begin()?;
-    tx.set_import_targets(&import_targets)?;
-    tx.set_graph_resolved(store_id, generation)?;
-    tx.commit()?;
-    // Its tables are freed before the patterns are mined.
-    drop(index);
-    tracing::debug!(
-        "store #{store_id}: references resolved in {:.1} s",
-        started.elapsed().as_secs_f32()
-    );
-    patterns::refresh(catalog, store_id, generation)?;
-    tracing::debug!(
-        "store #{store_id}: patterns mined at {:.1} s",
-        started.elapsed().as_secs_f32()
-    );
-    Ok(())
 }
 
 impl Engine {

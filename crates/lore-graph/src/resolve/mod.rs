@@ -1,17 +1,21 @@
 //! Reference resolution over a store's symbols and imports.
 
+mod partial;
 mod receivers;
 mod types;
 
+pub use partial::{Incomplete, SymbolKeys};
+
 use crate::modules::{FileSet, dir_of};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use lore_core::{
     Binding, ChunkKind, Import, Language, Receiver, RefKind, Reference, fixture_name, is_test_path,
     type_name,
 };
 use serde::Serialize;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::path::Path;
+use std::rc::Rc;
 
 /// A symbol as the resolver needs it.
 #[derive(Debug, Clone)]
@@ -20,6 +24,8 @@ pub struct SymbolEntry {
     pub path: String,
     pub name: String,
     pub qualified: String,
+    /// Where it starts in its file (bytes): a file's symbols are looked at in this order.
+    pub at: i64,
     pub kind: ChunkKind,
     pub container: Option<String>,
     pub signature: Option<String>,
@@ -112,7 +118,7 @@ pub struct Index {
     methods: HashMap<Key, Vec<usize>>,
     /// Names that have methods (`View` with `View.prototype.lookup = function …`): a
     /// function of that name is a constructor, and `this` inside it is one of those.
-    containers: std::collections::HashSet<String>,
+    containers: HashSet<String>,
     imports: HashMap<String, Vec<Import>>,
     /// Base types (extends/implements) by type name: (file that declares it, base).
     bases: HashMap<String, Vec<(String, String)>>,
@@ -124,12 +130,14 @@ pub struct Index {
     globals: HashMap<(String, String), Receiver>,
     /// Module resolutions by (file, module): every reference of a file walks the same
     /// imports.
-    memo: RefCell<HashMap<(String, String), Vec<String>>>,
+    memo: RefCell<HashMap<Key, Rc<[String]>>>,
     /// `global_type` answers by (file, name, depth): on a big Python package every
     /// reference to a module-level name walks the same re-export chains.
     global_memo: RefCell<GlobalMemo>,
     /// `bare` answers without a caller, by (file, name, kind, hops).
     bare_memo: RefCell<BareMemo>,
+    /// What a partial index holds (`Index::partial`); `None` for a whole store's.
+    partial: Option<partial::Partial>,
 }
 
 type BareMemo = HashMap<Key, Option<(usize, How)>>;
@@ -140,13 +148,9 @@ type BareMemo = HashMap<Key, Option<(usize, How)>>;
 type Key = u128;
 
 fn key(a: &str, b: &str, more: usize) -> Key {
-    use std::hash::{Hash, Hasher};
-    let half = |salt: u8| {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        (salt, a, b, more).hash(&mut h);
-        h.finish()
-    };
-    (u128::from(half(0)) << 64) | u128::from(half(1))
+    use std::hash::BuildHasher;
+    let half = |seed: u64| foldhash::quality::FixedState::with_seed(seed).hash_one((a, b, more));
+    (u128::from(half(0x9e37_79b9_7f4a_7c15)) << 64) | u128::from(half(0x85eb_ca6b_c2b2_ae35))
 }
 
 /// Most `bare` answers kept at once (about 100 bytes each).
@@ -267,29 +271,6 @@ impl Index {
         heritage: impl IntoIterator<Item = (String, String, String)>,
         bindings: impl IntoIterator<Item = (String, Binding)>,
     ) -> Index {
-        let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
-        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
-        let mut methods: HashMap<Key, Vec<usize>> = HashMap::new();
-        let mut containers = std::collections::HashSet::new();
-        let mut by_key: HashMap<Key, Vec<usize>> = HashMap::new();
-        let mut fixtures: HashMap<String, Vec<usize>> = HashMap::new();
-        for (i, s) in symbols.iter().enumerate() {
-            if let Some(f) = s.decorators.iter().find_map(|d| fixture_name(d, &s.name)) {
-                fixtures.entry(f.to_string()).or_default().push(i);
-            }
-            by_path.entry(s.path.clone()).or_default().push(i);
-            by_key
-                .entry(key(&s.path, &s.qualified, 0))
-                .or_default()
-                .push(i);
-            by_name.entry(s.name.clone()).or_default().push(i);
-            if let Some(c) = &s.container {
-                methods.entry(key(c, &s.name, 0)).or_default().push(i);
-                if !containers.contains(c.as_str()) {
-                    containers.insert(c.clone());
-                }
-            }
-        }
         let mut by_file: HashMap<String, Vec<Import>> = HashMap::new();
         for (p, i) in imports {
             by_file.entry(p).or_default().push(i);
@@ -311,34 +292,81 @@ impl Index {
                 }
             }
         }
-        Index {
+        let mut index = Index {
             files: FileSet::new(files),
-            symbols,
-            by_path,
-            by_key,
-            by_name,
-            containers,
-            methods,
+            symbols: Vec::new(),
+            by_path: HashMap::new(),
+            by_key: HashMap::new(),
+            by_name: HashMap::new(),
+            containers: HashSet::new(),
+            methods: HashMap::new(),
             imports: by_file,
             bases,
-            fixtures,
+            fixtures: HashMap::new(),
             fields,
             globals,
             memo: RefCell::new(HashMap::new()),
             global_memo: RefCell::new(HashMap::new()),
             bare_memo: RefCell::new(HashMap::new()),
+            partial: None,
+        };
+        index.insert_symbols(symbols);
+        index
+    }
+
+    /// Makes `symbols` the index's, in file order, and its symbol tables theirs (the
+    /// container names only grow: a partial index is given the store's).
+    fn insert_symbols(&mut self, mut symbols: Vec<SymbolEntry>) {
+        symbols.sort_by(|a, b| (&a.path, a.at, a.id).cmp(&(&b.path, b.at, b.id)));
+        self.by_path.clear();
+        self.by_key.clear();
+        self.by_name.clear();
+        self.methods.clear();
+        self.fixtures.clear();
+        for (i, s) in symbols.iter().enumerate() {
+            if let Some(f) = s.decorators.iter().find_map(|d| fixture_name(d, &s.name)) {
+                self.fixtures.entry(f.to_string()).or_default().push(i);
+            }
+            match self.by_path.get_mut(&s.path) {
+                Some(v) => v.push(i),
+                None => {
+                    self.by_path.insert(s.path.clone(), vec![i]);
+                }
+            }
+            self.by_key
+                .entry(key(&s.path, &s.qualified, 0))
+                .or_default()
+                .push(i);
+            match self.by_name.get_mut(&s.name) {
+                Some(v) => v.push(i),
+                None => {
+                    self.by_name.insert(s.name.clone(), vec![i]);
+                }
+            }
+            if let Some(c) = &s.container {
+                self.methods.entry(key(c, &s.name, 0)).or_default().push(i);
+                if !self.containers.contains(c.as_str()) {
+                    self.containers.insert(c.clone());
+                }
+            }
         }
+        self.symbols = symbols;
     }
 
     /// `FileSet::resolve`, remembered per (file, module).
     fn modules(&self, lang: Language, path: &str, module: &str) -> Vec<String> {
-        let key = (path.to_string(), module.to_string());
+        self.modules_shared(lang, path, module).to_vec()
+    }
+
+    /// `modules` without a copy: a kernel file's includes are walked for every name.
+    fn modules_shared(&self, lang: Language, path: &str, module: &str) -> Rc<[String]> {
+        let key = key(path, module, 0);
         if let Ok(memo) = self.memo.try_borrow()
             && let Some(v) = memo.get(&key)
         {
             return v.clone();
         }
-        let v = self.files.resolve(lang, path, module);
+        let v: Rc<[String]> = self.files.resolve(lang, path, module).into();
         if let Ok(mut memo) = self.memo.try_borrow_mut() {
             memo.insert(key, v.clone());
         }
@@ -386,8 +414,7 @@ impl Index {
     /// name, told apart by argument labels), none: which one a call means is not known.
     fn in_file(&self, path: &str, qualified: &str, kind: RefKind) -> Option<usize> {
         let mut fitting = self
-            .by_key
-            .get(&key(path, qualified, 0))?
+            .by_key_of(path, qualified)?
             .iter()
             .copied()
             .filter(|&i| fits(kind, self.symbols[i].kind));
@@ -400,8 +427,7 @@ impl Index {
 
     /// Symbols of `path` named `qualified`, whatever their kind.
     fn defined(&self, path: &str, qualified: &str) -> &[usize] {
-        self.by_key
-            .get(&key(path, qualified, 0))
+        self.by_key_of(path, qualified)
             .map(Vec::as_slice)
             .unwrap_or(&[])
     }
@@ -414,7 +440,7 @@ impl Index {
 
     /// How many entries its tables and memos hold (for logs of a large store's run).
     pub fn sizes(&self) -> String {
-        let memo_files: usize = self.memo.borrow().values().map(Vec::len).sum();
+        let memo_files: usize = self.memo.borrow().values().map(|v| v.len()).sum();
         format!(
             "symbols {}, by_key {}, by_name {}, methods {}, imports {}, globals {}, fields {}, \
              module memo {} ({} files), global memo {}, bare memo {}",
@@ -479,7 +505,7 @@ impl Index {
         if matches!(lang, Language::Java | Language::Cpp | Language::C) {
             return true;
         }
-        let types = self.by_name.get(ty).map_or(0, |v| {
+        let types = self.by_name_of(ty).map_or(0, |v| {
             v.iter()
                 .filter(|&&j| self.symbols[j].kind.is_type())
                 .count()
@@ -534,8 +560,11 @@ impl Index {
         {
             return *found;
         }
+        let misses = self.misses();
         let found = self.bare_walk(path, lang, name, None, kind, hops);
-        if let Ok(mut memo) = self.bare_memo.try_borrow_mut() {
+        if self.misses() == misses
+            && let Ok(mut memo) = self.bare_memo.try_borrow_mut()
+        {
             // Bounded: on the kernel the (header, name) pairs walked number in the tens of
             // millions; starting over keeps the recent ones, which the next files reuse.
             if memo.len() >= BARE_MEMO_ENTRIES {
@@ -603,7 +632,7 @@ impl Index {
                 if n.local() != name || n.name == "self" {
                     continue;
                 }
-                let targets = self.modules(lang, path, &imp.module);
+                let targets = self.modules_shared(lang, path, &imp.module);
                 let found = if n.name == "default" {
                     self.default_export(&targets, kind)
                 } else {
@@ -638,7 +667,7 @@ impl Index {
             }
         }
         for imp in self.imports_of(path).iter().filter(|i| i.wildcard) {
-            let targets = self.modules(lang, path, &imp.module);
+            let targets = self.modules_shared(lang, path, &imp.module);
             if let Some(i) = self.top_level_in(&targets, name, kind) {
                 return Some((i, How::Wildcard));
             }

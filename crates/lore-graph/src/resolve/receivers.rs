@@ -251,8 +251,11 @@ impl Index {
         {
             return v.clone();
         }
+        let misses = self.misses();
         let found = self.global_type_uncached(path, lang, name, depth);
-        if let Ok(mut memo) = self.global_memo.try_borrow_mut() {
+        if self.misses() == misses
+            && let Ok(mut memo) = self.global_memo.try_borrow_mut()
+        {
             memo.insert(key, found.clone());
         }
         found
@@ -315,7 +318,7 @@ impl Index {
             if lang == Language::Rust
                 && let Some(ty) = p.rsplit("::").next()
                 && let Some(i) = files.iter().find_map(|f| {
-                    self.by_path.get(f)?.iter().copied().find(|&i| {
+                    self.by_path_of(f)?.iter().copied().find(|&i| {
                         let s = &self.symbols[i];
                         s.name == name && s.container.as_deref() == Some(ty)
                     })

@@ -7,7 +7,7 @@ impl Index {
     /// The one symbol of that name in the store (in a file of the same language family).
     pub(super) fn unique(&self, name: &str, kind: RefKind, lang: Language) -> Option<usize> {
         let c_family = |l: Language| matches!(l, Language::C | Language::Cpp);
-        let mut found = self.by_name.get(name)?.iter().copied().filter(|&i| {
+        let mut found = self.by_name_of(name)?.iter().copied().filter(|&i| {
             let s = &self.symbols[i];
             let l = lang_of(&s.path);
             fits(kind, s.kind) && (l == lang || (c_family(l) && c_family(lang)))
@@ -22,7 +22,7 @@ impl Index {
         files
             .iter()
             .find_map(|f| {
-                self.by_path.get(f)?.iter().copied().find(|&i| {
+                self.by_path_of(f)?.iter().copied().find(|&i| {
                     let s = &self.symbols[i];
                     fits(kind, s.kind)
                         && s.signature
@@ -47,7 +47,7 @@ impl Index {
     /// A method of a type, or of its bases; ambiguity between files is settled by the
     /// file and directory of the caller, else left unresolved.
     pub(super) fn method(&self, path: &str, ty: &str, name: &str, depth: usize) -> Option<usize> {
-        if let Some(cands) = self.methods.get(&super::key(ty, name, 0)) {
+        if let Some(cands) = self.methods_of(ty, name) {
             let callable: Vec<usize> = cands
                 .iter()
                 .copied()

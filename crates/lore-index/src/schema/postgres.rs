@@ -275,6 +275,12 @@ const V16: &str =
 const V17: &str = "CREATE INDEX IF NOT EXISTS refs_heritage ON refs(store_id) \
      WHERE kind IN ('extends', 'implements');";
 
+/// v18: the container names and decorated symbols of a store, from indexes: what the
+/// resolver of a small change reads beside the symbols its references name.
+const V18: &str = "CREATE INDEX IF NOT EXISTS symbols_by_container ON symbols(store_id, container) \
+     WHERE container IS NOT NULL; \
+     CREATE INDEX IF NOT EXISTS symbols_decorated ON symbols(store_id) WHERE decorators IS NOT NULL;";
+
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, V1),
     (2, V2),
@@ -293,6 +299,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (15, V15),
     (16, V16),
     (17, V17),
+    (18, V18),
 ];
 
 /// Where a database's schema stands.
