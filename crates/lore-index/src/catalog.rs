@@ -176,7 +176,7 @@ pub(crate) fn chunk_from_row(r: &mut Row) -> Result<StoredChunk, SqlError> {
             end_line: r.int(11)? as u32,
             start_byte: r.int(12)? as usize,
             end_byte: r.int(13)? as usize,
-            content: r.text(14)?,
+            content: r.packed_text(14)?,
             context: r.opt_text(15)?,
         },
     })
@@ -814,7 +814,7 @@ impl CatalogTx<'_> {
                     c.end_line,
                     c.start_byte,
                     c.end_byte,
-                    &c.content,
+                    Arg::Packed(std::borrow::Cow::Borrowed(&c.content)),
                     &c.context,
                     row.embedding,
                 ],
