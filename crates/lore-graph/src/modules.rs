@@ -132,6 +132,30 @@ impl FileSet {
         }
     }
 
+    /// The store files an import of `path` points to.
+    pub fn import_targets(&self, path: &str, imp: &lore_core::Import) -> Vec<String> {
+        let lang = Language::from_path(std::path::Path::new(path));
+        let mut out = self.resolve(lang, path, &imp.module);
+        // `from pkg import submodule`: the submodule's file.
+        if lang == Language::Python {
+            for n in &imp.names {
+                let full = if imp.module.ends_with('.') {
+                    format!("{}{}", imp.module, n.name)
+                } else {
+                    format!("{}.{}", imp.module, n.name)
+                };
+                out.extend(
+                    self.resolve(Language::Python, path, &full)
+                        .into_iter()
+                        .take(1),
+                );
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// The files a module names, seen from the file `from`. A Go or Java package is all
     /// the files of its directory; everything else is one file.
     pub fn resolve(&self, lang: Language, from: &str, module: &str) -> Vec<String> {

@@ -4,8 +4,9 @@
 
 use crate::EngineError;
 use crate::graph::patterns;
-use lore_graph::{Incomplete, Index, Resolution, SymbolEntry, SymbolKeys};
+use lore_graph::{FileSet, Incomplete, Index, Resolution, SymbolEntry, SymbolKeys};
 use lore_index::{Catalog, RefRow, RefTarget, SymbolRow, SymbolsBy};
+use std::rc::Rc;
 
 /// Whether the resolver needs a symbol: a C or C++ constant (an object-like macro, an enum's
 /// value: more than half of a kernel's symbols) is never called, extended or a caller's
@@ -57,24 +58,29 @@ pub(crate) fn resolve_graph(
     );
     let heritage = catalog.heritage(store_id)?;
     let bindings = catalog.bindings(store_id)?;
-    let import_pairs = imports.iter().map(|i| (i.path.clone(), i.import.clone()));
-    // Where the imports of the files read point (of all files when `all`); the imports
-    // are freed before the references are resolved.
+    // Where the imports of the files read point (every file's when `all`), from the files
+    // alone: written before the symbols are read, so a large store's imports are held
+    // once, by the index, while its references resolve.
+    let files = FileSet::new(files);
     let changed_set: std::collections::HashSet<&str> = changed.iter().map(String::as_str).collect();
-    let import_targets = |index: &Index, imports: Vec<lore_index::ImportRow>| {
-        imports
-            .iter()
-            .filter(|i| all || changed_set.contains(i.path.as_str()))
-            .map(|i| (i.id, index.import_targets(&i.path, &i.import)))
-            .collect::<Vec<(i64, Vec<String>)>>()
-    };
+    let import_targets: Vec<(i64, Vec<String>)> = imports
+        .iter()
+        .filter(|i| all || changed_set.contains(i.path.as_str()))
+        .map(|i| (i.id, files.import_targets(&i.path, &i.import)))
+        .collect();
+    let tx = catalog.begin()?;
+    tx.set_import_targets(&import_targets)?;
+    tx.commit()?;
+    drop(import_targets);
+    let import_pairs = imports.into_iter().map(|i| (i.path, i.import));
     // After a small change only the symbols its references reach are read; a store's
     // first resolution (or one after files came or went) needs them all.
-    let (index, import_targets) = if all {
+    let index = if all {
         let mut symbols = Vec::new();
+        let mut last = None;
         catalog.for_each_symbol(store_id, |s| {
             if resolvable(&s) {
-                symbols.push(entry(s));
+                symbols.push(entry(s, &mut last));
             }
             Ok(())
         })?;
@@ -83,13 +89,12 @@ pub(crate) fn resolve_graph(
             symbols.len(),
             started.elapsed().as_secs_f32()
         );
-        let index = Index::new(files, symbols, import_pairs, heritage, bindings);
+        let index = Index::with_files(files, symbols, import_pairs, heritage, bindings);
         tracing::debug!(
             "store #{store_id}: graph tables read in {:.1} s: {}",
             started.elapsed().as_secs_f32(),
             index.sizes()
         );
-        let import_targets = import_targets(&index, imports);
         // Only references whose target changes are written (most stay unresolved). They
         // are read a page at a time, each page's targets written before the next.
         let mut after: Option<(String, i64)> = None;
@@ -115,13 +120,14 @@ pub(crate) fn resolve_graph(
                 tx.commit()?;
             }
         }
-        (index, import_targets)
+        index
     } else {
         let refs = catalog.refs_to_resolve(store_id, changed, &names)?;
         let mut decorated = Vec::new();
+        let mut last = None;
         catalog.for_each_symbol_by(store_id, SymbolsBy::Decorated, &[], |s| {
             if resolvable(&s) {
-                decorated.push(entry(s));
+                decorated.push(entry(s, &mut last));
             }
             Ok(())
         })?;
@@ -134,7 +140,6 @@ pub(crate) fn resolve_graph(
             containers,
             decorated,
         );
-        let import_targets = import_targets(&index, imports);
         tracing::debug!(
             "store #{store_id}: {} references to resolve ({} files, {} names) read at {:.1} s",
             refs.len(),
@@ -153,10 +158,9 @@ pub(crate) fn resolve_graph(
         let tx = catalog.begin()?;
         tx.set_ref_targets(&targets)?;
         tx.commit()?;
-        (index, import_targets)
+        index
     };
     let tx = catalog.begin()?;
-    tx.set_import_targets(&import_targets)?;
     tx.set_graph_resolved(store_id, generation)?;
     tx.commit()?;
     // Its tables are freed before the patterns are mined.
@@ -173,12 +177,17 @@ pub(crate) fn resolve_graph(
     Ok(())
 }
 
-/// The resolver's copy of a stored symbol.
-fn entry(s: SymbolRow) -> SymbolEntry {
+/// The resolver's copy of a stored symbol; its path is `last`'s when the same (symbols
+/// read in file order share one per file).
+fn entry(s: SymbolRow, last: &mut Option<Rc<str>>) -> SymbolEntry {
+    let path = match last {
+        Some(p) if **p == *s.path => p.clone(),
+        _ => last.insert(Rc::from(s.path)).clone(),
+    };
     SymbolEntry {
         id: s.id,
         at: s.start_byte as i64,
-        path: s.path,
+        path,
         name: s.name,
         qualified: s.qualified,
         kind: s.kind,
@@ -226,9 +235,10 @@ fn resolve_reached(
             (SymbolsBy::File, &keys.files),
         ] {
             let values: Vec<&str> = values.iter().map(String::as_str).collect();
+            let mut last = None;
             catalog.for_each_symbol_by(store_id, by, &values, |s| {
                 if resolvable(&s) {
-                    symbols.push(entry(s));
+                    symbols.push(entry(s, &mut last));
                 }
                 Ok(())
             })?;
@@ -351,10 +361,11 @@ mod tests {
             let imports = catalog.imports(sid).unwrap();
             let pairs = || imports.iter().map(|i| (i.path.clone(), i.import.clone()));
             let mut symbols = Vec::new();
+            let mut last = None;
             catalog
                 .for_each_symbol(sid, |s| {
                     if resolvable(&s) {
-                        symbols.push(entry(s));
+                        symbols.push(entry(s, &mut last));
                     }
                     Ok(())
                 })
@@ -373,14 +384,15 @@ mod tests {
                     .collect(),
             );
             let mut decorated = Vec::new();
+            let mut last = None;
             catalog
                 .for_each_symbol_by(sid, SymbolsBy::Decorated, &[], |s| {
-                    decorated.push(entry(s));
+                    decorated.push(entry(s, &mut last));
                     Ok(())
                 })
                 .unwrap();
             let mut partial = Index::partial(
-                files,
+                FileSet::new(files),
                 pairs(),
                 catalog.heritage(sid).unwrap(),
                 catalog.bindings(sid).unwrap(),

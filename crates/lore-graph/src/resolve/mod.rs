@@ -21,7 +21,8 @@ use std::rc::Rc;
 #[derive(Debug, Clone)]
 pub struct SymbolEntry {
     pub id: i64,
-    pub path: String,
+    /// Shared by the symbols of a file (a kernel's million symbols have 86k paths).
+    pub path: Rc<str>,
     pub name: String,
     pub qualified: String,
     /// Where it starts in its file (bytes): a file's symbols are looked at in this order.
@@ -110,7 +111,7 @@ pub struct Resolution {
 pub struct Index {
     files: FileSet,
     symbols: Vec<SymbolEntry>,
-    by_path: HashMap<String, Vec<usize>>,
+    by_path: HashMap<Rc<str>, Vec<usize>>,
     /// By (file, qualified name): scope lookups are per reference, so they must not scan.
     by_key: HashMap<Key, Vec<usize>>,
     by_name: HashMap<String, Vec<usize>>,
@@ -153,8 +154,9 @@ fn key(a: &str, b: &str, more: usize) -> Key {
     (u128::from(half(0x9e37_79b9_7f4a_7c15)) << 64) | u128::from(half(0x85eb_ca6b_c2b2_ae35))
 }
 
-/// Most `bare` answers kept at once (about 100 bytes each).
-const BARE_MEMO_ENTRIES: usize = 1 << 21;
+/// Most `bare` answers kept at once: just under what 2^21 buckets hold (7/8 of them), as
+/// the table doubles past it (2^21 entries took 4M buckets, 130 MB on a kernel).
+const BARE_MEMO_ENTRIES: usize = 1_800_000;
 
 type GlobalMemo = HashMap<(String, String, usize), Option<(String, How)>>;
 
@@ -271,6 +273,18 @@ impl Index {
         heritage: impl IntoIterator<Item = (String, String, String)>,
         bindings: impl IntoIterator<Item = (String, Binding)>,
     ) -> Index {
+        Index::with_files(FileSet::new(files), symbols, imports, heritage, bindings)
+    }
+
+    /// `new` over a store's files already in a `FileSet` (whose import targets a large
+    /// store writes before its symbols are read).
+    pub fn with_files(
+        files: FileSet,
+        symbols: Vec<SymbolEntry>,
+        imports: impl IntoIterator<Item = (String, Import)>,
+        heritage: impl IntoIterator<Item = (String, String, String)>,
+        bindings: impl IntoIterator<Item = (String, Binding)>,
+    ) -> Index {
         let mut by_file: HashMap<String, Vec<Import>> = HashMap::new();
         for (p, i) in imports {
             by_file.entry(p).or_default().push(i);
@@ -293,7 +307,7 @@ impl Index {
             }
         }
         let mut index = Index {
-            files: FileSet::new(files),
+            files,
             symbols: Vec::new(),
             by_path: HashMap::new(),
             by_key: HashMap::new(),
@@ -379,31 +393,7 @@ impl Index {
 
     /// The store files an import points to.
     pub fn import_targets(&self, path: &str, imp: &Import) -> Vec<String> {
-        let lang = lang_of(path);
-        let mut out = self.modules(lang, path, &imp.module);
-        // `from pkg import submodule`: the submodule's file.
-        if lang == Language::Python {
-            for n in &imp.names {
-                if let Some(f) = self.python_submodule(path, &imp.module, &n.name) {
-                    out.push(f);
-                }
-            }
-        }
-        out.sort();
-        out.dedup();
-        out
-    }
-
-    fn python_submodule(&self, path: &str, module: &str, name: &str) -> Option<String> {
-        let full = if module.ends_with('.') {
-            format!("{module}{name}")
-        } else {
-            format!("{module}.{name}")
-        };
-        self.files
-            .resolve(Language::Python, path, &full)
-            .into_iter()
-            .next()
+        self.files.import_targets(path, imp)
     }
 
     fn imports_of(&self, path: &str) -> &[Import] {
@@ -510,7 +500,7 @@ impl Index {
                 .filter(|&&j| self.symbols[j].kind.is_type())
                 .count()
         });
-        types <= 1 || self.symbols[i].path == path
+        types <= 1 || &*self.symbols[i].path == path
     }
 
     /// The type `self` means for code in `caller`.

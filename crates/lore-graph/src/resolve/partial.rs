@@ -97,14 +97,14 @@ impl Index {
     /// `containers` are every container name of the store's symbols and `decorated` its
     /// symbols with decorators (pytest fixtures): those are looked up by what no key says.
     pub fn partial(
-        files: impl IntoIterator<Item = String>,
+        files: FileSet,
         imports: impl IntoIterator<Item = (String, Import)>,
         heritage: impl IntoIterator<Item = (String, String, String)>,
         bindings: impl IntoIterator<Item = (String, Binding)>,
         containers: impl IntoIterator<Item = String>,
         decorated: Vec<SymbolEntry>,
     ) -> Index {
-        let mut index = Index::new(files, decorated, imports, heritage, bindings);
+        let mut index = Index::with_files(files, decorated, imports, heritage, bindings);
         index.containers.extend(containers);
         index.partial = Some(Partial {
             ids: index.symbols.iter().map(|s| s.id).collect(),

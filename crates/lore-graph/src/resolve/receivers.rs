@@ -15,7 +15,7 @@ impl Index {
             cands.iter().copied().find(|&i| {
                 let s = &self.symbols[i];
                 Some(i) != this
-                    && s.path == file
+                    && &*s.path == file
                     && s.qualified.rsplit_once('.').map(|(a, _)| a) == scope
             })
         };
@@ -179,7 +179,7 @@ impl Index {
     /// The file that defines type `ty` as seen from `path`.
     pub(super) fn type_file(&self, path: &str, ty: &str) -> Option<String> {
         self.bare(path, lang_of(path), ty, None, RefKind::Extends, 0)
-            .map(|(i, _)| self.symbols[i].path.clone())
+            .map(|(i, _)| self.symbols[i].path.to_string())
     }
 
     /// The type of the value a dotted name stands for: a fixture parameter, a

@@ -91,7 +91,7 @@ impl Index {
                     let same_file: Vec<usize> = many
                         .iter()
                         .copied()
-                        .filter(|&i| self.symbols[i].path == path)
+                        .filter(|&i| &*self.symbols[i].path == path)
                         .collect();
                     if let [one] = same_file.as_slice() {
                         return Some(*one);
@@ -145,7 +145,10 @@ impl Index {
             .filter(|(f, _)| def.as_ref().is_none_or(|d| d == f))
             .map(
                 |(f, b)| match self.bare(f, lang_of(f), b, None, RefKind::Extends, 0) {
-                    Some((i, _)) => (self.symbols[i].path.clone(), self.symbols[i].name.clone()),
+                    Some((i, _)) => (
+                        self.symbols[i].path.to_string(),
+                        self.symbols[i].name.clone(),
+                    ),
                     None => (f.clone(), b.clone()),
                 },
             )
@@ -239,7 +242,7 @@ impl Index {
             let (i, _) = self.bare(path, lang_of(path), &alias, None, RefKind::Extends, 0)?;
             let s = &self.symbols[i];
             (
-                s.path.clone(),
+                s.path.to_string(),
                 alias_value(s.signature.as_deref()?)?.to_string(),
             )
         };
