@@ -57,6 +57,20 @@ pub(crate) fn parse_code(src: &Src, lang: Language) -> Option<(Tree, Language)> 
         _ => None,
     };
     let text = patched.as_deref().unwrap_or(src.text);
+    // The kernel's annotation and loop macros (`c_macros.rs`): a C file that has them is
+    // read patched first (same length, same offsets). Most then read whole and are parsed
+    // once; otherwise the text as written is parsed too and the tree with fewer errors
+    // kept (the one as written on a tie).
+    let c_patched = match lang {
+        Language::C | Language::Cpp => {
+            crate::c_macros::patch_c(src.text).and_then(|p| parse(lang, &p))
+        }
+        _ => None,
+    };
+    let c_patched = match c_patched {
+        Some(tree) if !tree.root_node().has_error() => return Some((tree, lang)),
+        other => other,
+    };
     let tree = parse(lang, text)?;
     // SQL's grammar reads many dialects but little of PostgreSQL's own DDL (`CREATE
     // OPERATOR`, a type with modifiers `vector(3)`): PostgreSQL's grammar is used when it
@@ -91,16 +105,9 @@ pub(crate) fn parse_code(src: &Src, lang: Language) -> Option<(Tree, Language)> 
     {
         return Some((better, lang));
     }
-    // The kernel's annotation and loop macros (`c_macros.rs`).
-    let tree = match lang {
-        Language::C | Language::Cpp if tree.root_node().has_error() => {
-            match crate::c_macros::patch_c(src.text).and_then(|p| parse(lang, &p)) {
-                Some(better) if error_bytes(better.root_node()) < error_bytes(tree.root_node()) => {
-                    better
-                }
-                _ => tree,
-            }
-        }
+    // The kernel's macros patched, read with errors too: kept when it has fewer.
+    let tree = match c_patched {
+        Some(better) if error_bytes(better.root_node()) < error_bytes(tree.root_node()) => better,
         _ => tree,
     };
     // Groovy's grammar fails on much of what Groovy allows (untyped parameters, string
