@@ -225,6 +225,9 @@ impl Engine {
         let chunks = known.chunks;
         let left = match self.freshness_cache.unembedded(store.id, known) {
             _ if chunks == 0 => 0,
+            // A store whose record names no embedder has no vectors (see `record.rs`):
+            // none are counted (a CLI search of a kernel counted 2M index entries).
+            _ if store.embedder.is_none() || crate::record::lexical_only(store) => chunks,
             Some(left) => left,
             None => {
                 let left = self.catalog.unembedded_count(store.id)?;
