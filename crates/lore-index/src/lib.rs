@@ -28,6 +28,7 @@ mod graph;
 mod graph_write;
 mod jobs;
 mod lock;
+mod pack;
 mod patterns;
 mod pg;
 mod places;
