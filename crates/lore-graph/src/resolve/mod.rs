@@ -391,11 +391,6 @@ impl Index {
         &self.symbols[i]
     }
 
-    /// The store files an import points to.
-    pub fn import_targets(&self, path: &str, imp: &Import) -> Vec<String> {
-        self.files.import_targets(path, imp)
-    }
-
     fn imports_of(&self, path: &str) -> &[Import] {
         self.imports.get(path).map(Vec::as_slice).unwrap_or(&[])
     }

@@ -80,10 +80,38 @@ pub(super) struct Partial {
 }
 
 impl Partial {
+    /// Counts a miss and records what it wanted.
     fn want(&self, add: impl FnOnce(&mut SymbolKeys)) {
         self.misses.set(self.misses.get() + 1);
         if let Ok(mut w) = self.wanted.try_borrow_mut() {
             add(&mut w);
+        }
+    }
+
+    /// A lookup of the symbols named `name` (or of members named so).
+    fn name(&self, name: &str) {
+        if !self.loaded.names.contains(name) {
+            self.want(|w| {
+                w.names.insert(name.to_string());
+            });
+        }
+    }
+
+    /// A lookup of `path`'s symbols whose qualified name is `qualified`.
+    fn qualified(&self, path: &str, qualified: &str) {
+        if !self.loaded.qualified.contains(qualified) && !self.loaded.files.contains(path) {
+            self.want(|w| {
+                w.qualified.insert(qualified.to_string());
+            });
+        }
+    }
+
+    /// A lookup of every symbol of `path`.
+    fn file(&self, path: &str) {
+        if !self.loaded.files.contains(path) {
+            self.want(|w| {
+                w.files.insert(path.to_string());
+            });
         }
     }
 }
@@ -152,49 +180,32 @@ impl Index {
 
     /// Symbols of `path` whose qualified name is `qualified`.
     pub(super) fn by_key_of(&self, path: &str, qualified: &str) -> Option<&Vec<usize>> {
-        if let Some(p) = &self.partial
-            && !p.loaded.qualified.contains(qualified)
-            && !p.loaded.files.contains(path)
-        {
-            p.want(|w| {
-                w.qualified.insert(qualified.to_string());
-            });
+        if let Some(p) = &self.partial {
+            p.qualified(path, qualified);
         }
         self.by_key.get(&key(path, qualified, 0))
     }
 
     /// Symbols named `name`.
     pub(super) fn by_name_of(&self, name: &str) -> Option<&Vec<usize>> {
-        if let Some(p) = &self.partial
-            && !p.loaded.names.contains(name)
-        {
-            p.want(|w| {
-                w.names.insert(name.to_string());
-            });
+        if let Some(p) = &self.partial {
+            p.name(name);
         }
         self.by_name.get(name)
     }
 
     /// Symbols of a file.
     pub(super) fn by_path_of(&self, path: &str) -> Option<&Vec<usize>> {
-        if let Some(p) = &self.partial
-            && !p.loaded.files.contains(path)
-        {
-            p.want(|w| {
-                w.files.insert(path.to_string());
-            });
+        if let Some(p) = &self.partial {
+            p.file(path);
         }
         self.by_path.get(path)
     }
 
-    /// Members named `name` of containers named `ty`.
+    /// Members named `name` of containers named `ty` (complete once `name` is read).
     pub(super) fn methods_of(&self, ty: &str, name: &str) -> Option<&Vec<usize>> {
-        if let Some(p) = &self.partial
-            && !p.loaded.names.contains(name)
-        {
-            p.want(|w| {
-                w.names.insert(name.to_string());
-            });
+        if let Some(p) = &self.partial {
+            p.name(name);
         }
         self.methods.get(&key(ty, name, 0))
     }
