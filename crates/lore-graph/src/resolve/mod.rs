@@ -111,6 +111,9 @@ pub struct Resolution {
 pub struct Index {
     files: FileSet,
     symbols: Vec<SymbolEntry>,
+    /// Each symbol's language, from its path once: `unique` filters a common name's
+    /// thousands of symbols by it.
+    langs: Vec<Language>,
     by_path: HashMap<Rc<str>, Vec<usize>>,
     /// By (file, qualified name): scope lookups are per reference, so they must not scan.
     by_key: HashMap<Key, Vec<usize>>,
@@ -309,6 +312,7 @@ impl Index {
         let mut index = Index {
             files,
             symbols: Vec::new(),
+            langs: Vec::new(),
             by_path: HashMap::new(),
             by_key: HashMap::new(),
             by_name: HashMap::new(),
@@ -337,7 +341,15 @@ impl Index {
         self.by_name.clear();
         self.methods.clear();
         self.fixtures.clear();
+        self.langs.clear();
         for (i, s) in symbols.iter().enumerate() {
+            let lang = match i.checked_sub(1).map(|p| &symbols[p]) {
+                Some(prev) if Rc::ptr_eq(&prev.path, &s.path) || prev.path == s.path => {
+                    self.langs[i - 1]
+                }
+                _ => lang_of(&s.path),
+            };
+            self.langs.push(lang);
             if let Some(f) = s.decorators.iter().find_map(|d| fixture_name(d, &s.name)) {
                 self.fixtures.entry(f.to_string()).or_default().push(i);
             }

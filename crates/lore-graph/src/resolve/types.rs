@@ -8,9 +8,8 @@ impl Index {
     pub(super) fn unique(&self, name: &str, kind: RefKind, lang: Language) -> Option<usize> {
         let c_family = |l: Language| matches!(l, Language::C | Language::Cpp);
         let mut found = self.by_name_of(name)?.iter().copied().filter(|&i| {
-            let s = &self.symbols[i];
-            let l = lang_of(&s.path);
-            fits(kind, s.kind) && (l == lang || (c_family(l) && c_family(lang)))
+            let l = self.langs[i];
+            fits(kind, self.symbols[i].kind) && (l == lang || (c_family(l) && c_family(lang)))
         });
         let first = found.next()?;
         found.next().is_none().then_some(first)
