@@ -193,9 +193,9 @@ fn entry(s: SymbolRow, last: &mut Option<Rc<str>>) -> SymbolEntry {
         kind: s.kind,
         container: s.container,
         signature: s.signature,
-        returns: s.returns,
-        params: s.params,
-        decorators: s.decorators,
+        returns: s.returns.map(Box::new),
+        params: s.params.into(),
+        decorators: s.decorators.into(),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Reference resolution over a store's symbols and imports.
 
 mod partial;
+mod postings;
 mod receivers;
 mod types;
 
@@ -12,6 +13,7 @@ use lore_core::{
     Binding, ChunkKind, Import, Language, Receiver, RefKind, Reference, fixture_name, is_test_path,
     type_name,
 };
+use postings::Postings;
 use serde::Serialize;
 use std::cell::RefCell;
 use std::path::Path;
@@ -31,11 +33,12 @@ pub struct SymbolEntry {
     pub container: Option<String>,
     pub signature: Option<String>,
     /// What the body returns when the signature does not say.
-    pub returns: Option<Receiver>,
+    /// Boxed, as the lists below: most symbols have none, and a kernel has a million.
+    pub returns: Option<Box<Receiver>>,
     /// Parameters without a declared type (Python).
-    pub params: Vec<String>,
+    pub params: Box<[String]>,
     /// Decorators without their arguments (Python).
-    pub decorators: Vec<String>,
+    pub decorators: Box<[String]>,
 }
 
 /// How a reference was resolved; the confidence follows from it.
@@ -114,12 +117,13 @@ pub struct Index {
     /// Each symbol's language, from its path once: `unique` filters a common name's
     /// thousands of symbols by it.
     langs: Vec<Language>,
-    by_path: HashMap<Rc<str>, Vec<usize>>,
+    by_path: Postings<Rc<str>>,
     /// By (file, qualified name): scope lookups are per reference, so they must not scan.
-    by_key: HashMap<Key, Vec<usize>>,
-    by_name: HashMap<String, Vec<usize>>,
+    by_key: Postings<Key>,
+    /// By name (its `key` with itself).
+    by_name: Postings<Key>,
     /// By (container, name).
-    methods: HashMap<Key, Vec<usize>>,
+    methods: Postings<Key>,
     /// Names that have methods (`View` with `View.prototype.lookup = function …`): a
     /// function of that name is a constructor, and `this` inside it is one of those.
     containers: HashSet<String>,
@@ -146,15 +150,20 @@ pub struct Index {
 
 type BareMemo = HashMap<Key, Option<(usize, How)>>;
 
-/// A pair of strings (and what else a table is keyed by) as 128 bits of two hashes: a
+/// A pair of strings (and what else a table is keyed by) as two 64-bit hashes: a
 /// store's tables hold millions of keys, each two strings copied from its symbols; a
 /// collision of both hashes is not to be expected in any store (about 2^-128 a pair).
-type Key = u128;
+/// Two words rather than a `u128`, whose 16-byte alignment pads a table's entries.
+type Key = (u64, u64);
+
+fn name_key(name: &str) -> Key {
+    key(name, name, 1)
+}
 
 fn key(a: &str, b: &str, more: usize) -> Key {
     use std::hash::BuildHasher;
     let half = |seed: u64| foldhash::quality::FixedState::with_seed(seed).hash_one((a, b, more));
-    (u128::from(half(0x9e37_79b9_7f4a_7c15)) << 64) | u128::from(half(0x85eb_ca6b_c2b2_ae35))
+    (half(0x9e37_79b9_7f4a_7c15), half(0x85eb_ca6b_c2b2_ae35))
 }
 
 /// Most `bare` answers kept at once: just under what 2^21 buckets hold (7/8 of them), as
@@ -313,11 +322,11 @@ impl Index {
             files,
             symbols: Vec::new(),
             langs: Vec::new(),
-            by_path: HashMap::new(),
-            by_key: HashMap::new(),
-            by_name: HashMap::new(),
+            by_path: Postings::new(),
+            by_key: Postings::new(),
+            by_name: Postings::new(),
             containers: HashSet::new(),
-            methods: HashMap::new(),
+            methods: Postings::new(),
             imports: by_file,
             bases,
             fixtures: HashMap::new(),
@@ -335,11 +344,8 @@ impl Index {
     /// Makes `symbols` the index's, in file order, and its symbol tables theirs (the
     /// container names only grow: a partial index is given the store's).
     fn insert_symbols(&mut self, mut symbols: Vec<SymbolEntry>) {
-        symbols.sort_by(|a, b| (&a.path, a.at, a.id).cmp(&(&b.path, b.at, b.id)));
-        self.by_path.clear();
-        self.by_key.clear();
-        self.by_name.clear();
-        self.methods.clear();
+        // Ids are unique: the order is the same as a stable sort's, without its copy.
+        symbols.sort_unstable_by(|a, b| (&a.path, a.at, a.id).cmp(&(&b.path, b.at, b.id)));
         self.fixtures.clear();
         self.langs.clear();
         for (i, s) in symbols.iter().enumerate() {
@@ -353,29 +359,19 @@ impl Index {
             if let Some(f) = s.decorators.iter().find_map(|d| fixture_name(d, &s.name)) {
                 self.fixtures.entry(f.to_string()).or_default().push(i);
             }
-            match self.by_path.get_mut(&s.path) {
-                Some(v) => v.push(i),
-                None => {
-                    self.by_path.insert(s.path.clone(), vec![i]);
-                }
-            }
-            self.by_key
-                .entry(key(&s.path, &s.qualified, 0))
-                .or_default()
-                .push(i);
-            match self.by_name.get_mut(&s.name) {
-                Some(v) => v.push(i),
-                None => {
-                    self.by_name.insert(s.name.clone(), vec![i]);
-                }
-            }
-            if let Some(c) = &s.container {
-                self.methods.entry(key(c, &s.name, 0)).or_default().push(i);
-                if !self.containers.contains(c.as_str()) {
-                    self.containers.insert(c.clone());
-                }
+            if let Some(c) = &s.container
+                && !self.containers.contains(c.as_str())
+            {
+                self.containers.insert(c.clone());
             }
         }
+        let all = || symbols.iter().enumerate();
+        self.by_path = Postings::build(|| all().map(|(i, s)| (s.path.clone(), i)));
+        self.by_key = Postings::build(|| all().map(|(i, s)| (key(&s.path, &s.qualified, 0), i)));
+        self.by_name = Postings::build(|| all().map(|(i, s)| (name_key(&s.name), i)));
+        self.methods = Postings::build(|| {
+            all().filter_map(|(i, s)| Some((key(s.container.as_deref()?, &s.name, 0), i)))
+        });
         self.symbols = symbols;
     }
 
@@ -413,7 +409,7 @@ impl Index {
         let mut fitting = self
             .by_key_of(path, qualified)?
             .iter()
-            .copied()
+            .map(|&i| i as usize)
             .filter(|&i| fits(kind, self.symbols[i].kind));
         let first = fitting.next()?;
         if lang_of(path) == Language::Swift && fitting.next().is_some() {
@@ -423,10 +419,8 @@ impl Index {
     }
 
     /// Symbols of `path` named `qualified`, whatever their kind.
-    fn defined(&self, path: &str, qualified: &str) -> &[usize] {
-        self.by_key_of(path, qualified)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
+    fn defined(&self, path: &str, qualified: &str) -> &[u32] {
+        self.by_key_of(path, qualified).unwrap_or(&[])
     }
 
     fn top_level_in(&self, files: &[String], name: &str, kind: RefKind) -> Option<usize> {
@@ -504,7 +498,7 @@ impl Index {
         }
         let types = self.by_name_of(ty).map_or(0, |v| {
             v.iter()
-                .filter(|&&j| self.symbols[j].kind.is_type())
+                .filter(|&&j| self.symbols[j as usize].kind.is_type())
                 .count()
         });
         types <= 1 || &*self.symbols[i].path == path
@@ -516,7 +510,7 @@ impl Index {
         let mut q = caller;
         loop {
             if let Some(&i) = self.defined(path, q).first() {
-                let s = &self.symbols[i];
+                let s = &self.symbols[i as usize];
                 if s.kind.is_type()
                     || (s.kind == ChunkKind::Function && self.containers.contains(&s.name))
                 {

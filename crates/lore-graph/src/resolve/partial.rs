@@ -179,7 +179,7 @@ impl Index {
     }
 
     /// Symbols of `path` whose qualified name is `qualified`.
-    pub(super) fn by_key_of(&self, path: &str, qualified: &str) -> Option<&Vec<usize>> {
+    pub(super) fn by_key_of(&self, path: &str, qualified: &str) -> Option<&[u32]> {
         if let Some(p) = &self.partial {
             p.qualified(path, qualified);
         }
@@ -187,15 +187,15 @@ impl Index {
     }
 
     /// Symbols named `name`.
-    pub(super) fn by_name_of(&self, name: &str) -> Option<&Vec<usize>> {
+    pub(super) fn by_name_of(&self, name: &str) -> Option<&[u32]> {
         if let Some(p) = &self.partial {
             p.name(name);
         }
-        self.by_name.get(name)
+        self.by_name.get(&super::name_key(name))
     }
 
     /// Symbols of a file.
-    pub(super) fn by_path_of(&self, path: &str) -> Option<&Vec<usize>> {
+    pub(super) fn by_path_of(&self, path: &str) -> Option<&[u32]> {
         if let Some(p) = &self.partial {
             p.file(path);
         }
@@ -203,7 +203,7 @@ impl Index {
     }
 
     /// Members named `name` of containers named `ty` (complete once `name` is read).
-    pub(super) fn methods_of(&self, ty: &str, name: &str) -> Option<&Vec<usize>> {
+    pub(super) fn methods_of(&self, ty: &str, name: &str) -> Option<&[u32]> {
         if let Some(p) = &self.partial {
             p.name(name);
         }

@@ -9,7 +9,7 @@ impl Index {
     /// A fixture asking for its own name gets the next one out.
     pub(super) fn fixture(&self, path: &str, requester: &str, name: &str) -> Option<usize> {
         let cands = self.fixtures.get(name)?;
-        let this = self.defined(path, requester).first().copied();
+        let this = self.defined(path, requester).first().map(|&i| i as usize);
         // The fixture of that name defined in `file` directly in `scope` (a class).
         let pick = |file: &str, scope: Option<&str>| {
             cands.iter().copied().find(|&i| {
@@ -56,9 +56,9 @@ impl Index {
             if let Some(&i) = self
                 .defined(path, q)
                 .iter()
-                .find(|&&i| self.symbols[i].params.iter().any(|x| x == p))
+                .find(|&&i| self.symbols[i as usize].params.iter().any(|x| x == p))
             {
-                return Some(i);
+                return Some(i as usize);
             }
             scope = q.rsplit_once('.').map(|(a, _)| a);
         }
@@ -318,7 +318,7 @@ impl Index {
             if lang == Language::Rust
                 && let Some(ty) = p.rsplit("::").next()
                 && let Some(i) = files.iter().find_map(|f| {
-                    self.by_path_of(f)?.iter().copied().find(|&i| {
+                    self.by_path_of(f)?.iter().map(|&i| i as usize).find(|&i| {
                         let s = &self.symbols[i];
                         s.name == name && s.container.as_deref() == Some(ty)
                     })

@@ -7,10 +7,14 @@ impl Index {
     /// The one symbol of that name in the store (in a file of the same language family).
     pub(super) fn unique(&self, name: &str, kind: RefKind, lang: Language) -> Option<usize> {
         let c_family = |l: Language| matches!(l, Language::C | Language::Cpp);
-        let mut found = self.by_name_of(name)?.iter().copied().filter(|&i| {
-            let l = self.langs[i];
-            fits(kind, self.symbols[i].kind) && (l == lang || (c_family(l) && c_family(lang)))
-        });
+        let mut found = self
+            .by_name_of(name)?
+            .iter()
+            .map(|&i| i as usize)
+            .filter(|&i| {
+                let l = self.langs[i];
+                fits(kind, self.symbols[i].kind) && (l == lang || (c_family(l) && c_family(lang)))
+            });
         let first = found.next()?;
         found.next().is_none().then_some(first)
     }
@@ -21,7 +25,7 @@ impl Index {
         files
             .iter()
             .find_map(|f| {
-                self.by_path_of(f)?.iter().copied().find(|&i| {
+                self.by_path_of(f)?.iter().map(|&i| i as usize).find(|&i| {
                     let s = &self.symbols[i];
                     fits(kind, s.kind)
                         && s.signature
@@ -49,7 +53,7 @@ impl Index {
         if let Some(cands) = self.methods_of(ty, name) {
             let callable: Vec<usize> = cands
                 .iter()
-                .copied()
+                .map(|&i| i as usize)
                 .filter(|&i| {
                     fits(RefKind::Calls, self.symbols[i].kind)
                         && same_family(path, &self.symbols[i].path)
@@ -296,7 +300,7 @@ impl Index {
             .signature
             .as_deref()
             .and_then(|sig| return_type(sig, lang_of(&s.path), &s.name));
-        let ret = match (declared, &s.returns) {
+        let ret = match (declared, s.returns.as_deref()) {
             (Some(r), _) => r,
             (None, Some(Receiver::Type(t))) => t.clone(),
             (None, Some(Receiver::SelfType)) => return Some((s.container.clone()?, How::Local)),
