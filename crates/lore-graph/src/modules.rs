@@ -5,7 +5,7 @@ use lore_core::Language;
 use std::collections::{BTreeSet, HashMap};
 
 /// Every file path of a store, with lookups by directory and by path suffix.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct FileSet {
     files: BTreeSet<String>,
     by_dir: HashMap<String, Vec<String>>,

@@ -6,7 +6,7 @@ use crate::EngineError;
 use crate::graph::patterns;
 use lore_graph::{FileSet, Incomplete, Index, Resolution, SymbolEntry, SymbolKeys};
 use lore_index::{Catalog, RefRow, RefTarget, SymbolRow, SymbolsBy};
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// Whether the resolver needs a symbol: a C or C++ constant (an object-like macro, an enum's
 /// value: more than half of a kernel's symbols) is never called, extended or a caller's
@@ -96,17 +96,18 @@ pub(crate) fn resolve_graph(
             index.sizes()
         );
         // Only references whose target changes are written (most stay unresolved). They
-        // are read a page at a time, each page's targets written before the next.
+        // are read a page at a time, each page's targets written before the next, and
+        // resolved on several threads, each with a fork of the index (its own memos).
+        let mut forks: Vec<Index> = (1..RESOLVE_THREADS.min(rayon::current_num_threads()))
+            .filter_map(|_| index.fork())
+            .collect();
         let mut after: Option<(String, i64)> = None;
         loop {
             let key = after.as_ref().map(|(p, id)| (p.as_str(), *id));
             let page = catalog.refs_after(store_id, key, RESOLVE_PAGE)?;
             let Some(last) = page.last() else { break };
             after = Some((last.path.clone(), last.id));
-            let targets: Vec<RefTarget> = page
-                .iter()
-                .filter_map(|r| retarget(r, index.resolve(&r.path, &r.reference)))
-                .collect();
+            let targets = retarget_all(&index, &mut forks, &page);
             tracing::debug!(
                 "store #{store_id}: resolved {} references, to {}: {}",
                 page.len(),
@@ -179,10 +180,10 @@ pub(crate) fn resolve_graph(
 
 /// The resolver's copy of a stored symbol; its path is `last`'s when the same (symbols
 /// read in file order share one per file).
-fn entry(s: SymbolRow, last: &mut Option<Rc<str>>) -> SymbolEntry {
+fn entry(s: SymbolRow, last: &mut Option<Arc<str>>) -> SymbolEntry {
     let path = match last {
         Some(p) if **p == *s.path => p.clone(),
-        _ => last.insert(Rc::from(s.path)).clone(),
+        _ => last.insert(Arc::from(s.path)).clone(),
     };
     SymbolEntry {
         id: s.id,
@@ -197,6 +198,38 @@ fn entry(s: SymbolRow, last: &mut Option<Rc<str>>) -> SymbolEntry {
         params: s.params.into(),
         decorators: s.decorators.into(),
     }
+}
+
+/// Most threads a whole store's references resolve on: each holds memos of up to
+/// ~100 MB on a kernel.
+const RESOLVE_THREADS: usize = 4;
+
+/// The writes `refs` need, resolved by `index` and its `forks` on as many threads, each
+/// a contiguous part (a file's references share its memos).
+fn retarget_all(index: &Index, forks: &mut [Index], refs: &[RefRow]) -> Vec<RefTarget> {
+    let run = |ix: &Index, part: &[RefRow]| -> Vec<RefTarget> {
+        part.iter()
+            .filter_map(|r| retarget(r, ix.resolve(&r.path, &r.reference)))
+            .collect()
+    };
+    let size = refs.len().div_ceil(forks.len() + 1).max(1);
+    let mut parts = refs.chunks(size);
+    let first = parts.next().unwrap_or_default();
+    std::thread::scope(|s| {
+        let others: Vec<_> = forks
+            .iter_mut()
+            .zip(parts)
+            .map(|(ix, part)| s.spawn(move || run(ix, part)))
+            .collect();
+        let mut all = run(index, first);
+        for h in others {
+            match h.join() {
+                Ok(t) => all.extend(t),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        all
+    })
 }
 
 /// The write a reference needs when its resolution differs from the stored one.
@@ -298,7 +331,7 @@ mod tests {
     }
 
     /// A partial index, reading what every reference of a store reaches, answers each as
-    /// the whole store's index does: on the graph fixtures (Python, TypeScript, Rust, Go,
+    /// the whole store's index does, and so do forks of the whole on other threads: on the graph fixtures (Python, TypeScript, Rust, Go,
     /// JavaScript, Kotlin, PHP, Swift, Ruby, Lua, shell), a sample of every language, and
     /// two of lore's own crates.
     #[test]
@@ -383,6 +416,11 @@ mod tests {
                     .filter_map(|r| retarget(r, full.resolve(&r.path, &r.reference)))
                     .collect(),
             );
+            // Resolved on three threads, two of them forks with memos of their own.
+            let mut forks: Vec<Index> = (0..2).filter_map(|_| full.fork()).collect();
+            assert_eq!(forks.len(), 2);
+            let threaded = answers(&refs, retarget_all(&full, &mut forks, &refs));
+            assert_eq!(threaded, whole, "{}: forks", dir.display());
             let mut decorated = Vec::new();
             let mut last = None;
             catalog

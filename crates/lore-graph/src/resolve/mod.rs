@@ -17,14 +17,14 @@ use postings::Postings;
 use serde::Serialize;
 use std::cell::RefCell;
 use std::path::Path;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// A symbol as the resolver needs it.
 #[derive(Debug, Clone)]
 pub struct SymbolEntry {
     pub id: i64,
     /// Shared by the symbols of a file (a kernel's million symbols have 86k paths).
-    pub path: Rc<str>,
+    pub path: Arc<str>,
     pub name: String,
     pub qualified: String,
     /// Where it starts in its file (bytes): a file's symbols are looked at in this order.
@@ -110,14 +110,31 @@ pub struct Resolution {
     pub confidence: f32,
 }
 
-/// Everything the resolver knows about a store.
+/// Everything the resolver knows about a store: its tables, shared by the index's forks
+/// (`Index::fork`), and what each remembers of the answers it gave.
 pub struct Index {
+    t: Arc<Tables>,
+    /// Module resolutions by (file, module): every reference of a file walks the same
+    /// imports.
+    memo: RefCell<HashMap<Key, Arc<[String]>>>,
+    /// `global_type` answers by (file, name, depth): on a big Python package every
+    /// reference to a module-level name walks the same re-export chains.
+    global_memo: RefCell<GlobalMemo>,
+    /// `bare` answers without a caller, by (file, name, kind, hops).
+    bare_memo: RefCell<BareMemo>,
+    /// What a partial index holds (`Index::partial`); `None` for a whole store's.
+    partial: Option<partial::Partial>,
+}
+
+/// A store's symbols, imports and bindings, as the resolver looks them up.
+#[derive(Clone)]
+pub struct Tables {
     files: FileSet,
     symbols: Vec<SymbolEntry>,
     /// Each symbol's language, from its path once: `unique` filters a common name's
     /// thousands of symbols by it.
     langs: Vec<Language>,
-    by_path: Postings<Rc<str>>,
+    by_path: Postings<Arc<str>>,
     /// By (file, qualified name): scope lookups are per reference, so they must not scan.
     by_key: Postings<Key>,
     /// By name (its `key` with itself).
@@ -136,19 +153,18 @@ pub struct Index {
     fields: HashMap<(String, String), Vec<(String, Receiver)>>,
     /// Module-level names by (file, name).
     globals: HashMap<(String, String), Receiver>,
-    /// Module resolutions by (file, module): every reference of a file walks the same
-    /// imports.
-    memo: RefCell<HashMap<Key, Rc<[String]>>>,
-    /// `global_type` answers by (file, name, depth): on a big Python package every
-    /// reference to a module-level name walks the same re-export chains.
-    global_memo: RefCell<GlobalMemo>,
-    /// `bare` answers without a caller, by (file, name, kind, hops).
-    bare_memo: RefCell<BareMemo>,
-    /// What a partial index holds (`Index::partial`); `None` for a whole store's.
-    partial: Option<partial::Partial>,
 }
 
-type BareMemo = HashMap<Key, Option<(usize, How)>>;
+impl std::ops::Deref for Index {
+    type Target = Tables;
+
+    fn deref(&self) -> &Tables {
+        &self.t
+    }
+}
+
+/// Indexes as `u32`: an entry of 24 bytes, not 32 (the table holds up to 1.8M).
+type BareMemo = HashMap<Key, Option<(u32, How)>>;
 
 /// A pair of strings (and what else a table is keyed by) as two 64-bit hashes: a
 /// store's tables hold millions of keys, each two strings copied from its symbols; a
@@ -318,7 +334,7 @@ impl Index {
                 }
             }
         }
-        let mut index = Index {
+        let tables = Tables {
             files,
             symbols: Vec::new(),
             langs: Vec::new(),
@@ -332,47 +348,62 @@ impl Index {
             fixtures: HashMap::new(),
             fields,
             globals,
+        };
+        let mut index = Index::over(Arc::new(tables));
+        index.insert_symbols(symbols);
+        index
+    }
+
+    fn over(t: Arc<Tables>) -> Index {
+        Index {
+            t,
             memo: RefCell::new(HashMap::new()),
             global_memo: RefCell::new(HashMap::new()),
             bare_memo: RefCell::new(HashMap::new()),
             partial: None,
-        };
-        index.insert_symbols(symbols);
-        index
+        }
+    }
+
+    /// An index over the same tables with memos of its own, for another thread: a whole
+    /// store's references resolve on several, each answer the same as this index's.
+    /// `None` for a partial index (its symbols are read as its lookups miss).
+    pub fn fork(&self) -> Option<Index> {
+        self.partial.is_none().then(|| Index::over(self.t.clone()))
     }
 
     /// Makes `symbols` the index's, in file order, and its symbol tables theirs (the
     /// container names only grow: a partial index is given the store's).
     fn insert_symbols(&mut self, mut symbols: Vec<SymbolEntry>) {
+        let t = Arc::make_mut(&mut self.t);
         // Ids are unique: the order is the same as a stable sort's, without its copy.
         symbols.sort_unstable_by(|a, b| (&a.path, a.at, a.id).cmp(&(&b.path, b.at, b.id)));
-        self.fixtures.clear();
-        self.langs.clear();
+        t.fixtures.clear();
+        t.langs.clear();
         for (i, s) in symbols.iter().enumerate() {
             let lang = match i.checked_sub(1).map(|p| &symbols[p]) {
-                Some(prev) if Rc::ptr_eq(&prev.path, &s.path) || prev.path == s.path => {
-                    self.langs[i - 1]
+                Some(prev) if Arc::ptr_eq(&prev.path, &s.path) || prev.path == s.path => {
+                    t.langs[i - 1]
                 }
                 _ => lang_of(&s.path),
             };
-            self.langs.push(lang);
+            t.langs.push(lang);
             if let Some(f) = s.decorators.iter().find_map(|d| fixture_name(d, &s.name)) {
-                self.fixtures.entry(f.to_string()).or_default().push(i);
+                t.fixtures.entry(f.to_string()).or_default().push(i);
             }
             if let Some(c) = &s.container
-                && !self.containers.contains(c.as_str())
+                && !t.containers.contains(c.as_str())
             {
-                self.containers.insert(c.clone());
+                t.containers.insert(c.clone());
             }
         }
         let all = || symbols.iter().enumerate();
-        self.by_path = Postings::build(|| all().map(|(i, s)| (s.path.clone(), i)));
-        self.by_key = Postings::build(|| all().map(|(i, s)| (key(&s.path, &s.qualified, 0), i)));
-        self.by_name = Postings::build(|| all().map(|(i, s)| (name_key(&s.name), i)));
-        self.methods = Postings::build(|| {
+        t.by_path = Postings::build(|| all().map(|(i, s)| (s.path.clone(), i)));
+        t.by_key = Postings::build(|| all().map(|(i, s)| (key(&s.path, &s.qualified, 0), i)));
+        t.by_name = Postings::build(|| all().map(|(i, s)| (name_key(&s.name), i)));
+        t.methods = Postings::build(|| {
             all().filter_map(|(i, s)| Some((key(s.container.as_deref()?, &s.name, 0), i)))
         });
-        self.symbols = symbols;
+        t.symbols = symbols;
     }
 
     /// `FileSet::resolve`, remembered per (file, module).
@@ -381,14 +412,14 @@ impl Index {
     }
 
     /// `modules` without a copy: a kernel file's includes are walked for every name.
-    fn modules_shared(&self, lang: Language, path: &str, module: &str) -> Rc<[String]> {
+    fn modules_shared(&self, lang: Language, path: &str, module: &str) -> Arc<[String]> {
         let key = key(path, module, 0);
         if let Ok(memo) = self.memo.try_borrow()
             && let Some(v) = memo.get(&key)
         {
             return v.clone();
         }
-        let v: Rc<[String]> = self.files.resolve(lang, path, module).into();
+        let v: Arc<[String]> = self.files.resolve(lang, path, module).into();
         if let Ok(mut memo) = self.memo.try_borrow_mut() {
             memo.insert(key, v.clone());
         }
@@ -549,7 +580,7 @@ impl Index {
         if let Ok(memo) = self.bare_memo.try_borrow()
             && let Some(found) = memo.get(&key)
         {
-            return *found;
+            return found.map(|(i, how)| (i as usize, how));
         }
         let misses = self.misses();
         let found = self.bare_walk(path, lang, name, None, kind, hops);
@@ -561,7 +592,7 @@ impl Index {
             if memo.len() >= BARE_MEMO_ENTRIES {
                 memo.clear();
             }
-            memo.insert(key, found);
+            memo.insert(key, found.map(|(i, how)| (i as u32, how)));
         }
         found
     }

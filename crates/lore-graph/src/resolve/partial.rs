@@ -133,7 +133,7 @@ impl Index {
         decorated: Vec<SymbolEntry>,
     ) -> Index {
         let mut index = Index::with_files(files, decorated, imports, heritage, bindings);
-        index.containers.extend(containers);
+        Arc::make_mut(&mut index.t).containers.extend(containers);
         index.partial = Some(Partial {
             ids: index.symbols.iter().map(|s| s.id).collect(),
             ..Partial::default()
@@ -146,7 +146,7 @@ impl Index {
     pub fn add_symbols(&mut self, symbols: Vec<SymbolEntry>, keys: SymbolKeys) {
         let Some(p) = &mut self.partial else { return };
         p.loaded.extend(keys);
-        let mut all = std::mem::take(&mut self.symbols);
+        let mut all = std::mem::take(&mut Arc::make_mut(&mut self.t).symbols);
         all.extend(symbols.into_iter().filter(|s| p.ids.insert(s.id)));
         self.insert_symbols(all);
         self.global_memo.borrow_mut().clear();
