@@ -194,6 +194,10 @@ fn file_from_row(r: &mut Row) -> Result<FileRecord, SqlError> {
     })
 }
 
+/// SQLite's page cache, in KiB as its negative `cache_size` says (64 MiB at most, used
+/// as pages are read).
+const CACHE_KIB: i64 = -65_536;
+
 impl Catalog {
     /// Opens (creating or migrating) the SQLite catalog at `path`.
     pub fn open(path: &Path) -> Result<Catalog, IndexError> {
@@ -207,6 +211,13 @@ impl Catalog {
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(ctx)?;
         conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(ctx)?;
+        // A large store's writes touch pages of ten indexes at once: with SQLite's 2 MB
+        // page cache they were evicted and read again, and spilled into the WAL in the
+        // middle of a transaction. Statement journals stay in memory, not in a temp file.
+        conn.pragma_update(None, "cache_size", CACHE_KIB)
+            .map_err(ctx)?;
+        conn.pragma_update(None, "temp_store", "MEMORY")
             .map_err(ctx)?;
         crate::schema::apply(&conn).map_err(ctx)?;
         Ok(Catalog {
