@@ -11,4 +11,4 @@ mod modules;
 mod resolve;
 
 pub use modules::{FileSet, dir_of};
-pub use resolve::{How, Incomplete, Index, Resolution, SymbolEntry, SymbolKeys};
+pub use resolve::{How, Incomplete, Index, Names, Resolution, SymbolEntry, SymbolKeys};

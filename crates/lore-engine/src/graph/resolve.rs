@@ -4,7 +4,7 @@
 
 use crate::EngineError;
 use crate::graph::patterns;
-use lore_graph::{FileSet, Incomplete, Index, Resolution, SymbolEntry, SymbolKeys};
+use lore_graph::{FileSet, Incomplete, Index, Names, Resolution, SymbolEntry, SymbolKeys};
 use lore_index::{Catalog, RefRow, RefTarget, SymbolRow, SymbolsBy};
 use std::sync::Arc;
 
@@ -89,7 +89,7 @@ pub(crate) fn resolve_graph(
             symbols.len(),
             started.elapsed().as_secs_f32()
         );
-        let index = Index::with_files(files, symbols, import_pairs, heritage, bindings);
+        let mut index = Index::with_files(files, symbols, import_pairs, heritage, bindings);
         tracing::debug!(
             "store #{store_id}: graph tables read in {:.1} s: {}",
             started.elapsed().as_secs_f32(),
@@ -107,7 +107,7 @@ pub(crate) fn resolve_graph(
             let page = catalog.refs_after(store_id, key, RESOLVE_PAGE)?;
             let Some(last) = page.last() else { break };
             after = Some((last.path.clone(), last.id));
-            let targets = retarget_all(&index, &mut forks, &page);
+            let targets = retarget_all(&mut index, &mut forks, &page);
             tracing::debug!(
                 "store #{store_id}: resolved {} references, to {}: {}",
                 page.len(),
@@ -189,8 +189,7 @@ fn entry(s: SymbolRow, last: &mut Option<Arc<str>>) -> SymbolEntry {
         id: s.id,
         at: s.start_byte as i64,
         path,
-        name: s.name,
-        qualified: s.qualified,
+        names: Names::new(&s.name, s.qualified),
         kind: s.kind,
         container: s.container,
         signature: s.signature,
@@ -204,32 +203,24 @@ fn entry(s: SymbolRow, last: &mut Option<Arc<str>>) -> SymbolEntry {
 /// ~100 MB on a kernel.
 const RESOLVE_THREADS: usize = 4;
 
-/// The writes `refs` need, resolved by `index` and its `forks` on as many threads, each
-/// a contiguous part (a file's references share its memos).
-fn retarget_all(index: &Index, forks: &mut [Index], refs: &[RefRow]) -> Vec<RefTarget> {
-    let run = |ix: &Index, part: &[RefRow]| -> Vec<RefTarget> {
-        part.iter()
-            .filter_map(|r| retarget(r, ix.resolve(&r.path, &r.reference)))
-            .collect()
-    };
+/// The writes `refs` need, resolved by `index` and its `forks` on the pool's threads,
+/// each a contiguous part (a file's references share its memos). On the pool, whose
+/// threads hold what the parsing before left free, rather than on new threads.
+fn retarget_all(index: &mut Index, forks: &mut [Index], refs: &[RefRow]) -> Vec<RefTarget> {
+    use rayon::prelude::*;
     let size = refs.len().div_ceil(forks.len() + 1).max(1);
-    let mut parts = refs.chunks(size);
-    let first = parts.next().unwrap_or_default();
-    std::thread::scope(|s| {
-        let others: Vec<_> = forks
-            .iter_mut()
-            .zip(parts)
-            .map(|(ix, part)| s.spawn(move || run(ix, part)))
-            .collect();
-        let mut all = run(index, first);
-        for h in others {
-            match h.join() {
-                Ok(t) => all.extend(t),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-        all
-    })
+    let mut work: Vec<(&mut Index, &[RefRow])> = std::iter::once(index)
+        .chain(forks.iter_mut())
+        .zip(refs.chunks(size))
+        .collect();
+    work.par_iter_mut()
+        .map(|(ix, part)| {
+            part.iter()
+                .filter_map(|r| retarget(r, ix.resolve(&r.path, &r.reference)))
+                .collect::<Vec<_>>()
+        })
+        .collect::<Vec<_>>()
+        .concat()
 }
 
 /// The write a reference needs when its resolution differs from the stored one.
@@ -403,7 +394,7 @@ mod tests {
                     Ok(())
                 })
                 .unwrap();
-            let full = Index::new(
+            let mut full = Index::new(
                 files.clone(),
                 symbols,
                 pairs(),
@@ -419,7 +410,7 @@ mod tests {
             // Resolved on three threads, two of them forks with memos of their own.
             let mut forks: Vec<Index> = (0..2).filter_map(|_| full.fork()).collect();
             assert_eq!(forks.len(), 2);
-            let threaded = answers(&refs, retarget_all(&full, &mut forks, &refs));
+            let threaded = answers(&refs, retarget_all(&mut full, &mut forks, &refs));
             assert_eq!(threaded, whole, "{}: forks", dir.display());
             let mut decorated = Vec::new();
             let mut last = None;

@@ -25,8 +25,8 @@ pub struct SymbolEntry {
     pub id: i64,
     /// Shared by the symbols of a file (a kernel's million symbols have 86k paths).
     pub path: Arc<str>,
-    pub name: String,
-    pub qualified: String,
+    /// Its name and qualified name (`name()`, `qualified()`).
+    pub names: Names,
     /// Where it starts in its file (bytes): a file's symbols are looked at in this order.
     pub at: i64,
     pub kind: ChunkKind,
@@ -39,6 +39,48 @@ pub struct SymbolEntry {
     pub params: Box<[String]>,
     /// Decorators without their arguments (Python).
     pub decorators: Box<[String]>,
+}
+
+/// A symbol's qualified name and its name, held once: the name is nearly always the end
+/// of the qualified name (all but a few of a kernel's million), so it is a place in it.
+#[derive(Debug, Clone)]
+pub struct Names {
+    /// The qualified name, then the name when it is not its end.
+    text: Box<str>,
+    qualified: u32,
+    name: u32,
+}
+
+impl Names {
+    pub fn new(name: &str, qualified: String) -> Names {
+        let len = qualified.len();
+        let (text, at) = if qualified.ends_with(name) {
+            (qualified, len - name.len())
+        } else {
+            (qualified + name, len)
+        };
+        Names {
+            text: text.into_boxed_str(),
+            qualified: len as u32,
+            name: at as u32,
+        }
+    }
+}
+
+impl SymbolEntry {
+    pub fn name(&self) -> &str {
+        self.names
+            .text
+            .get(self.names.name as usize..)
+            .unwrap_or("")
+    }
+
+    pub fn qualified(&self) -> &str {
+        self.names
+            .text
+            .get(..self.names.qualified as usize)
+            .unwrap_or("")
+    }
 }
 
 /// How a reference was resolved; the confidence follows from it.
@@ -387,7 +429,7 @@ impl Index {
                 _ => lang_of(&s.path),
             };
             t.langs.push(lang);
-            if let Some(f) = s.decorators.iter().find_map(|d| fixture_name(d, &s.name)) {
+            if let Some(f) = s.decorators.iter().find_map(|d| fixture_name(d, s.name())) {
                 t.fixtures.entry(f.to_string()).or_default().push(i);
             }
             if let Some(c) = &s.container
@@ -398,10 +440,10 @@ impl Index {
         }
         let all = || symbols.iter().enumerate();
         t.by_path = Postings::build(|| all().map(|(i, s)| (s.path.clone(), i)));
-        t.by_key = Postings::build(|| all().map(|(i, s)| (key(&s.path, &s.qualified, 0), i)));
-        t.by_name = Postings::build(|| all().map(|(i, s)| (name_key(&s.name), i)));
+        t.by_key = Postings::build(|| all().map(|(i, s)| (key(&s.path, s.qualified(), 0), i)));
+        t.by_name = Postings::build(|| all().map(|(i, s)| (name_key(s.name()), i)));
         t.methods = Postings::build(|| {
-            all().filter_map(|(i, s)| Some((key(s.container.as_deref()?, &s.name, 0), i)))
+            all().filter_map(|(i, s)| Some((key(s.container.as_deref()?, s.name(), 0), i)))
         });
         t.symbols = symbols;
     }
@@ -543,9 +585,9 @@ impl Index {
             if let Some(&i) = self.defined(path, q).first() {
                 let s = &self.symbols[i as usize];
                 if s.kind.is_type()
-                    || (s.kind == ChunkKind::Function && self.containers.contains(&s.name))
+                    || (s.kind == ChunkKind::Function && self.containers.contains(s.name()))
                 {
-                    return Some(s.name.clone());
+                    return Some(s.name().to_string());
                 }
                 if let Some(c) = &s.container {
                     return Some(c.clone());
@@ -723,6 +765,32 @@ impl Index {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_are_held_once() {
+        let entry = |name: &str, qualified: &str| SymbolEntry {
+            id: 1,
+            path: Arc::from("a.rs"),
+            names: Names::new(name, qualified.to_string()),
+            at: 0,
+            kind: ChunkKind::Function,
+            container: None,
+            signature: None,
+            returns: None,
+            params: Box::default(),
+            decorators: Box::default(),
+        };
+        for (name, qualified) in [
+            ("get", "Store::get"),
+            ("kmalloc", "kmalloc"),
+            ("new", "new_in"),
+            ("x", ""),
+            ("é", "Zé"),
+        ] {
+            let s = entry(name, qualified);
+            assert_eq!((s.name(), s.qualified()), (name, qualified));
+        }
+    }
 
     #[test]
     fn return_types_from_signatures() {

@@ -16,7 +16,7 @@ impl Index {
                 let s = &self.symbols[i];
                 Some(i) != this
                     && &*s.path == file
-                    && s.qualified.rsplit_once('.').map(|(a, _)| a) == scope
+                    && s.qualified().rsplit_once('.').map(|(a, _)| a) == scope
             })
         };
         let mut scope = requester.rsplit_once('.').map(|(a, _)| a);
@@ -81,10 +81,10 @@ impl Index {
         // pytest passes fixtures to tests (`test*`) and to other fixtures; a helper of a
         // test file that takes a parameter named like a fixture is, by convention, handed
         // that fixture by the tests that call it.
-        let how = if s.name.starts_with("test")
+        let how = if s.name().starts_with("test")
             || s.decorators
                 .iter()
-                .any(|d| fixture_name(d, &s.name).is_some())
+                .any(|d| fixture_name(d, s.name()).is_some())
         {
             How::Fixture
         } else if is_test_path(path) {
@@ -92,7 +92,7 @@ impl Index {
         } else {
             return None;
         };
-        let f = self.fixture(path, &s.qualified, p)?;
+        let f = self.fixture(path, s.qualified(), p)?;
         let (ty, then) = self.returned_type(f, depth + 1)?;
         Some((ty, weakest(how, then)))
     }
@@ -320,7 +320,7 @@ impl Index {
                 && let Some(i) = files.iter().find_map(|f| {
                     self.by_path_of(f)?.iter().map(|&i| i as usize).find(|&i| {
                         let s = &self.symbols[i];
-                        s.name == name && s.container.as_deref() == Some(ty)
+                        s.name() == name && s.container.as_deref() == Some(ty)
                     })
                 })
             {
@@ -342,7 +342,7 @@ impl Index {
             return None;
         }
         let def = self.bare(path, lang, ty, None, RefKind::Extends, 0);
-        let real = def.map(|(i, _)| self.symbols[i].name.clone());
+        let real = def.map(|(i, _)| self.symbols[i].name().to_string());
         let resolved_type = real.is_some();
         let real = real.unwrap_or_else(|| ty.to_string());
         // Without a visible type definition, only trust a name that looks like a type.

@@ -71,7 +71,7 @@ impl Index {
                     if !overloads_differ(lang_of(path))
                         && callable.iter().all(|&i| {
                             let (s, f) = (&self.symbols[i], &self.symbols[*first]);
-                            s.path == f.path && s.qualified == f.qualified
+                            s.path == f.path && s.qualified() == f.qualified()
                         }) =>
                 {
                     return Some(*last);
@@ -84,7 +84,7 @@ impl Index {
                 many if lang_of(path) == Language::Swift
                     && many.iter().any(|&i| {
                         many.iter().any(|&j| {
-                            i != j && self.symbols[i].qualified == self.symbols[j].qualified
+                            i != j && self.symbols[i].qualified() == self.symbols[j].qualified()
                         })
                     }) =>
                 {
@@ -150,7 +150,7 @@ impl Index {
                 |(f, b)| match self.bare(f, lang_of(f), b, None, RefKind::Extends, 0) {
                     Some((i, _)) => (
                         self.symbols[i].path.to_string(),
-                        self.symbols[i].name.clone(),
+                        self.symbols[i].name().to_string(),
                     ),
                     None => (f.clone(), b.clone()),
                 },
@@ -190,7 +190,7 @@ impl Index {
             .bare(path, lang, t, caller, RefKind::Extends, 0)
             .or_else(|| self.bare(path, lang, t, caller, RefKind::Calls, 0));
         match found {
-            Some((i, _)) => Some(self.symbols[i].name.clone()),
+            Some((i, _)) => Some(self.symbols[i].name().to_string()),
             None if sees_only_what_it_imports(lang) => None,
             None => Some(t.to_string()),
         }
@@ -219,7 +219,7 @@ impl Index {
         // A class is called through its constructor (`new Observable((subscriber) => …)`).
         let callee = if self.symbols[callee].kind.is_type() {
             let class = &self.symbols[callee];
-            &self.symbols[self.method(&class.path, &class.name, "constructor", 0)?]
+            &self.symbols[self.method(&class.path, class.name(), "constructor", 0)?]
         } else {
             &self.symbols[callee]
         };
@@ -294,12 +294,12 @@ impl Index {
     pub(super) fn returned_type(&self, i: usize, depth: usize) -> Option<(String, How)> {
         let s = &self.symbols[i];
         if s.kind.is_type() {
-            return Some((s.name.clone(), How::Local));
+            return Some((s.name().to_string(), How::Local));
         }
         let declared = s
             .signature
             .as_deref()
-            .and_then(|sig| return_type(sig, lang_of(&s.path), &s.name));
+            .and_then(|sig| return_type(sig, lang_of(&s.path), s.name()));
         let ret = match (declared, s.returns.as_deref()) {
             (Some(r), _) => r,
             (None, Some(Receiver::Type(t))) => t.clone(),
@@ -307,8 +307,8 @@ impl Index {
             // A fixture that passes on the fixture it asks for, or a module-level or
             // imported name.
             (None, Some(Receiver::Path(p))) => {
-                if self.param_scope(&s.path, Some(&s.qualified), p).is_some() {
-                    return self.param_type(&s.path, Some(&s.qualified), p, depth + 1);
+                if self.param_scope(&s.path, Some(s.qualified()), p).is_some() {
+                    return self.param_type(&s.path, Some(s.qualified()), p, depth + 1);
                 }
                 return self.global_type(&s.path, lang_of(&s.path), p, depth + 1);
             }
@@ -317,7 +317,7 @@ impl Index {
                     &s.path,
                     lang_of(&s.path),
                     e,
-                    Some(&s.qualified),
+                    Some(s.qualified()),
                     depth + 1,
                 );
             }
@@ -330,7 +330,7 @@ impl Index {
         // import a `Response` is the runtime's.
         let lang = lang_of(&s.path);
         Some((
-            self.written_type(&s.path, lang, &ret, Some(&s.qualified))?,
+            self.written_type(&s.path, lang, &ret, Some(s.qualified()))?,
             How::Local,
         ))
     }
