@@ -7,8 +7,14 @@
 //! left alone. `code::parse_code` keeps the patched tree only when it has fewer errors.
 
 /// Annotations that stand alone: storage, section, checker and inlining attributes.
-const ATTRS: [&str; 71] = [
+const ATTRS: [&str; 77] = [
     "__noipa",
+    "__success",
+    "__failure",
+    "asmlinkage",
+    "noinstr",
+    "noinline_for_stack",
+    "__initmv",
     "__init",
     "__exit",
     "__initdata",
@@ -82,8 +88,15 @@ const ATTRS: [&str; 71] = [
 ];
 
 /// Annotations with arguments: the name and its parenthesised arguments become blanks.
-const ATTR_CALLS: [&str; 21] = [
+const ATTR_CALLS: [&str; 28] = [
     "__free",
+    "SEC",
+    "__flag",
+    "__retval",
+    "__description",
+    "__msg",
+    "__log_level",
+    "__exception_cb",
     "__printf",
     "__scanf",
     "__aligned",
@@ -254,6 +267,31 @@ pub(crate) fn patch_c(text: &str) -> Option<String> {
                     out[comma] = b' ';
                     out[close] = b' ';
                     changed = true;
+                    // Its type is a declaration's now, not an argument.
+                    i = o + 1;
+                    prev = b';';
+                    continue;
+                } else if registers(word)
+                    && matches!(prev, b';' | b'}' | b'\n')
+                    && let Some(o) = open
+                    && let Some(close) = matching(b, o)
+                    && next_significant(b, close + 1).is_none_or(|k| b[k] != b';')
+                {
+                    // `module_init(f)` with no `;` after it (383 of the kernel's files): the
+                    // next declaration would read as its continuation.
+                    blank(&mut out[start..=close]);
+                    changed = true;
+                    i = close + 1;
+                    prev = b';';
+                    continue;
+                } else if matches!(word, "struct" | "union" | "enum")
+                    && matches!(prev, b'(' | b',')
+                    && type_argument(b, i)
+                {
+                    // `lwq_dequeue(q, struct svc_xprt, ready)`: a type as a whole argument
+                    // of a macro the lists below do not name reads as a name.
+                    out[start..i].fill(b' ');
+                    changed = true;
                 } else if let (true, Some(o)) = (TYPE_ARGS.contains(&word), open)
                     && let Some(close) = matching(b, o)
                 {
@@ -402,14 +440,16 @@ fn defines_function(word: &str) -> Option<&'static str> {
 
 /// `DEFINE_*`/`DECLARE_*` macros that declare an object named by their first argument,
 /// at a statement's start (or after `static` or `const`).
+/// So do a BPF map's fields (`__uint(max_entries, 16);`, `__type(key, u32);`).
 fn declares_object(word: &str, prev: u8) -> bool {
-    (word.starts_with("DEFINE_") || word.starts_with("DECLARE_"))
+    let define = (word.starts_with("DEFINE_") || word.starts_with("DECLARE_"))
         && word.len() > "DEFINE_".len()
         && word
             .bytes()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
-        && !DECLARE_AS.contains(&word)
-        && matches!(prev, b';' | b'{' | b'}' | b'\n' | b'c' | b't')
+        && !DECLARE_AS.contains(&word);
+    let bpf_field = matches!(word, "__uint" | "__type" | "__array" | "__ulong");
+    (define || bpf_field) && matches!(prev, b';' | b'{' | b'}' | b'\n' | b'c' | b't')
 }
 
 /// `#ifdef`, `#else`, `#endif` lines inside a list (an initializer's entries: the line
@@ -538,6 +578,30 @@ fn last_top_comma(b: &[u8], open: usize, close: usize) -> Option<usize> {
 }
 
 /// `struct`, `union` and `enum` words between `open` and `close` become blanks.
+/// Macros that register a function or driver at a file's top level.
+fn registers(word: &str) -> bool {
+    matches!(word, "module_init" | "module_exit")
+        || word.ends_with("_initcall")
+        || word.ends_with("_initcall_sync")
+        || (word.starts_with("module_") || word.starts_with("builtin_"))
+            && word.ends_with("_driver")
+}
+
+/// Whether `struct` (or `union`, `enum`), ending at `at`, names a type that is a whole
+/// argument: one name, then `,` or `)`.
+fn type_argument(b: &[u8], at: usize) -> bool {
+    let Some(name) = next_significant(b, at).filter(|&n| n > at) else {
+        return false;
+    };
+    let mut end = name;
+    while end < b.len() && (b[end].is_ascii_alphanumeric() || b[end] == b'_') {
+        end += 1;
+    }
+    end > name
+        && !b[name].is_ascii_digit()
+        && next_significant(b, end).is_some_and(|k| matches!(b[k], b',' | b')'))
+}
+
 fn blank_type_keywords(text: &str, out: &mut [u8], open: usize, close: usize) -> bool {
     let mut changed = false;
     for kw in ["struct", "union", "enum"] {
@@ -627,6 +691,35 @@ mod tests {
         assert_eq!(a.parse_error, None);
         let names: Vec<&str> = a.facts.symbols.iter().map(|s| s.name.as_str()).collect();
         assert!(names.contains(&"g") && names.contains(&"dbg"), "{names:?}");
+        // A type as a whole argument of any macro; a pointer type or a cast stays.
+        let src = "asmlinkage void noinstr h(void)\n{\n\tx = lwq_dequeue(q, struct svc_xprt, ready);\n\ty = (struct a *)p;\n\tz = f(p, struct b *);\n}\n";
+        let out = patch_c(src).unwrap();
+        assert_eq!(out.len(), src.len());
+        assert!(
+            out.contains("lwq_dequeue(q,        svc_xprt, ready)"),
+            "{out}"
+        );
+        assert!(
+            out.contains("(struct a *)p") && out.contains("f(p, struct b *)"),
+            "{out}"
+        );
+        assert!(out.starts_with("           void         h(void)"), "{out}");
+        let map = patch_c(
+            "struct {\n\t__uint(max_entries, 16);\n\t__type(key, u32);\n} m SEC(\".maps\");\n",
+        )
+        .unwrap();
+        assert_eq!(
+            map,
+            "struct {\n\tint    max_entries     ;\n\tint    key      ;\n} m             ;\n"
+        );
+        let src = "static int __init m(void)\n{\n\treturn 0;\n}\nmodule_init(m)\nmodule_exit(m);\nMODULE_LICENSE(\"GPL\");\nSEC(\"tc\") __success __retval(0) int p(void) { return 0; }\n";
+        let out = patch_c(src).unwrap();
+        assert_eq!(out.len(), src.len());
+        assert!(out.contains("}\n              \nmodule_exit(m);"), "{out}");
+        let a = crate::analyze_file("m.c", src, &crate::ChunkOptions::default());
+        assert_eq!(a.parse_error, None);
+        let names: Vec<&str> = a.facts.symbols.iter().map(|s| s.name.as_str()).collect();
+        assert!(names.contains(&"m") && names.contains(&"p"), "{names:?}");
     }
 
     /// Any mix of the macros, brackets, quotes, comments and non-ASCII text: no panic, and
