@@ -284,6 +284,20 @@ pub(crate) fn patch_c(text: &str) -> Option<String> {
                     i = close + 1;
                     prev = b';';
                     continue;
+                } else if (word == "STATIC" && matches!(prev, b';' | b'}' | b'\n'))
+                    || (word == "__attribute__" && prev == b']')
+                {
+                    // xfs's `STATIC int f(…)`; `char v[8] __attribute__((aligned(8)))`,
+                    // which the grammar takes before a declarator only.
+                    let end = match open.and_then(|o| matching(b, o)) {
+                        Some(close) if word == "__attribute__" => close + 1,
+                        _ => i,
+                    };
+                    if word == "STATIC" || end > i {
+                        blank(&mut out[start..end]);
+                        changed = true;
+                        i = end;
+                    }
                 } else if matches!(word, "struct" | "union" | "enum")
                     && matches!(prev, b'(' | b',')
                     && type_argument(b, i)
@@ -711,6 +725,14 @@ mod tests {
         assert_eq!(
             map,
             "struct {\n\tint    max_entries     ;\n\tint    key      ;\n} m             ;\n"
+        );
+        let out = patch_c(
+            "STATIC int\nf(void) { static char v[8] __attribute__((aligned(8))); return 0; }\n",
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "       int\nf(void) { static char v[8]                            ; return 0; }\n"
         );
         let src = "static int __init m(void)\n{\n\treturn 0;\n}\nmodule_init(m)\nmodule_exit(m);\nMODULE_LICENSE(\"GPL\");\nSEC(\"tc\") __success __retval(0) int p(void) { return 0; }\n";
         let out = patch_c(src).unwrap();
