@@ -176,6 +176,10 @@ pub(crate) fn patch_c(text: &str) -> Option<String> {
     let mut i = 0;
     // The last significant byte before the current one (for "at a statement's start").
     let mut prev = b'\n';
+    // Inside a preprocessor directive (a line starting with `#`, and its continuations):
+    // its end is a statement's start, whatever its last byte.
+    let mut directive = false;
+    let mut line_start = 0;
     while i < b.len() {
         let c = b[i];
         match c {
@@ -284,6 +288,21 @@ pub(crate) fn patch_c(text: &str) -> Option<String> {
                     i = close + 1;
                     prev = b';';
                     continue;
+                } else if is_trace_event(word)
+                    && matches!(prev, b';' | b'}' | b'\n')
+                    && let Some(o) = open
+                    && let Some(close) = matching(b, o)
+                {
+                    // A tracepoint's definition: prototypes, fields and a format as
+                    // arguments, which no grammar reads; what it defines is generated.
+                    let end = next_significant(b, close + 1)
+                        .filter(|&k| b[k] == b';')
+                        .unwrap_or(close);
+                    blank(&mut out[start..=end]);
+                    changed = true;
+                    i = end + 1;
+                    prev = b';';
+                    continue;
                 } else if (word == "STATIC" && matches!(prev, b';' | b'}' | b'\n'))
                     || (word == "__attribute__" && prev == b']')
                 {
@@ -366,10 +385,18 @@ pub(crate) fn patch_c(text: &str) -> Option<String> {
             }
             _ => {}
         }
+        if c == b'#' && b[line_start..i].iter().all(u8::is_ascii_whitespace) {
+            directive = true;
+        }
         if !c.is_ascii_whitespace() {
             prev = c;
-        } else if c == b'\n' && matches!(prev, b';' | b'}' | b'{' | b'\n') {
-            prev = b'\n';
+        } else if c == b'\n' {
+            let continued = b[line_start..i].trim_ascii_end().ends_with(b"\\");
+            if (directive && !continued) || matches!(prev, b';' | b'}' | b'{' | b'\n') {
+                prev = b'\n';
+            }
+            directive &= continued;
+            line_start = i + 1;
         }
         i += 1;
     }
@@ -592,6 +619,13 @@ fn last_top_comma(b: &[u8], open: usize, close: usize) -> Option<usize> {
 }
 
 /// `struct`, `union` and `enum` words between `open` and `close` become blanks.
+/// Tracepoint definitions (`TRACE_EVENT(name, TP_PROTO(…), …);`).
+fn is_trace_event(word: &str) -> bool {
+    word.starts_with("TRACE_EVENT")
+        || word.starts_with("DECLARE_EVENT_CLASS")
+        || word.starts_with("DEFINE_EVENT")
+}
+
 /// Macros that register a function or driver at a file's top level.
 fn registers(word: &str) -> bool {
     matches!(word, "module_init" | "module_exit")
@@ -733,6 +767,14 @@ mod tests {
         assert_eq!(
             out,
             "       int\nf(void) { static char v[8]                            ; return 0; }\n"
+        );
+        let trace = "#define A(x) \\\n\t(x)\n\nTRACE_EVENT(x,\n\tTP_PROTO(void *b, size_t n),\n\tTP_STRUCT__entry(\n\t\t__field(unsigned int, len)\n\t),\n\tTP_printk(\"%d\", 1)\n);\nint after(void);\n";
+        let out = patch_c(trace).unwrap();
+        assert_eq!(out.len(), trace.len());
+        assert!(out.starts_with("#define A(x) \\\n\t(x)\n\n "), "{out}");
+        assert!(
+            out[20..].trim_start().starts_with("int after(void);"),
+            "{out}"
         );
         let src = "static int __init m(void)\n{\n\treturn 0;\n}\nmodule_init(m)\nmodule_exit(m);\nMODULE_LICENSE(\"GPL\");\nSEC(\"tc\") __success __retval(0) int p(void) { return 0; }\n";
         let out = patch_c(src).unwrap();
