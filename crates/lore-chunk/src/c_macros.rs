@@ -288,6 +288,25 @@ pub(crate) fn patch_c(text: &str) -> Option<String> {
                     i = close + 1;
                     prev = b';';
                     continue;
+                } else if word.ends_with("_PM_OPS")
+                    && let Some(o) = open
+                    && let Some(close) = matching(b, o)
+                    && !b[start..close].contains(&b'\n')
+                    && next_significant(b, close + 1)
+                        .is_some_and(|k| b[k] == b'.' || b[k] == b'_' || b[k].is_ascii_alphabetic())
+                {
+                    // `SET_SYSTEM_SLEEP_PM_OPS(s, r)` expands to fields and their commas:
+                    // with another entry after it, it reads as the call `_(s, r),` in the
+                    // name's place on its line (the arguments move left; the line stays).
+                    let args = close + 1 - o;
+                    blank(&mut out[start..=close]);
+                    out[start] = b'_';
+                    out[start + 1..start + 1 + args].copy_from_slice(&b[o..=close]);
+                    out[start + 1 + args] = b',';
+                    changed = true;
+                    i = close + 1;
+                    prev = b',';
+                    continue;
                 } else if is_trace_event(word)
                     && matches!(prev, b';' | b'}' | b'\n')
                     && let Some(o) = open
@@ -768,6 +787,16 @@ mod tests {
             out,
             "       int\nf(void) { static char v[8]                            ; return 0; }\n"
         );
+        let pm = "static const struct dev_pm_ops p = {\n\tSET_SYSTEM_SLEEP_PM_OPS(s, r)\n\tSET_RUNTIME_PM_OPS(a, b, NULL)\n};\n";
+        let out = patch_c(pm).unwrap();
+        assert_eq!(out.len(), pm.len());
+        assert!(out.contains("\t_(s, r),  "), "{out}");
+        assert!(
+            out.contains("\tSET_RUNTIME_PM_OPS(a, b, NULL)\n};"),
+            "{out}"
+        );
+        let a = crate::analyze_file("pm.c", pm, &crate::ChunkOptions::default());
+        assert_eq!(a.parse_error, None);
         let trace = "#define A(x) \\\n\t(x)\n\nTRACE_EVENT(x,\n\tTP_PROTO(void *b, size_t n),\n\tTP_STRUCT__entry(\n\t\t__field(unsigned int, len)\n\t),\n\tTP_printk(\"%d\", 1)\n);\nint after(void);\n";
         let out = patch_c(trace).unwrap();
         assert_eq!(out.len(), trace.len());
