@@ -4,7 +4,9 @@
 //! {`) becomes `while` and its arguments one comma expression; `DEFINE_PER_CPU(struct rq,
 //! runqueues)` becomes the declaration it expands to; and `struct` inside `container_of(…)`
 //! and its kin, where a type is an argument, is blanked. Strings, characters and comments are
-//! left alone. `code::parse_code` keeps the patched tree only when it has fewer errors.
+//! left alone. Every byte keeps its offset but the arguments of a `*_PM_OPS(…)` entry, which
+//! move left on their line (lines never move). `code::parse_code` keeps the patched tree
+//! only when it has fewer errors.
 
 /// Annotations that stand alone: storage, section, checker and inlining attributes.
 const ATTRS: [&str; 77] = [
