@@ -6,7 +6,7 @@ use std::hash::Hash;
 
 /// Symbol indexes by key, each key's in the order given: one table of ranges over one
 /// array instead of a vector per key (a kernel's million symbols made two million small
-/// vectors, a tenth of the resolver's memory).
+/// vectors: a fifth of the resolver's memory, 190 MB).
 #[derive(Clone)]
 pub(super) struct Postings<K> {
     ranges: HashMap<K, (u32, u32)>,
