@@ -57,13 +57,13 @@ pub(crate) fn parse_code(src: &Src, lang: Language) -> Option<(Tree, Language)> 
         _ => None,
     };
     let text = patched.as_deref().unwrap_or(src.text);
-    // The kernel's annotation and loop macros (`c_macros.rs`): a C file that has them is
+    // The kernel's macros, and conditionals inside code (`c_macros/`): a C file that has them is
     // read patched first (same length, same offsets). Most then read whole and are parsed
     // once; otherwise the text as written is parsed too and the tree with fewer errors
     // kept (the one as written on a tie).
     let c_patched = match lang {
         Language::C | Language::Cpp => {
-            crate::c_macros::patch_c(src.text).and_then(|p| parse(lang, &p))
+            crate::c_macros::patch_c(src.text, true).and_then(|p| parse(lang, &p))
         }
         _ => None,
     };
@@ -82,6 +82,17 @@ pub(crate) fn parse_code(src: &Src, lang: Language) -> Option<(Tree, Language)> 
     {
         return Some((pg, lang));
     }
+    // With errors still, conditionals inside code read as their first branch alone.
+    let best = c_patched.as_ref().unwrap_or(&tree).root_node();
+    let c_patched = if matches!(lang, Language::C | Language::Cpp) && best.has_error() {
+        let errors = error_bytes(best);
+        crate::c_macros::patch_c(src.text, false)
+            .and_then(|p| parse(lang, &p))
+            .filter(|b| error_bytes(b.root_node()) < errors)
+            .or(c_patched)
+    } else {
+        c_patched
+    };
     // A language's text patch (`patches.rs`), tried when the file has errors and kept when
     // it reads more. Same length, same offsets: the tree of the patched text fits the
     // original one.

@@ -52,7 +52,7 @@ impl Default for ChunkOptions {
 
 /// Bumped whenever chunking, fact extraction or the graph's resolution changes what they
 /// produce: stores analysed by another version are re-read on their next index run.
-pub const ANALYZER_VERSION: i64 = 24;
+pub const ANALYZER_VERSION: i64 = 25;
 
 /// Code files larger than this are not parsed but cut into text windows.
 const MAX_PARSE_BYTES: usize = 4 << 20;

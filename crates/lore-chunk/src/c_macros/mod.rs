@@ -8,8 +8,16 @@
 //! move left on their line (lines never move). `code::parse_code` keeps the patched tree
 //! only when it has fewer errors.
 
+mod conditionals;
+
+use conditionals::blank_conditionals;
+
 /// Annotations that stand alone: storage, section, checker and inlining attributes.
-const ATTRS: [&str; 77] = [
+const ATTRS: [&str; 81] = [
+    "TC_INDIRECT_SCOPE",
+    "__initdata_or_module",
+    "INDIRECT_CALLABLE_SCOPE",
+    "__net_initconst",
     "__noipa",
     "__success",
     "__failure",
@@ -158,6 +166,9 @@ const TYPE_ARGS: [&str; 17] = [
     "struct_size_t",
 ];
 
+/// Macros around a declaration, which stays when they become blanks.
+const UNWRAP: [&str; 1] = ["INDIRECT_CALLABLE_DECLARE"];
+
 /// Macros whose first argument is a type (`min_t(unsigned int, a, b)`): it becomes `_`.
 const TYPE_FIRST: [&str; 8] = [
     "min_t",
@@ -170,11 +181,13 @@ const TYPE_FIRST: [&str; 8] = [
     "READ_ONCE_T",
 ];
 
-/// The text with the kernel's macros made plain C, or `None` when there were none.
-pub(crate) fn patch_c(text: &str) -> Option<String> {
+/// The text with the kernel's macros made plain C, and conditionals inside code read as
+/// all their branches (`every`) or the first (see `conditionals.rs`); `None` when there
+/// were none.
+pub(crate) fn patch_c(text: &str, every: bool) -> Option<String> {
     let b = text.as_bytes();
     let mut out = b.to_vec();
-    let mut changed = blank_list_conditionals(text, &mut out);
+    let mut changed = blank_conditionals(text, &mut out, every);
     let mut i = 0;
     // The last significant byte before the current one (for "at a statement's start").
     let mut prev = b'\n';
@@ -182,6 +195,8 @@ pub(crate) fn patch_c(text: &str) -> Option<String> {
     // its end is a statement's start, whatever its last byte.
     let mut directive = false;
     let mut line_start = 0;
+    // Braces open (outside literals and comments): in a body or a list when above zero.
+    let mut depth = 0usize;
     while i < b.len() {
         let c = b[i];
         match c {
@@ -198,6 +213,11 @@ pub(crate) fn patch_c(text: &str) -> Option<String> {
                 prev = c;
                 continue;
             }
+            b',' if next_code(b, i + 1).is_some_and(|j| b[j] == b')') => {
+                // An empty last argument (`f(a, b, /* none */)`), which only a macro takes.
+                out[i] = b' ';
+                changed = true;
+            }
             b'.' if b[i..].starts_with(b"...") => {
                 changed |= gnu_ellipsis(text, &mut out, i, prev);
                 prev = b'.';
@@ -212,7 +232,8 @@ pub(crate) fn patch_c(text: &str) -> Option<String> {
                 // Only a whole token, not the tail of a longer one.
                 let word = &text[start..i];
                 let open = next_significant(b, i).filter(|&j| b[j] == b'(');
-                if ATTRS.contains(&word) {
+                // Not a field's name (`.un.frag.__unused = 0`).
+                if ATTRS.contains(&word) && !matches!(prev, b'.' | b'>') {
                     out[start..i].fill(b' ');
                     changed = true;
                 } else if word == "static"
@@ -243,6 +264,18 @@ pub(crate) fn patch_c(text: &str) -> Option<String> {
                     i = close + 1;
                     prev = b'{';
                     continue;
+                } else if UNWRAP.contains(&word)
+                    && let Some(o) = open
+                    && let Some(close) = matching(b, o)
+                {
+                    // `INDIRECT_CALLABLE_DECLARE(int f(struct sk_buff *));`: the declaration
+                    // it wraps.
+                    blank(&mut out[start..=o]);
+                    out[close] = b' ';
+                    changed = true;
+                    i = o + 1;
+                    prev = b';';
+                    continue;
                 } else if word == "MACHINE_END" {
                     out[start..i].fill(b' ');
                     out[start..start + 2].copy_from_slice(b"};");
@@ -257,9 +290,10 @@ pub(crate) fn patch_c(text: &str) -> Option<String> {
                     });
                     changed = true;
                     i = close + 1;
-                } else if let (true, Some(o)) = (is_loop_macro(word, prev), open)
+                } else if let Some(o) = open
                     && let Some(close) = matching(b, o)
-                    && next_significant(b, close + 1).is_some()
+                    && let Some(after) = next_significant(b, close + 1)
+                    && is_loop_macro(word, prev, depth > 0 && b[after] == b'{')
                 {
                     out[start..start + 5].copy_from_slice(b"while");
                     out[start + 5..i].fill(b' ');
@@ -309,13 +343,14 @@ pub(crate) fn patch_c(text: &str) -> Option<String> {
                     i = close + 1;
                     prev = b',';
                     continue;
-                } else if is_trace_event(word)
+                } else if (is_trace_event(word) || word == "static_assert" && depth == 0)
                     && matches!(prev, b';' | b'}' | b'\n')
                     && let Some(o) = open
                     && let Some(close) = matching(b, o)
                 {
                     // A tracepoint's definition: prototypes, fields and a format as
-                    // arguments, which no grammar reads; what it defines is generated.
+                    // arguments, which no grammar reads; what it defines is generated. And
+                    // an assertion between declarations, which the grammar does not know.
                     let end = next_significant(b, close + 1)
                         .filter(|&k| b[k] == b';')
                         .unwrap_or(close);
@@ -350,13 +385,24 @@ pub(crate) fn patch_c(text: &str) -> Option<String> {
                     && let Some(close) = matching(b, o)
                 {
                     changed |= blank_type_keywords(text, &mut out, o, close);
+                    // The grammar's `offsetof` takes a plain type and one field name, not
+                    // `typeof(*p)` or a path (`icsk_ack.pending`): it is read as a call.
+                    if word == "offsetof" {
+                        out[i - 1] = b'_';
+                        changed = true;
+                    }
                 } else if let (true, Some(o)) = (TYPE_FIRST.contains(&word), open)
                     && let Some(close) = matching(b, o)
                 {
                     let end = first_top_comma(b, o, close).unwrap_or(close);
                     if let Some(at) = next_significant(b, o + 1).filter(|&at| at < end) {
+                        // `_` on the type's last byte: its words are read after this one.
+                        let last = (at..end)
+                            .rev()
+                            .find(|&k| !b[k].is_ascii_whitespace())
+                            .unwrap_or(at);
                         blank(&mut out[at..end]);
-                        out[at] = b'_';
+                        out[last] = b'_';
                         changed = true;
                     }
                 } else if let (Some(ret), Some(o)) = (defines_function(word), open)
@@ -389,16 +435,23 @@ pub(crate) fn patch_c(text: &str) -> Option<String> {
                     && let Some(close) = matching(b, o)
                 {
                     // `static DEFINE_MUTEX(lock);`, `DECLARE_WORK(w, fn);` → `int lock;`: an
-                    // object named by the first argument.
-                    out[start..i].fill(b' ');
-                    out[start..start + 3].copy_from_slice(b"int");
-                    out[o] = b' ';
-                    let end = first_top_comma(b, o, close).unwrap_or(close);
-                    out[end..=close].iter_mut().for_each(|x| {
-                        if *x != b'\n' {
-                            *x = b' '
+                    // object named by the first argument; `DECLARE_SOCKADDR(struct
+                    // sockaddr_in *, sin, uaddr);` → `struct sockaddr_in * sin;`: one of the
+                    // type its first argument is, named by the second.
+                    let first = first_top_comma(b, o, close);
+                    let typed = first.filter(|&f| is_type(&text[o + 1..f]));
+                    blank(&mut out[start..=o]);
+                    let end = match typed {
+                        Some(f) => {
+                            out[f] = b' ';
+                            first_top_comma(b, f, close).unwrap_or(close)
                         }
-                    });
+                        None => {
+                            out[start..start + 3].copy_from_slice(b"int");
+                            first.unwrap_or(close)
+                        }
+                    };
+                    blank(&mut out[end..=close]);
                     changed = true;
                 }
                 prev = b[i - 1];
@@ -408,6 +461,11 @@ pub(crate) fn patch_c(text: &str) -> Option<String> {
         }
         if c == b'#' && b[line_start..i].iter().all(u8::is_ascii_whitespace) {
             directive = true;
+        }
+        match c {
+            b'{' if !directive => depth += 1,
+            b'}' if !directive => depth = depth.saturating_sub(1),
+            _ => {}
         }
         if !c.is_ascii_whitespace() {
             prev = c;
@@ -510,44 +568,11 @@ fn declares_object(word: &str, prev: u8) -> bool {
             .bytes()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
         && !DECLARE_AS.contains(&word);
-    let bpf_field = matches!(word, "__uint" | "__type" | "__array" | "__ulong");
+    let bpf_field = matches!(
+        word,
+        "__uint" | "__type" | "__array" | "__ulong" | "__bpf_md_ptr"
+    );
     (define || bpf_field) && matches!(prev, b';' | b'{' | b'}' | b'\n' | b'c' | b't')
-}
-
-/// `#ifdef`, `#else`, `#endif` lines inside a list (an initializer's entries: the line
-/// before ends with `,` or `{`) become blanks, so the grammar reads one list.
-fn blank_list_conditionals(text: &str, out: &mut [u8]) -> bool {
-    let mut changed = false;
-    let mut offset = 0;
-    let mut last_end = b';';
-    for line in text.split_inclusive('\n') {
-        let t = line.trim();
-        let directive = t.strip_prefix('#').map(str::trim_start).is_some_and(|d| {
-            ["if", "ifdef", "ifndef", "elif", "else", "endif"]
-                .iter()
-                .any(|k| {
-                    d.starts_with(k)
-                        && d[k.len()..]
-                            .chars()
-                            .next()
-                            .is_none_or(|c| !c.is_alphanumeric() && c != '_')
-                })
-        });
-        if directive && matches!(last_end, b',' | b'{') {
-            let body = line.trim_end_matches(['\n', '\r']).len();
-            out[offset..offset + body].fill(b' ');
-            changed = true;
-        } else if let Some(&c) = t.as_bytes().last()
-            && !t.starts_with("//")
-            && !t.starts_with('*')
-            && !t.starts_with("/*")
-            && !directive
-        {
-            last_end = c;
-        }
-        offset += line.len();
-    }
-    changed
 }
 
 /// The first `,` between `open` and `close` at depth one.
@@ -564,14 +589,28 @@ fn first_top_comma(b: &[u8], open: usize, close: usize) -> Option<usize> {
     None
 }
 
-/// A loop macro at a statement's start: `list_for_each_entry`, `for_each_cpu`,
-/// `hash_for_each_possible` (its name holds `for_each`, and it is long enough to hold
-/// `while`).
-fn is_loop_macro(word: &str, prev: u8) -> bool {
-    word.contains("for_each")
+/// A loop macro at a statement's start, long enough to hold `while`: its name holds
+/// `for_each` or `foreach` (`list_for_each_entry`, `xt_entry_foreach`), or it is
+/// `braced`: in a body with a `{` after it (`skb_list_walk_safe(a, b, c) {`), where only
+/// a loop (or conditional) macro can stand.
+fn is_loop_macro(word: &str, prev: u8, braced: bool) -> bool {
+    let named = word.contains("for_each") || word.contains("foreach");
+    (named || braced && !KEYWORDS.contains(&word))
         && word.len() >= 5
         && matches!(prev, b';' | b'{' | b'}' | b'\n' | b')')
 }
+
+/// Words of at least five letters that a `(…) {` may follow and that stay as they are.
+const KEYWORDS: [&str; 8] = [
+    "switch",
+    "while",
+    "return",
+    "sizeof",
+    "typeof",
+    "__typeof__",
+    "_Generic",
+    "__attribute__",
+];
 
 /// Blanks, the line breaks kept.
 fn blank(bytes: &mut [u8]) {
@@ -590,6 +629,20 @@ fn skip_literal(b: &[u8], i: usize) -> usize {
         j += if b[j] == b'\\' { 2 } else { 1 };
     }
     (j + 1).min(b.len())
+}
+
+/// The next byte that is neither blank nor in a comment.
+fn next_code(b: &[u8], mut i: usize) -> Option<usize> {
+    loop {
+        i = next_significant(b, i)?;
+        if b[i..].starts_with(b"/*") {
+            i = i + 2 + b[i + 2..].windows(2).position(|w| w == b"*/")? + 2;
+        } else if b[i..].starts_with(b"//") {
+            i += b[i..].iter().position(|&c| c == b'\n')?;
+        } else {
+            return Some(i);
+        }
+    }
 }
 
 fn next_significant(b: &[u8], mut i: usize) -> Option<usize> {
@@ -637,6 +690,15 @@ fn last_top_comma(b: &[u8], open: usize, close: usize) -> Option<usize> {
         }
     }
     found
+}
+
+/// Whether a macro's argument is a type: a tagged one (`struct sockaddr_in`) or a pointer.
+fn is_type(arg: &str) -> bool {
+    let arg = arg.trim();
+    arg.ends_with('*')
+        || ["struct ", "union ", "enum "]
+            .iter()
+            .any(|k| arg.starts_with(k) && !arg.contains(['(', '=', ',']))
 }
 
 /// `struct`, `union` and `enum` words between `open` and `close` become blanks.
@@ -692,189 +754,4 @@ fn blank_type_keywords(text: &str, out: &mut [u8], open: usize, close: usize) ->
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn kernel_macros_read_as_plain_c_at_the_same_offsets() {
-        let src = "static int __init foo(void __user *p) {\n\tlist_for_each_entry(pos, &head, list) {\n\t\tn++;\n\t}\n\treturn 0;\n}\nDEFINE_PER_CPU(struct rq, runqueues);\nvoid __printf(1, 2) log(const char *f, ...);\nstruct e *e = container_of(p, struct e, node);\nconst char *s = \"__init\";\n";
-        let out = patch_c(src).unwrap();
-        let more = "SYSCALL_DEFINE2(kill, pid_t, pid, int, sig)\n{\n\tu32 n = min_t(unsigned int, a, b);\n}\nstatic DEFINE_MUTEX(lock);\nstatic const struct ops o = {\n\t.a = f,\n#ifdef CONFIG_X\n\t.b = g,\n#endif\n};\n";
-        let more_out = patch_c(more).unwrap();
-        assert_eq!(more_out.len(), more.len());
-        assert!(
-            more_out.starts_with("long            kill( pid_t  pid, int  sig)"),
-            "{more_out}"
-        );
-        assert!(more_out.contains("min_t(_           , a, b)"), "{more_out}");
-        assert!(
-            more_out.contains("static int          lock ;"),
-            "{more_out}"
-        );
-        assert!(!more_out.contains("#ifdef"), "{more_out}");
-        assert_eq!(out.len(), src.len());
-        assert_eq!(out.lines().count(), src.lines().count());
-        assert!(
-            out.starts_with("static int        foo(void        *p) {"),
-            "{out}"
-        );
-        assert!(
-            out.contains("\twhile              (pos, &head, list) {"),
-            "{out}"
-        );
-        assert!(
-            out.contains("               struct rq  runqueues ;"),
-            "{out}"
-        );
-        assert!(
-            out.contains("void                log(const char *f, ...);"),
-            "{out}"
-        );
-        assert!(out.contains("container_of(p,        e, node)"), "{out}");
-        assert!(out.contains("\"__init\""), "strings stay: {out}");
-        assert_eq!(patch_c("int main(void) { return 0; }\n"), None);
-    }
-
-    #[test]
-    fn gnu_ranges_variadic_names_and_macro_definitions_read_as_c() {
-        let src = "#define dbg(fmt, args...) printk(fmt, ##args)\nint f(const char *fmt, ...);\nstatic SIMPLE_DEV_PM_OPS(pm, sus, res);\nstatic const DEVICE_ATTR(chip, 0444, show, NULL);\nstatic DEFINE_MUTEX(lock);\nint g(int c) {\n\tswitch (c) {\n\tcase 'a' ... 'z':\n\t\treturn 1;\n\t}\n\treturn 0;\n}\nint t[8] = { [0 ... 7] = 1 };\nDT_MACHINE_START(VF610, \"Vybrid\")\n\t.dt_compat = compat,\nMACHINE_END\n";
-        let out = patch_c(src).unwrap();
-        assert_eq!(out.len(), src.len());
-        assert!(out.contains("#define dbg(fmt, args   ) printk"), "{out}");
-        assert!(out.contains("int f(const char *fmt, ...);"), "{out}");
-        assert!(
-            !out.contains("SIMPLE_DEV_PM_OPS") && !out.contains("DEVICE_ATTR"),
-            "{out}"
-        );
-        assert!(out.contains("static int          lock ;"), "{out}");
-        assert!(out.contains("case 'a'  +  'z':"), "{out}");
-        let tlv = patch_c("static const DECLARE_TLV_DB_SCALE(gain, -6375, 25, 0);\n").unwrap();
-        assert_eq!(
-            tlv,
-            "static const int                  gain               ;\n"
-        );
-        assert!(out.contains("[0  +  7] = 1"), "{out}");
-        assert!(out.contains("int              VF610=         {"), "{out}");
-        assert!(out.contains("\n};         \n"), "{out}");
-        let a = crate::analyze_file("m.c", src, &crate::ChunkOptions::default());
-        assert_eq!(a.parse_error, None);
-        let names: Vec<&str> = a.facts.symbols.iter().map(|s| s.name.as_str()).collect();
-        assert!(names.contains(&"g") && names.contains(&"dbg"), "{names:?}");
-        // A type as a whole argument of any macro; a pointer type or a cast stays.
-        let src = "asmlinkage void noinstr h(void)\n{\n\tx = lwq_dequeue(q, struct svc_xprt, ready);\n\ty = (struct a *)p;\n\tz = f(p, struct b *);\n}\n";
-        let out = patch_c(src).unwrap();
-        assert_eq!(out.len(), src.len());
-        assert!(
-            out.contains("lwq_dequeue(q,        svc_xprt, ready)"),
-            "{out}"
-        );
-        assert!(
-            out.contains("(struct a *)p") && out.contains("f(p, struct b *)"),
-            "{out}"
-        );
-        assert!(out.starts_with("           void         h(void)"), "{out}");
-        let map = patch_c(
-            "struct {\n\t__uint(max_entries, 16);\n\t__type(key, u32);\n} m SEC(\".maps\");\n",
-        )
-        .unwrap();
-        assert_eq!(
-            map,
-            "struct {\n\tint    max_entries     ;\n\tint    key      ;\n} m             ;\n"
-        );
-        let out = patch_c(
-            "STATIC int\nf(void) { static char v[8] __attribute__((aligned(8))); return 0; }\n",
-        )
-        .unwrap();
-        assert_eq!(
-            out,
-            "       int\nf(void) { static char v[8]                            ; return 0; }\n"
-        );
-        let pm = "static const struct dev_pm_ops p = {\n\tSET_SYSTEM_SLEEP_PM_OPS(s, r)\n\tSET_RUNTIME_PM_OPS(a, b, NULL)\n};\n";
-        let out = patch_c(pm).unwrap();
-        assert_eq!(out.len(), pm.len());
-        assert!(out.contains("\t_(s, r),  "), "{out}");
-        assert!(
-            out.contains("\tSET_RUNTIME_PM_OPS(a, b, NULL)\n};"),
-            "{out}"
-        );
-        let a = crate::analyze_file("pm.c", pm, &crate::ChunkOptions::default());
-        assert_eq!(a.parse_error, None);
-        let trace = "#define A(x) \\\n\t(x)\n\nTRACE_EVENT(x,\n\tTP_PROTO(void *b, size_t n),\n\tTP_STRUCT__entry(\n\t\t__field(unsigned int, len)\n\t),\n\tTP_printk(\"%d\", 1)\n);\nint after(void);\n";
-        let out = patch_c(trace).unwrap();
-        assert_eq!(out.len(), trace.len());
-        assert!(out.starts_with("#define A(x) \\\n\t(x)\n\n "), "{out}");
-        assert!(
-            out[20..].trim_start().starts_with("int after(void);"),
-            "{out}"
-        );
-        let src = "static int __init m(void)\n{\n\treturn 0;\n}\nmodule_init(m)\nmodule_exit(m);\nMODULE_LICENSE(\"GPL\");\nSEC(\"tc\") __success __retval(0) int p(void) { return 0; }\n";
-        let out = patch_c(src).unwrap();
-        assert_eq!(out.len(), src.len());
-        assert!(out.contains("}\n              \nmodule_exit(m);"), "{out}");
-        let a = crate::analyze_file("m.c", src, &crate::ChunkOptions::default());
-        assert_eq!(a.parse_error, None);
-        let names: Vec<&str> = a.facts.symbols.iter().map(|s| s.name.as_str()).collect();
-        assert!(names.contains(&"m") && names.contains(&"p"), "{names:?}");
-    }
-
-    /// Any mix of the macros, brackets, quotes, comments and non-ASCII text: no panic, and
-    /// the patch keeps every byte offset and line.
-    #[test]
-    fn any_text_keeps_its_length_and_lines() {
-        let parts = [
-            "__init ",
-            "__printf(",
-            "list_for_each_entry(",
-            "DEFINE_PER_CPU(",
-            "SYSCALL_DEFINE2(",
-            "container_of(",
-            "min_t(",
-            "DEFINE_MUTEX(",
-            "struct ",
-            "(",
-            ")",
-            ",",
-            "{",
-            "}",
-            ";",
-            "\"",
-            "'",
-            "/*",
-            "*/",
-            "//",
-            "\n",
-            "#ifdef X\n",
-            "é",
-            " ",
-            "x",
-            "unsigned int",
-            "...",
-            "case ",
-            "[",
-            "]",
-            "#define d(a",
-            "static ",
-            "SIMPLE_DEV_PM_OPS(",
-            "DT_MACHINE_START(",
-            "MACHINE_END",
-        ];
-        let mut seed: u64 = 7;
-        for _ in 0..2000 {
-            let mut text = String::new();
-            for _ in 0..40 {
-                seed = seed
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                text.push_str(parts[(seed >> 33) as usize % parts.len()]);
-            }
-            if let Some(out) = patch_c(&text) {
-                assert_eq!(out.len(), text.len(), "{text:?}");
-                assert_eq!(
-                    out.matches('\n').count(),
-                    text.matches('\n').count(),
-                    "{text:?}"
-                );
-            }
-        }
-    }
-}
+mod tests;
