@@ -19,6 +19,13 @@ fn conditional(line: &str) -> Option<&'static str> {
         })
 }
 
+/// Whether the trimmed line is a `#define` or `#undef`.
+fn is_definition(line: &str) -> bool {
+    line.strip_prefix('#')
+        .map(str::trim_start)
+        .is_some_and(|d| d.starts_with("define") || d.starts_with("undef"))
+}
+
 /// One open conditional: whether it stands inside code (then it is read as one branch
 /// or all), whether its lines now are dropped, whether a branch was read, and whether
 /// its lines now go unread (a later branch of one between declarations: the braces of
@@ -33,21 +40,20 @@ struct Frame {
 /// Each conditional that stands inside a body, a list or an unfinished statement read
 /// as its first branch (`#if 0`: its other one) or, `every`, as all its branches in a
 /// row: its directive lines (and the branches not read) become blanks in `out`.
-/// Conditionals between whole declarations are left to the grammar. Whether any was.
+/// Conditionals between whole declarations are left to the grammar. So are `#define` and
+/// `#undef` lines inside code. Whether any was blanked.
 pub(super) fn blank_conditionals(text: &str, out: &mut [u8], every: bool) -> bool {
     let b = text.as_bytes();
     let mut changed = false;
     let mut frames: Vec<Frame> = Vec::new();
-    // Code read so far (directives and unread lines aside): brace depth, the last
-    // significant byte, and whether a block comment is open.
-    let (mut depth, mut last, mut comment) = (0usize, b';', false);
+    let mut code = Code::default();
     let mut at = 0;
     while at < b.len() {
         // The logical line: a directive's backslash continuations belong to it.
         let mut end = text[at..].find('\n').map_or(b.len(), |n| at + n);
         let line = text[at..end].trim();
-        let keyword = (!comment).then(|| conditional(line)).flatten();
-        if line.starts_with('#') && !comment {
+        let keyword = (!code.comment).then(|| conditional(line)).flatten();
+        if line.starts_with('#') && !code.comment {
             while b[at..end].trim_ascii_end().ends_with(b"\\") && end < b.len() {
                 end = text[end + 1..].find('\n').map_or(b.len(), |n| end + 1 + n);
             }
@@ -56,7 +62,7 @@ pub(super) fn blank_conditionals(text: &str, out: &mut [u8], every: bool) -> boo
         let dropping = top.is_some_and(|f| f.dropping);
         let unread = top.is_some_and(|f| f.unread);
         // Between declarations: after `;`, `}`, `{` or `)` (a function's head) at the top.
-        let inside = depth > 0 || !matches!(last, b';' | b'}' | b'{' | b')');
+        let inside = !code.braces.is_empty() || !matches!(code.last, b';' | b'}' | b'{' | b')');
         let blank_line = match keyword {
             Some(k @ ("if" | "ifdef" | "ifndef")) => {
                 // In a dropped branch it is dropped whole; in an unread one, left unread.
@@ -87,9 +93,12 @@ pub(super) fn blank_conditionals(text: &str, out: &mut [u8], every: bool) -> boo
                 }
             },
             None if dropping => true,
+            // A macro defined for a few lines inside code (an X-macro's `#define x(n)`
+            // in an enum): the grammar takes a definition between declarations only.
+            None if code.in_list() && !unread && is_definition(line) => true,
             None => {
-                if !unread && (!line.starts_with('#') || comment) {
-                    (depth, last, comment) = scan(&b[at..end], depth, last, comment);
+                if !unread && (!line.starts_with('#') || code.comment) {
+                    code.scan(&b[at..end]);
                 }
                 false
             }
@@ -107,44 +116,88 @@ pub(super) fn blank_conditionals(text: &str, out: &mut [u8], every: bool) -> boo
     changed
 }
 
-/// Brace depth, last significant byte and open block comment after `line`.
-fn scan(line: &[u8], mut depth: usize, mut last: u8, mut comment: bool) -> (usize, u8, bool) {
-    let mut i = 0;
-    while i < line.len() {
-        let c = line[i];
-        if comment {
-            if line[i..].starts_with(b"*/") {
-                comment = false;
-                i += 2;
-            } else {
-                i += 1;
-            }
-            continue;
+/// Code read so far (directives and unread lines aside): the braces open, each a list's
+/// (an initializer's or an enum's) or a body's; the last significant byte and word;
+/// whether a block comment is open.
+struct Code {
+    braces: Vec<bool>,
+    last: u8,
+    enum_head: bool,
+    comment: bool,
+}
+
+impl Default for Code {
+    fn default() -> Code {
+        Code {
+            braces: Vec::new(),
+            last: b';',
+            enum_head: false,
+            comment: false,
         }
-        match c {
-            b'/' if line.get(i + 1) == Some(&b'/') => break,
-            b'/' if line.get(i + 1) == Some(&b'*') => {
-                comment = true;
-                i += 2;
-                continue;
-            }
-            b'"' | b'\'' => {
-                let mut j = i + 1;
-                while j < line.len() && line[j] != c {
-                    j += if line[j] == b'\\' { 2 } else { 1 };
-                }
-                i = j + 1;
-                last = c;
-                continue;
-            }
-            b'{' => depth += 1,
-            b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        if !c.is_ascii_whitespace() {
-            last = c;
-        }
-        i += 1;
     }
-    (depth, last, comment)
+}
+
+impl Code {
+    fn in_list(&self) -> bool {
+        self.braces.last() == Some(&true)
+    }
+
+    fn scan(&mut self, line: &[u8]) {
+        let mut i = 0;
+        while i < line.len() {
+            let c = line[i];
+            if self.comment {
+                if line[i..].starts_with(b"*/") {
+                    self.comment = false;
+                    i += 2;
+                } else {
+                    i += 1;
+                }
+                continue;
+            }
+            match c {
+                b'/' if line.get(i + 1) == Some(&b'/') => break,
+                b'/' if line.get(i + 1) == Some(&b'*') => {
+                    self.comment = true;
+                    i += 2;
+                    continue;
+                }
+                b'"' | b'\'' => {
+                    let mut j = i + 1;
+                    while j < line.len() && line[j] != c {
+                        j += if line[j] == b'\\' { 2 } else { 1 };
+                    }
+                    i = j + 1;
+                    self.last = c;
+                    continue;
+                }
+                _ if c.is_ascii_alphabetic() || c == b'_' => {
+                    let end = line[i..]
+                        .iter()
+                        .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+                        .map_or(line.len(), |n| i + n);
+                    self.enum_head |= &line[i..end] == b"enum";
+                    self.last = line[end - 1];
+                    i = end;
+                    continue;
+                }
+                b'{' => {
+                    let list = self.enum_head
+                        || self.last == b'='
+                        || (self.in_list() && matches!(self.last, b',' | b'{'));
+                    self.braces.push(list);
+                    self.enum_head = false;
+                }
+                b'}' => {
+                    self.braces.pop();
+                }
+                b';' => self.enum_head = false,
+                _ => {}
+            }
+            if !c.is_ascii_whitespace() {
+                self.last = c;
+            }
+            i += 1;
+        }
+    }
 }

@@ -13,7 +13,17 @@ mod conditionals;
 use conditionals::blank_conditionals;
 
 /// Annotations that stand alone: storage, section, checker and inlining attributes.
-const ATTRS: [&str; 81] = [
+const ATTRS: [&str; 91] = [
+    "nokprobe_inline",
+    "__lockfunc",
+    "const_debug",
+    "__tracer_data",
+    "__ksym",
+    "__no_kcsan",
+    "____cacheline_internodealigned_in_smp",
+    "__cpumask_var_read_mostly",
+    "__nonstring",
+    "forceinline",
     "TC_INDIRECT_SCOPE",
     "__initdata_or_module",
     "INDIRECT_CALLABLE_SCOPE",
@@ -98,7 +108,7 @@ const ATTRS: [&str; 81] = [
 ];
 
 /// Annotations with arguments: the name and its parenthesised arguments become blanks.
-const ATTR_CALLS: [&str; 28] = [
+const ATTR_CALLS: [&str; 27] = [
     "__free",
     "SEC",
     "__flag",
@@ -118,7 +128,6 @@ const ATTR_CALLS: [&str; 28] = [
     "__cond_releases",
     "__counted_by",
     "__alloc_size",
-    "__nonstring",
     "__designated_init",
     "__assume_aligned",
     "__realloc_size",
@@ -216,6 +225,12 @@ pub(crate) fn patch_c(text: &str, every: bool) -> Option<String> {
             b',' if next_code(b, i + 1).is_some_and(|j| b[j] == b')') => {
                 // An empty last argument (`f(a, b, /* none */)`), which only a macro takes.
                 out[i] = b' ';
+                changed = true;
+            }
+            b',' if let Some((from, to)) = operator_argument(b, i + 1) => {
+                // An operator as an argument (`ASSERTCMP(a, ==, b)`): a name in its place.
+                blank(&mut out[from..to]);
+                out[from] = b'_';
                 changed = true;
             }
             b'.' if b[i..].starts_with(b"...") => {
@@ -339,6 +354,21 @@ pub(crate) fn patch_c(text: &str, every: bool) -> Option<String> {
                     out[start] = b'_';
                     out[start + 1..start + 1 + args].copy_from_slice(&b[o..=close]);
                     out[start + 1 + args] = b',';
+                    changed = true;
+                    i = close + 1;
+                    prev = b',';
+                    continue;
+                } else if depth > 0
+                    && matches!(prev, b',' | b'{' | b'\n')
+                    && is_caps(word)
+                    && let Some(o) = open
+                    && let Some(close) = matching(b, o)
+                    && ends_line(b, close + 1)
+                    && next_code(b, close + 1).is_some_and(|k| starts_entry(b[k]))
+                {
+                    // An X-macro's list (`BCH_WATERMARKS()`) on its own line among entries
+                    // or statements: what it expands to is generated.
+                    blank(&mut out[start..=close]);
                     changed = true;
                     i = close + 1;
                     prev = b',';
@@ -589,7 +619,7 @@ fn first_top_comma(b: &[u8], open: usize, close: usize) -> Option<usize> {
     None
 }
 
-/// A loop macro at a statement's start, long enough to hold `while`: its name holds
+/// A loop macro at a statement's start (after a label too), long enough to hold `while`: its name holds
 /// `for_each` or `foreach` (`list_for_each_entry`, `xt_entry_foreach`), or it is
 /// `braced`: in a body with a `{` after it (`skb_list_walk_safe(a, b, c) {`), where only
 /// a loop (or conditional) macro can stand.
@@ -597,7 +627,7 @@ fn is_loop_macro(word: &str, prev: u8, braced: bool) -> bool {
     let named = word.contains("for_each") || word.contains("foreach");
     (named || braced && !KEYWORDS.contains(&word))
         && word.len() >= 5
-        && matches!(prev, b';' | b'{' | b'}' | b'\n' | b')')
+        && matches!(prev, b';' | b'{' | b'}' | b'\n' | b')' | b':')
 }
 
 /// Words of at least five letters that a `(…) {` may follow and that stay as they are.
@@ -629,6 +659,18 @@ fn skip_literal(b: &[u8], i: usize) -> usize {
         j += if b[j] == b'\\' { 2 } else { 1 };
     }
     (j + 1).min(b.len())
+}
+
+/// An argument, from `at`, that is an operator alone: its bytes, when one.
+fn operator_argument(b: &[u8], at: usize) -> Option<(usize, usize)> {
+    let from = next_significant(b, at)?;
+    let len = b[from..]
+        .iter()
+        .take_while(|c| b"=!<>&|+-*/%^".contains(c))
+        .count();
+    let to = from + len;
+    let after = next_significant(b, to)?;
+    (len > 0 && b[after] == b',' && !b[from..to].starts_with(b"/*")).then_some((from, to))
 }
 
 /// The next byte that is neither blank nor in a comment.
@@ -702,6 +744,30 @@ fn is_type(arg: &str) -> bool {
 }
 
 /// `struct`, `union` and `enum` words between `open` and `close` become blanks.
+/// A name in capitals (`BCH_WATERMARKS`): a macro's, by the kernel's custom.
+fn is_caps(word: &str) -> bool {
+    word.len() >= 3
+        && word.bytes().any(|c| c.is_ascii_uppercase())
+        && word
+            .bytes()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+}
+
+/// Whether only blanks or a comment follow `at` on its line.
+fn ends_line(b: &[u8], at: usize) -> bool {
+    let end = b[at..]
+        .iter()
+        .position(|&c| c == b'\n')
+        .map_or(b.len(), |n| at + n);
+    let rest = b[at..end].trim_ascii();
+    rest.is_empty() || rest.starts_with(b"//") || rest.starts_with(b"/*")
+}
+
+/// Whether a byte can start the next entry of a list or the next statement.
+fn starts_entry(c: u8) -> bool {
+    c.is_ascii_alphabetic() || matches!(c, b'_' | b'.' | b'[' | b'#')
+}
+
 /// Tracepoint definitions (`TRACE_EVENT(name, TP_PROTO(…), …);`).
 fn is_trace_event(word: &str) -> bool {
     word.starts_with("TRACE_EVENT")

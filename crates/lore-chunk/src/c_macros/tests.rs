@@ -279,3 +279,26 @@ fn declarations_behind_macros_read_as_c() {
     let a = crate::analyze_file("f.c", src, &crate::ChunkOptions::default());
     assert!(a.parse_error.is_none(), "{:?}", a.parse_error);
 }
+
+#[test]
+fn x_macros_operator_arguments_and_labelled_loops_read_as_c() {
+    let src = "enum bch_watermark {\n#define x(name)\tBCH_WATERMARK_##name,\n\tBCH_WATERMARKS()\n#undef x\n\tBCH_WATERMARK_NR,\n};\nvoid f(void)\n{\n#define LOCAL 1\n\tASSERTCMP(r, ==, 0);\nfail:\n\tfor_each_possible_cpu(cpu) {\n\t\tput(cpu);\n\t}\n}\nstatic nokprobe_inline int g(void) { return LOCAL; }\n";
+    let out = patch_c(src, true).unwrap();
+    assert_eq!(out.len(), src.len());
+    assert_eq!(out.lines().count(), src.lines().count());
+    // In a list the definition and the list macro go; in a body the definition stays.
+    assert!(
+        !out.contains("#define x") && !out.contains("#undef"),
+        "{out}"
+    );
+    assert!(!out.contains("BCH_WATERMARKS()"), "{out}");
+    assert!(out.contains("#define LOCAL 1"), "{out}");
+    assert!(out.contains("ASSERTCMP(r, _ , 0);"), "{out}");
+    assert!(
+        out.contains("fail:\n\twhile                (cpu) {"),
+        "{out}"
+    );
+    assert!(out.contains("static                 int g(void)"), "{out}");
+    let a = crate::analyze_file("f.c", src, &crate::ChunkOptions::default());
+    assert!(a.parse_error.is_none(), "{:?}", a.parse_error);
+}
