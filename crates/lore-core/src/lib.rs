@@ -14,6 +14,7 @@ pub use facts::{
     fixture_name, is_auxiliary_path, is_test_path, type_name, unmodified,
 };
 pub use store::{
-    AddStore, BRAIN_STORE, STORE_NAME_RULE, StoreKind, WebSettings, validate_store_name,
+    AddStore, BRAIN_STORE, STORE_NAME_RULE, StoreKind, WebSettings, store_name_from,
+    validate_store_name,
 };
 pub use time::{UtcTime, unix_now};

@@ -90,6 +90,30 @@ impl StoreKind {
 pub const STORE_NAME_RULE: &str = "use 1-128 letters, digits, '.', '_', '-', ':', '@' or '+', \
                                    starting with a letter or digit";
 
+/// A store name for a source given without one: its last path segment, `.git` dropped,
+/// other characters than a name's as `-` (`…/my app` → `my-app`,
+/// `https://github.com/tokio-rs/tokio.git` → `tokio`). `None` when nothing is left.
+pub fn store_name_from(source: &str) -> Option<String> {
+    let last = source
+        .trim_end_matches(['/', '\\'])
+        .rsplit(['/', '\\', ':'])
+        .next()?;
+    let last = last.strip_suffix(".git").unwrap_or(last);
+    let name: String = last
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '@' | '+') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .skip_while(|c| !c.is_ascii_alphanumeric())
+        .take(128)
+        .collect();
+    validate_store_name(&name).ok().map(|()| name)
+}
+
 /// Store names: 1–128 chars of `[A-Za-z0-9._:@+-]`, starting with a letter or digit
 /// (`dep:cargo:serde@1.0.228` names a dependency at its locked version). Never a path
 /// separator: stores live under their ids, and names travel in URL paths.
@@ -139,6 +163,23 @@ mod tests {
             ":x",
         ] {
             assert!(validate_store_name(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_source_alone_names_its_store() {
+        for (source, name) in [
+            ("/home/me/src/sinatra", Some("sinatra")),
+            ("/home/me/src/my app/", Some("my-app")),
+            ("https://github.com/tokio-rs/tokio.git", Some("tokio")),
+            ("git@github.com:owner/repo.git", Some("repo")),
+            ("https://docs.rs/", Some("docs.rs")),
+            ("C:\\work\\proj", Some("proj")),
+            ("/", None),
+            ("/srv/.hidden", Some("hidden")),
+            ("/srv/___", None),
+        ] {
+            assert_eq!(store_name_from(source).as_deref(), name, "{source}");
         }
     }
 }

@@ -362,7 +362,7 @@ fn store(ctx: &Ctx, command: StoreCommand) -> anyhow::Result<()> {
     let mut engine = ctx.open()?;
     match command {
         StoreCommand::Add(args) => {
-            let (store, report, existed) = engine.add_or_index(&args.store(), &ctx.bars)?;
+            let (store, report, existed) = engine.add_or_index(&args.store()?, &ctx.bars)?;
             ctx.bars.clear();
             output::store_added(ctx.json, &store, &report, existed)
         }

@@ -19,11 +19,12 @@ pub enum StoreCommand {
 
 #[derive(Args, Debug)]
 pub struct AddArgs {
-    /// Store name: letters, digits, '.', '_' or '-'.
+    /// Store name: letters, digits, '.', '_' or '-'. Given alone, it is the source, and the
+    /// store is named after its folder or repository (`lore store add .`).
     pub name: String,
     /// A folder, a git URL, a local git repository, or a documentation site's start page
     /// (with --type web).
-    pub source: String,
+    pub source: Option<String>,
     /// Source type (default: repo for URLs, folder for paths). A web store crawls the
     /// start page's site under its folder (robots.txt obeyed) and indexes each page as
     /// markdown; its globs judge URL paths (`tokio/runtime/*`); `lore sync` re-crawls.
@@ -60,10 +61,27 @@ pub struct AddArgs {
 }
 
 impl AddArgs {
-    pub fn store(self) -> AddStore {
-        AddStore {
-            name: self.name,
-            source: self.source,
+    /// The store to add; with the source alone, named after it.
+    pub fn store(self) -> anyhow::Result<AddStore> {
+        let (name, source) = match self.source {
+            Some(source) => (self.name, source),
+            None => {
+                let source = self.name;
+                // A folder's own name, not the `.` it was given as.
+                let full = std::fs::canonicalize(&source)
+                    .map_or_else(|_| source.clone(), |p| p.to_string_lossy().into_owned());
+                let name = lore_core::store_name_from(&full).ok_or_else(|| {
+                    lore_engine::EngineError::Input(format!(
+                        "no store name can be made from {source:?}: give one first \
+                         (`lore store add NAME {source}`)"
+                    ))
+                })?;
+                (name, source)
+            }
+        };
+        Ok(AddStore {
+            name,
+            source,
             kind: self.r#type,
             branch: self.branch,
             includes: self.include,
@@ -74,7 +92,7 @@ impl AddArgs {
             max_depth: self.max_depth,
             lexical_only: self.embed == "none",
             no_ignore: self.no_ignore,
-        }
+        })
     }
 }
 

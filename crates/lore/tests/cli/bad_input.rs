@@ -82,6 +82,11 @@ fn bad_input_fails_cleanly_without_a_model() {
         std::fs::read_to_string(dir.join("a.txt")).unwrap(),
         "hello there"
     );
+    // The source alone names the store after its folder; a root names nothing.
+    let err = lore.fails(&["store", "add", "/"], 1);
+    assert!(err.contains("lore store add NAME /"), "{err}");
+    let added = lore.json(&["store", "add", s(&dir), "--embed", "none"]);
+    assert_eq!(added["store"]["name"], "src", "{added}");
 }
 
 #[test]
