@@ -9,11 +9,16 @@
 //! only when it has fewer errors.
 
 mod conditionals;
+mod strings;
 
 use conditionals::blank_conditionals;
 
 /// Annotations that stand alone: storage, section, checker and inlining attributes.
-const ATTRS: [&str; 91] = [
+const ATTRS: [&str; 95] = [
+    "__deprecated",
+    "__init_or_module",
+    "__exception_irq_entry",
+    "__force_data",
     "nokprobe_inline",
     "__lockfunc",
     "const_debug",
@@ -197,6 +202,7 @@ pub(crate) fn patch_c(text: &str, every: bool) -> Option<String> {
     let b = text.as_bytes();
     let mut out = b.to_vec();
     let mut changed = blank_conditionals(text, &mut out, every);
+    changed |= strings::blank_string_macros(text, &mut out);
     let mut i = 0;
     // The last significant byte before the current one (for "at a statement's start").
     let mut prev = b'\n';
@@ -289,6 +295,32 @@ pub(crate) fn patch_c(text: &str, every: bool) -> Option<String> {
                     out[close] = b' ';
                     changed = true;
                     i = o + 1;
+                    prev = b';';
+                    continue;
+                } else if matches!(word, "asm" | "__asm__")
+                    && (prev.is_ascii_alphanumeric() || prev == b'_')
+                    && let Some(o) = open
+                    && let Some(close) = matching(b, o)
+                {
+                    // `register long r0 asm("r0") = x;`: a register named for a variable.
+                    blank(&mut out[start..=close]);
+                    changed = true;
+                    i = close + 1;
+                    prev = b')';
+                    continue;
+                } else if let Some(lead) = struct_group(word)
+                    && depth > 0
+                    && let Some(o) = open
+                    && let Some(close) = matching(b, o)
+                    && let Some(comma) =
+                        (0..lead).try_fold(o, |at, _| first_top_comma(b, at, close))
+                {
+                    // `struct_group(name, int a; int b;);`: the fields it groups, in place.
+                    blank(&mut out[start..=comma]);
+                    let end = next_significant(b, close + 1).filter(|&k| b[k] == b';');
+                    blank(&mut out[close..=end.unwrap_or(close)]);
+                    changed = true;
+                    i = comma + 1;
                     prev = b';';
                     continue;
                 } else if word == "MACHINE_END" {
@@ -744,6 +776,16 @@ fn is_type(arg: &str) -> bool {
 }
 
 /// `struct`, `union` and `enum` words between `open` and `close` become blanks.
+/// How many arguments come before the fields of a `struct_group` macro.
+fn struct_group(word: &str) -> Option<usize> {
+    match word {
+        "struct_group" => Some(1),
+        "struct_group_tagged" | "struct_group_attr" => Some(2),
+        "__struct_group" => Some(3),
+        _ => None,
+    }
+}
+
 /// A name in capitals (`BCH_WATERMARKS`): a macro's, by the kernel's custom.
 fn is_caps(word: &str) -> bool {
     word.len() >= 3

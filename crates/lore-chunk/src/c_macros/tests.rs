@@ -178,6 +178,11 @@ fn any_text_keeps_its_length_and_lines() {
         "INDIRECT_CALLABLE_DECLARE(",
         "skb_walk(",
         "static_assert(",
+        "KERN_ERR ",
+        "__stringify(",
+        "x asm(",
+        "struct_group(",
+        "\\\n",
     ];
     let mut seed: u64 = 7;
     for _ in 0..2000 {
@@ -299,6 +304,30 @@ fn x_macros_operator_arguments_and_labelled_loops_read_as_c() {
         "{out}"
     );
     assert!(out.contains("static                 int g(void)"), "{out}");
+    let a = crate::analyze_file("f.c", src, &crate::ChunkOptions::default());
+    assert!(a.parse_error.is_none(), "{:?}", a.parse_error);
+}
+
+#[test]
+fn strings_joined_with_macros_register_variables_and_field_groups_read_as_c() {
+    let src = "#define DRV_NAME \"x\"\nstruct s {\n\tstruct_group(hdr,\n\t\tint a;\n\t\tint b;\n\t);\n\tint c;\n};\nvoid f(void)\n{\n\tregister long r0 asm(\"r0\") = 1;\n\tprintk(KERN_ERR DRV_NAME \": failed %d\\n\", L\"w\");\n\tdesc(\"max \" __stringify(SG_MAX) \")\");\n}\n";
+    let out = patch_c(src, true).unwrap();
+    assert_eq!(out.len(), src.len());
+    assert_eq!(out.lines().count(), src.lines().count());
+    // A definition's body is the preprocessor's.
+    assert!(out.starts_with("#define DRV_NAME \"x\"\n"), "{out}");
+    let group = format!("\t{}\n\t\tint a;\n\t\tint b;\n\t  \n", " ".repeat(17));
+    assert!(out.contains(&group), "{out}");
+    assert!(out.contains("register long r0           = 1;"), "{out}");
+    assert!(
+        out.contains("printk(                  \": failed %d\\n\", L\"w\");"),
+        "{out}"
+    );
+    let joined = format!(
+        "desc(\"max \"{}\")\");",
+        " ".repeat(" __stringify(SG_MAX) ".len())
+    );
+    assert!(out.contains(&joined), "{out}");
     let a = crate::analyze_file("f.c", src, &crate::ChunkOptions::default());
     assert!(a.parse_error.is_none(), "{:?}", a.parse_error);
 }
