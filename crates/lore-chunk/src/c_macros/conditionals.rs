@@ -19,6 +19,42 @@ fn conditional(line: &str) -> Option<&'static str> {
         })
 }
 
+/// Blanks the block comments of `b` in `out`, keeping line breaks and the backslash before
+/// each; whether there were any.
+fn blank_comments(b: &[u8], out: &mut [u8]) -> bool {
+    let mut changed = false;
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if b[i] == b'"' {
+            i = super::skip_literal(b, i);
+            continue;
+        }
+        if &b[i..i + 2] != b"/*" {
+            i += 1;
+            continue;
+        }
+        let end = b[i + 2..]
+            .windows(2)
+            .position(|w| w == b"*/")
+            .map_or(b.len(), |n| i + 2 + n + 2);
+        for k in i..end {
+            let line_end = || {
+                b[k + 1..]
+                    .iter()
+                    .find(|c| !matches!(c, b' ' | b'\t' | b'\r'))
+                    .is_none_or(|&c| c == b'\n')
+            };
+            let kept = b[k] == b'\n' || (b[k] == b'\\' && line_end());
+            if !kept {
+                out[k] = b' ';
+            }
+        }
+        changed = true;
+        i = end;
+    }
+    changed
+}
+
 /// Whether the trimmed line is a `#define` or `#undef`.
 fn is_definition(line: &str) -> bool {
     line.strip_prefix('#')
@@ -35,6 +71,22 @@ struct Frame {
     dropping: bool,
     taken: bool,
     unread: bool,
+    /// Its condition is whether the file is read as assembly.
+    assembly: bool,
+}
+
+/// For a conditional on `__ASSEMBLY__` alone, whether its first branch is the assembly.
+fn assembly_first(keyword: &str, condition: &str) -> Option<bool> {
+    let condition = condition.split("/*").next().unwrap_or("");
+    let condition = condition.split("//").next().unwrap_or("");
+    let c: String = condition.chars().filter(|c| !c.is_whitespace()).collect();
+    match (keyword, c.as_str()) {
+        ("ifdef", "__ASSEMBLY__") => Some(true),
+        ("ifndef", "__ASSEMBLY__") => Some(false),
+        ("if", "defined(__ASSEMBLY__)" | "defined__ASSEMBLY__" | "__ASSEMBLY__") => Some(true),
+        ("if", "!defined(__ASSEMBLY__)" | "!defined__ASSEMBLY__" | "!__ASSEMBLY__") => Some(false),
+        _ => None,
+    }
 }
 
 /// Each conditional that stands inside a body, a list or an unfinished statement read
@@ -54,9 +106,14 @@ pub(super) fn blank_conditionals(text: &str, out: &mut [u8], every: bool) -> boo
         let line = text[at..end].trim();
         let keyword = (!code.comment).then(|| conditional(line)).flatten();
         if line.starts_with('#') && !code.comment {
-            while b[at..end].trim_ascii_end().ends_with(b"\\") && end < b.len() {
+            let mut last_line = at;
+            while b[last_line..end].trim_ascii_end().ends_with(b"\\") && end < b.len() {
+                last_line = end + 1;
                 end = text[end + 1..].find('\n').map_or(b.len(), |n| end + 1 + n);
             }
+            // A comment before a continuation ends the grammar's reading of a definition's
+            // body: the rest would read as code.
+            changed |= blank_comments(&b[at..last_line], &mut out[at..last_line]);
         }
         let top = frames.last();
         let dropping = top.is_some_and(|f| f.dropping);
@@ -65,14 +122,20 @@ pub(super) fn blank_conditionals(text: &str, out: &mut [u8], every: bool) -> boo
         let inside = !code.braces.is_empty() || !matches!(code.last, b';' | b'}' | b'{' | b')');
         let blank_line = match keyword {
             Some(k @ ("if" | "ifdef" | "ifndef")) => {
-                // In a dropped branch it is dropped whole; in an unread one, left unread.
-                let inside = dropping || (inside && !unread);
-                let zero = !every && k == "if" && line[1..].trim_start()[2..].trim() == "0";
+                // Assembly (`#ifdef __ASSEMBLY__`) is never C: its branch is dropped
+                // wherever it stands. Otherwise, in a dropped branch it is dropped whole;
+                // in an unread one, left unread.
+                let condition = line[1..].trim_start()[k.len()..].trim();
+                let assembly = assembly_first(k, condition).filter(|_| !unread);
+                let inside = dropping || assembly.is_some() || (inside && !unread);
+                let zero = !every && k == "if" && condition == "0";
+                let skip = zero || assembly == Some(true);
                 frames.push(Frame {
                     inside,
-                    dropping: dropping || (inside && zero),
-                    taken: dropping || !zero,
+                    dropping: dropping || (inside && skip),
+                    taken: dropping || !skip,
                     unread,
+                    assembly: assembly.is_some(),
                 });
                 inside
             }
@@ -81,7 +144,7 @@ pub(super) fn blank_conditionals(text: &str, out: &mut [u8], every: bool) -> boo
                 Some(_) if k == "endif" => frames.pop().is_some_and(|f| f.inside),
                 Some(f) if f.inside => {
                     // `#elif`, `#else`: dropped after a branch read; read after `#if 0`.
-                    if !every {
+                    if !every || f.assembly {
                         f.dropping = f.taken;
                         f.taken = true;
                     }

@@ -285,6 +285,20 @@ pub(crate) fn patch_c(text: &str, every: bool) -> Option<String> {
                     i = close + 1;
                     prev = b'{';
                     continue;
+                } else if word == "define_machine"
+                    && depth == 0
+                    && let Some(o) = open
+                    && let Some(close) = matching(b, o)
+                    && next_significant(b, close + 1).is_some_and(|k| b[k] == b'{')
+                {
+                    // powerpc's `define_machine(name) { .field = v, … };`: `int name= {`.
+                    blank(&mut out[start..=o]);
+                    out[start..start + 3].copy_from_slice(b"int");
+                    out[close] = b'=';
+                    changed = true;
+                    i = close + 1;
+                    prev = b'=';
+                    continue;
                 } else if UNWRAP.contains(&word)
                     && let Some(o) = open
                     && let Some(close) = matching(b, o)
@@ -358,17 +372,24 @@ pub(crate) fn patch_c(text: &str, every: bool) -> Option<String> {
                     i = o + 1;
                     prev = b';';
                     continue;
-                } else if registers(word)
+                } else if (registers(word) || depth == 0 && is_caps(word))
                     && matches!(prev, b';' | b'}' | b'\n')
                     && let Some(o) = open
                     && let Some(close) = matching(b, o)
-                    && next_significant(b, close + 1).is_none_or(|k| b[k] != b';')
+                    && let next = next_significant(b, close + 1)
+                    && let numbered =
+                        next_significant(b, o + 1).is_some_and(|k| b[k].is_ascii_digit())
+                    && (registers(word) && next.is_none_or(|k| b[k] != b';')
+                        || ends_declaration(b, close, next)
+                        || numbered && next.is_some_and(|k| b[k] == b';'))
                 {
-                    // `module_init(f)` with no `;` after it (383 of the kernel's files): the
-                    // next declaration would read as its continuation.
-                    blank(&mut out[start..=close]);
+                    // `module_init(f)` with no `;` after it (383 of the kernel's files), a
+                    // driver's `IRQCHIP_MATCH(…)` lines: the next declaration would read as
+                    // its continuation. `DECLARE_MSM_GPIO_PINS(0);` names no object.
+                    let end = next.filter(|&k| b[k] == b';').unwrap_or(close);
+                    blank(&mut out[start..=end]);
                     changed = true;
-                    i = close + 1;
+                    i = end + 1;
                     prev = b';';
                     continue;
                 } else if word.ends_with("_PM_OPS")
@@ -495,7 +516,11 @@ pub(crate) fn patch_c(text: &str, every: bool) -> Option<String> {
                     changed = true;
                 } else if let (true, Some(o)) = (declares_object(word, prev), open)
                     && let Some(close) = matching(b, o)
+                    && next_significant(b, close + 1).is_none_or(|k| !matches!(b[k], b',' | b'}'))
+                    && next_significant(b, o + 1).is_some_and(|k| !b[k].is_ascii_digit())
                 {
+                    // Not an entry of a list (`{ DEFINE_RCG_DFS(clk), … }`), nor named by a
+                    // number (`DECLARE_MSM_GPIO_PINS(0);`, which the rule above blanks).
                     // `static DEFINE_MUTEX(lock);`, `DECLARE_WORK(w, fn);` → `int lock;`: an
                     // object named by the first argument; `DECLARE_SOCKADDR(struct
                     // sockaddr_in *, sin, uaddr);` → `struct sockaddr_in * sin;`: one of the
@@ -600,7 +625,20 @@ fn static_macro_statement(text: &str, from: usize) -> Option<usize> {
     }
     let open = next_significant(b, end).filter(|&o| b[o] == b'(')?;
     let close = matching(b, open)?;
-    next_significant(b, close + 1).filter(|&s| b[s] == b';')
+    match next_significant(b, close + 1) {
+        Some(s) if b[s] == b';' => Some(s),
+        // `static DEF_SCSI_QCMD(queue)` alone: the next declaration follows.
+        next if ends_declaration(b, close, next) => Some(close),
+        _ => None,
+    }
+}
+
+/// Whether a macro call ending at `close` stands as a whole declaration with no `;`:
+/// what follows (`next`) starts another on a later line, or nothing does.
+fn ends_declaration(b: &[u8], close: usize, next: Option<usize>) -> bool {
+    next.is_none_or(|k| {
+        (b[k].is_ascii_alphabetic() || matches!(b[k], b'_' | b'#')) && b[close..k].contains(&b'\n')
+    })
 }
 
 /// Macros that define a function from (name, type, argument, …): what it returns.

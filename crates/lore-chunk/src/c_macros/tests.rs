@@ -331,3 +331,28 @@ fn strings_joined_with_macros_register_variables_and_field_groups_read_as_c() {
     let a = crate::analyze_file("f.c", src, &crate::ChunkOptions::default());
     assert!(a.parse_error.is_none(), "{:?}", a.parse_error);
 }
+
+#[test]
+fn declarations_without_semicolons_assembly_and_definitions_with_comments_read_as_c() {
+    let src = "#define PIN(id) \\\n\t{ /* gpio */ \\\n\t\t.id = id, \\\n\t}\n#ifdef __ASSEMBLY__\n.macro kuap_check gpr\n.endm\n#else\nint c_only;\n#endif /* __ASSEMBLY__ */\nstatic DEF_SCSI_QCMD(mesh_queue)\n\nIRQCHIP_MATCH(\"fsl,mu\", init)\nIRQCHIP_PLATFORM_DRIVER_END(mu)\nDECLARE_MSM_GPIO_PINS(0);\nstatic const struct d dfs[] = {\n\tDEFINE_RCG_DFS(clk),\n};\ndefine_machine(board) {\n\t.name = \"board\",\n};\nint last;\n";
+    let out = patch_c(src, true).unwrap();
+    assert_eq!(out.len(), src.len());
+    assert_eq!(out.lines().count(), src.lines().count());
+    assert!(
+        out.starts_with("#define PIN(id) \\\n\t{            \\\n"),
+        "{out}"
+    );
+    assert!(
+        !out.contains(".macro") && out.contains("int c_only;"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("DEF_SCSI_QCMD") && !out.contains("IRQCHIP"),
+        "{out}"
+    );
+    assert!(!out.contains("DECLARE_MSM_GPIO_PINS"), "{out}");
+    assert!(out.contains("\tDEFINE_RCG_DFS(clk),"), "{out}");
+    assert!(out.contains("int            board= {"), "{out}");
+    let a = crate::analyze_file("f.c", src, &crate::ChunkOptions::default());
+    assert!(a.parse_error.is_none(), "{:?}", a.parse_error);
+}
