@@ -4,196 +4,18 @@
 //! {`) becomes `while` and its arguments one comma expression; `DEFINE_PER_CPU(struct rq,
 //! runqueues)` becomes the declaration it expands to; and `struct` inside `container_of(…)`
 //! and its kin, where a type is an argument, is blanked. Strings, characters and comments are
-//! left alone. Every byte keeps its offset but the arguments of a `*_PM_OPS(…)` entry, which
-//! move left on their line (lines never move). `code::parse_code` keeps the patched tree
-//! only when it has fewer errors.
+//! left alone, but for macros joined to strings (`strings.rs`). Conditionals inside code are
+//! read as one branch or all (`conditionals.rs`); the macros by name are in `words.rs`.
+//! Every byte keeps its offset but the arguments of a `*_PM_OPS(…)` entry, which move left
+//! on their line (lines never move). `code::parse_code` keeps the patched tree only when it
+//! has fewer errors.
 
 mod conditionals;
 mod strings;
+mod words;
 
 use conditionals::blank_conditionals;
-
-/// Annotations that stand alone: storage, section, checker and inlining attributes.
-const ATTRS: [&str; 95] = [
-    "__deprecated",
-    "__init_or_module",
-    "__exception_irq_entry",
-    "__force_data",
-    "nokprobe_inline",
-    "__lockfunc",
-    "const_debug",
-    "__tracer_data",
-    "__ksym",
-    "__no_kcsan",
-    "____cacheline_internodealigned_in_smp",
-    "__cpumask_var_read_mostly",
-    "__nonstring",
-    "forceinline",
-    "TC_INDIRECT_SCOPE",
-    "__initdata_or_module",
-    "INDIRECT_CALLABLE_SCOPE",
-    "__net_initconst",
-    "__noipa",
-    "__success",
-    "__failure",
-    "asmlinkage",
-    "noinstr",
-    "noinline_for_stack",
-    "__initmv",
-    "__init",
-    "__exit",
-    "__initdata",
-    "__initconst",
-    "__exitdata",
-    "__ref",
-    "__refdata",
-    "__refconst",
-    "__meminit",
-    "__meminitdata",
-    "__meminitconst",
-    "__net_init",
-    "__net_exit",
-    "__net_initdata",
-    "__devinit",
-    "__devexit",
-    "__cpuinit",
-    "__sched",
-    "__cpuidle",
-    "__kprobes",
-    "__user",
-    "__kernel",
-    "__iomem",
-    "__percpu",
-    "__rcu",
-    "__force",
-    "__nocast",
-    "__safe",
-    "__bitwise",
-    "__private",
-    "__read_mostly",
-    "__ro_after_init",
-    "__always_inline",
-    "__inline",
-    "noinline",
-    "__noinline",
-    "__weak",
-    "__maybe_unused",
-    "__always_unused",
-    "__used",
-    "__unused",
-    "__cold",
-    "__hot",
-    "__must_check",
-    "__visible",
-    "__noreturn",
-    "__pure",
-    "__packed",
-    "__latent_entropy",
-    "__randomize_layout",
-    "__no_randomize_layout",
-    "__noclone",
-    "__naked",
-    "__attribute_const__",
-    "__malloc",
-    "__mustcheck",
-    "__bpf_kfunc",
-    "__diag_ignore_all",
-    "____cacheline_aligned",
-    "____cacheline_aligned_in_smp",
-    "__cacheline_aligned",
-    "__cacheline_aligned_in_smp",
-    "__page_aligned_data",
-    "__page_aligned_bss",
-    "__nosavedata",
-    "__irq_entry",
-    "__softirq_entry",
-    "notrace",
-    "__flatten",
-    "__noinstr",
-];
-
-/// Annotations with arguments: the name and its parenthesised arguments become blanks.
-const ATTR_CALLS: [&str; 27] = [
-    "__free",
-    "SEC",
-    "__flag",
-    "__retval",
-    "__description",
-    "__msg",
-    "__log_level",
-    "__exception_cb",
-    "__printf",
-    "__scanf",
-    "__aligned",
-    "__section",
-    "__acquires",
-    "__releases",
-    "__must_hold",
-    "__cond_acquires",
-    "__cond_releases",
-    "__counted_by",
-    "__alloc_size",
-    "__designated_init",
-    "__assume_aligned",
-    "__realloc_size",
-    "__guarded_by",
-    "__pt_guarded_by",
-    "__diag_push",
-    "__diag_pop",
-    "__no_sanitize_address",
-];
-
-/// Declarations written as `NAME(type, name)`: they read as `type name`.
-const DECLARE_AS: [&str; 12] = [
-    "DEFINE_PER_CPU",
-    "DECLARE_PER_CPU",
-    "DEFINE_PER_CPU_SHARED_ALIGNED",
-    "DECLARE_PER_CPU_SHARED_ALIGNED",
-    "DEFINE_PER_CPU_ALIGNED",
-    "DECLARE_PER_CPU_ALIGNED",
-    "DEFINE_PER_CPU_READ_MOSTLY",
-    "DECLARE_PER_CPU_READ_MOSTLY",
-    "DEFINE_PER_CPU_PAGE_ALIGNED",
-    "DECLARE_PER_CPU_PAGE_ALIGNED",
-    "DEFINE_PER_CPU_FIRST",
-    "DEFINE_PER_CPU_DECRYPTED",
-];
-
-/// Macros that take a type among their arguments (`container_of(p, struct t, member)`).
-const TYPE_ARGS: [&str; 17] = [
-    "container_of",
-    "container_of_const",
-    "list_entry",
-    "list_first_entry",
-    "list_last_entry",
-    "list_next_entry",
-    "list_prev_entry",
-    "list_first_entry_or_null",
-    "hlist_entry",
-    "hlist_entry_safe",
-    "rb_entry",
-    "rb_entry_safe",
-    "llist_entry",
-    "offsetof",
-    "sizeof_field",
-    "typeof_member",
-    "struct_size_t",
-];
-
-/// Macros around a declaration, which stays when they become blanks.
-const UNWRAP: [&str; 1] = ["INDIRECT_CALLABLE_DECLARE"];
-
-/// Macros whose first argument is a type (`min_t(unsigned int, a, b)`): it becomes `_`.
-const TYPE_FIRST: [&str; 8] = [
-    "min_t",
-    "max_t",
-    "clamp_t",
-    "alloc_percpu",
-    "alloc_percpu_gfp",
-    "__alloc_percpu",
-    "sizeof_t",
-    "READ_ONCE_T",
-];
+use words::{ATTR_CALLS, ATTRS, DECLARE_AS, KEYWORDS, TYPE_ARGS, TYPE_FIRST, UNWRAP};
 
 /// The text with the kernel's macros made plain C, and conditionals inside code read as
 /// all their branches (`every`) or the first (see `conditionals.rs`); `None` when there
@@ -699,18 +521,6 @@ fn is_loop_macro(word: &str, prev: u8, braced: bool) -> bool {
         && word.len() >= 5
         && matches!(prev, b';' | b'{' | b'}' | b'\n' | b')' | b':')
 }
-
-/// Words of at least five letters that a `(…) {` may follow and that stay as they are.
-const KEYWORDS: [&str; 8] = [
-    "switch",
-    "while",
-    "return",
-    "sizeof",
-    "typeof",
-    "__typeof__",
-    "_Generic",
-    "__attribute__",
-];
 
 /// Blanks, the line breaks kept.
 fn blank(bytes: &mut [u8]) {
