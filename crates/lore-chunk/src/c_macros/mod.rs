@@ -15,7 +15,9 @@ mod strings;
 mod words;
 
 use conditionals::blank_conditionals;
-use words::{ATTR_CALLS, ATTRS, DECLARE_AS, KEYWORDS, TYPE_ARGS, TYPE_FIRST, UNWRAP};
+use words::{
+    ATTR_CALLS, ATTRS, BIT_FIELD_TYPES, DECLARE_AS, KEYWORDS, TYPE_ARGS, TYPE_FIRST, UNWRAP,
+};
 
 /// The text with the kernel's macros made plain C, and conditionals inside code read as
 /// all their branches (`every`) or the first (see `conditionals.rs`); `None` when there
@@ -59,6 +61,11 @@ pub(crate) fn patch_c(text: &str, every: bool) -> Option<String> {
                 // An operator as an argument (`ASSERTCMP(a, ==, b)`): a name in its place.
                 blank(&mut out[from..to]);
                 out[from] = b'_';
+                changed = true;
+            }
+            b':' if unnamed_bit_field(b, i) => {
+                // `u32 : 14;`, which the grammar reads only with a name: `u32 _: 14;`.
+                out[i - 1] = b'_';
                 changed = true;
             }
             b'.' if b[i..].starts_with(b"...") => {
@@ -143,6 +150,40 @@ pub(crate) fn patch_c(text: &str, every: bool) -> Option<String> {
                     changed = true;
                     i = close + 1;
                     prev = b')';
+                    continue;
+                } else if matches!(word, "asm" | "__asm__")
+                    && depth > 0
+                    && matches!(prev, b';' | b'{' | b'}' | b'\n' | b':')
+                    && let Some(close) = asm_operands(text, i)
+                {
+                    // An inline assembly statement: its template and operands are often
+                    // macros (`ALTERNATIVE(…)`, `__imm(f)`) the grammar cannot read, and
+                    // nothing in it is a unit or a call.
+                    blank(&mut out[start..=close]);
+                    changed = true;
+                    i = close + 1;
+                    prev = b')';
+                    continue;
+                } else if word == "LIBBPF_OPTS"
+                    && let Some(o) = open
+                    && let Some(close) = matching(b, o)
+                    && let Some(first) = first_top_comma(b, o, close)
+                {
+                    // `LIBBPF_OPTS(type, name, .field = v, …);` declares `type name =
+                    // { .field = v, … };` (without fields: `type name;`).
+                    blank(&mut out[start..=o]);
+                    out[first] = b' ';
+                    match first_top_comma(b, first, close) {
+                        Some(second) if b.get(second + 1).is_some_and(|c| *c == b' ') => {
+                            out[second] = b'=';
+                            out[second + 1] = b'{';
+                            out[close] = b'}';
+                        }
+                        Some(second) => blank(&mut out[second..=close]),
+                        None => out[close] = b' ',
+                    }
+                    changed = true;
+                    i = first + 1;
                     continue;
                 } else if let Some(lead) = struct_group(word)
                     && depth > 0
@@ -624,6 +665,59 @@ fn is_type(arg: &str) -> bool {
 }
 
 /// `struct`, `union` and `enum` words between `open` and `close` become blanks.
+/// Whether the `:` at `at` follows a type alone and a blank on its line, and a width and
+/// `;` follow it: an unnamed bit-field.
+fn unnamed_bit_field(b: &[u8], at: usize) -> bool {
+    let line = b[..at]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |n| n + 1);
+    let head = &b[line..at];
+    if !head.last().is_some_and(|c| *c == b' ' || *c == b'\t') {
+        return false;
+    }
+    let words: Vec<&[u8]> = head
+        .split(|c| c.is_ascii_whitespace())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let typed = words
+        .last()
+        .is_some_and(|w| BIT_FIELD_TYPES.contains(&std::str::from_utf8(w).unwrap_or("")));
+    let plain = words
+        .iter()
+        .all(|w| w.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_'));
+    let width = b[at + 1..]
+        .iter()
+        .position(|&c| c == b';' || c == b'\n')
+        .is_some_and(|n| {
+            b[at + 1 + n] == b';'
+                && b[at + 1..at + 1 + n]
+                    .iter()
+                    .all(|c| c.is_ascii_alphanumeric() || c.is_ascii_whitespace())
+        });
+    typed && plain && width
+}
+
+/// The `)` closing an inline assembly statement's operands, `from` being just after its
+/// `asm`: past qualifiers (`volatile`, `goto`, `inline`).
+fn asm_operands(text: &str, from: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut at = next_significant(b, from)?;
+    loop {
+        let end = b[at..]
+            .iter()
+            .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+            .map_or(b.len(), |n| at + n);
+        match &text[at..end] {
+            "volatile" | "__volatile__" | "goto" | "inline" | "__inline__" => {
+                at = next_significant(b, end)?;
+            }
+            "" if b[at] == b'(' => return matching(b, at),
+            _ => return None,
+        }
+    }
+}
+
 /// How many arguments come before the fields of a `struct_group` macro.
 fn struct_group(word: &str) -> Option<usize> {
     match word {

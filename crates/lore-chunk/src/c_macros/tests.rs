@@ -182,6 +182,9 @@ fn any_text_keeps_its_length_and_lines() {
         "__stringify(",
         "x asm(",
         "struct_group(",
+        "asm volatile(",
+        "LIBBPF_OPTS(",
+        "u32 : ",
         "\\\n",
     ];
     let mut seed: u64 = 7;
@@ -355,4 +358,34 @@ fn declarations_without_semicolons_assembly_and_definitions_with_comments_read_a
     assert!(out.contains("int            board= {"), "{out}");
     let a = crate::analyze_file("f.c", src, &crate::ChunkOptions::default());
     assert!(a.parse_error.is_none(), "{:?}", a.parse_error);
+}
+
+#[test]
+fn inline_assembly_and_option_structs_read_as_c() {
+    let src = "__naked void f(void)\n{\n\tasm volatile (\"r0 = 0;\" \"exit;\" :: __imm(bpf_get_stack) : __clobber_all);\n}\nvoid g(void)\n{\n\tLIBBPF_OPTS(bpf_tc_hook, hook, .attach_point = BPF_TC_EGRESS);\n\tLIBBPF_OPTS(bpf_tc_opts, opts);\n\tuse(&hook, &opts);\n}\n";
+    let out = patch_c(src, true).unwrap();
+    assert_eq!(out.len(), src.len());
+    assert!(!out.contains("asm") && !out.contains("__imm"), "{out}");
+    assert!(
+        out.contains("bpf_tc_hook  hook={.attach_point = BPF_TC_EGRESS};"),
+        "{out}"
+    );
+    assert!(out.contains("bpf_tc_opts  opts ;"), "{out}");
+    let a = crate::analyze_file("f.c", src, &crate::ChunkOptions::default());
+    assert!(a.parse_error.is_none(), "{:?}", a.parse_error);
+}
+
+#[test]
+fn unnamed_bit_fields_read_with_a_name() {
+    let src = "struct s {\n\tu32\t\t: 14;\n\tunsigned int a : 2;\n\tunsigned long : 2;\n};\nint f(int x) { switch (x) { case A : return 1; } return x ? 1 : 2; }\n";
+    let out = patch_c(src, true).unwrap();
+    assert_eq!(out.len(), src.len());
+    assert!(
+        out.contains("\tu32\t_: 14;\n\tunsigned int a : 2;\n\tunsigned long_: 2;"),
+        "{out}"
+    );
+    assert!(
+        out.contains("case A : return 1;") && out.contains("x ? 1 : 2"),
+        "{out}"
+    );
 }

@@ -1,7 +1,12 @@
 //! The kernel's macros by name, as `patch_c` reads them.
 
 /// Annotations that stand alone: storage, section, checker and inlining attributes.
-pub(super) const ATTRS: [&str; 95] = [
+pub(super) const ATTRS: [&str; 100] = [
+    "__kconfig",
+    "__hidden",
+    "__arena",
+    "__failure_unpriv",
+    "__success_unpriv",
     "__deprecated",
     "__init_or_module",
     "__exception_irq_entry",
@@ -100,7 +105,9 @@ pub(super) const ATTRS: [&str; 95] = [
 ];
 
 /// Annotations with arguments: the name and its parenthesised arguments become blanks.
-pub(super) const ATTR_CALLS: [&str; 27] = [
+pub(super) const ATTR_CALLS: [&str; 29] = [
+    "__contains",
+    "__msg_unpriv",
     "__free",
     "SEC",
     "__flag",
@@ -192,4 +199,11 @@ pub(super) const KEYWORDS: [&str; 8] = [
     "__typeof__",
     "_Generic",
     "__attribute__",
+];
+
+/// The types an unnamed bit-field is written with (`u32 : 14;`).
+pub(super) const BIT_FIELD_TYPES: [&str; 25] = [
+    "u8", "u16", "u32", "u64", "__u8", "__u16", "__u32", "__u64", "s8", "s16", "s32", "s64", "int",
+    "unsigned", "long", "short", "char", "signed", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+    "__le32", "__be32", "bool",
 ];
