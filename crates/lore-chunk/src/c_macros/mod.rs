@@ -82,6 +82,13 @@ pub(crate) fn patch_c(text: &str, every: bool) -> Option<String> {
                 // Only a whole token, not the tail of a longer one.
                 let word = &text[start..i];
                 let open = next_significant(b, i).filter(|&j| b[j] == b'(');
+                if depth > 0
+                    && let Some(o) = open
+                    && !matches!(word, "for" | "if" | "while" | "switch" | "asm" | "__asm__")
+                    && struct_group(word).is_none()
+                {
+                    changed |= blank_statement_arguments(b, &mut out, o);
+                }
                 // Not a field's name (`.un.frag.__unused = 0`).
                 if ATTRS.contains(&word) && !matches!(prev, b'.' | b'>') {
                     out[start..i].fill(b' ');
@@ -696,6 +703,52 @@ fn unnamed_bit_field(b: &[u8], at: usize) -> bool {
                     .all(|c| c.is_ascii_alphanumeric() || c.is_ascii_whitespace())
         });
     typed && plain && width
+}
+
+/// A macro's arguments that are statements (`PP_ASSERT_WITH_CODE(ok, "msg", return -EINVAL);`,
+/// `nvkm_msec(dev, 2000, if (done) break;)`) become blanks, with the `,` before them; whether
+/// there were any. An argument is a statement when it starts with a statement's keyword or
+/// holds a `;` of its own.
+fn blank_statement_arguments(b: &[u8], out: &mut [u8], open: usize) -> bool {
+    let Some(close) = matching(b, open) else {
+        return false;
+    };
+    let (mut depth, mut from, mut semicolon, mut changed) = (0usize, open, false, false);
+    let mut k = open + 1;
+    while k <= close {
+        match b[k] {
+            b'"' | b'\'' => {
+                k = skip_literal(b, k);
+                continue;
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' if depth > 0 => depth -= 1,
+            b';' if depth == 0 => semicolon = true,
+            b',' | b')' if depth == 0 => {
+                let arg = &b[from + 1..k];
+                let start = arg
+                    .iter()
+                    .position(|c| !c.is_ascii_whitespace())
+                    .unwrap_or(0);
+                let word_end = arg[start..]
+                    .iter()
+                    .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+                    .map_or(arg.len(), |n| start + n);
+                let keyword = matches!(
+                    &arg[start..word_end],
+                    b"return" | b"break" | b"continue" | b"goto" | b"if" | b"do"
+                );
+                if semicolon || keyword {
+                    blank(&mut out[from + usize::from(from == open)..k]);
+                    changed = true;
+                }
+                (from, semicolon) = (k, false);
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    changed
 }
 
 /// The `)` closing an inline assembly statement's operands, `from` being just after its

@@ -389,3 +389,24 @@ fn unnamed_bit_fields_read_with_a_name() {
         "{out}"
     );
 }
+
+#[test]
+fn statements_given_to_macros_become_blanks() {
+    let src = "int f(int r)\n{\n\tPP_ASSERT_WITH_CODE((0 == r), \"failed\", return r;);\n\tif (nvkm_msec(dev, 2000,\n\t\tif (done(d))\n\t\t\tbreak;\n\t) < 0)\n\t\treturn -1;\n\tIF_ABR(printk(\"x\");)\n\tfor (r = 0; r < 2; r++)\n\t\tg(({ int t = r; t; }), \"a;b\");\n\treturn 0;\n}\n";
+    let out = patch_c(src, true).unwrap();
+    assert_eq!(out.len(), src.len());
+    assert_eq!(out.lines().count(), src.lines().count());
+    assert!(
+        out.contains("PP_ASSERT_WITH_CODE((0 == r), \"failed\"           );"),
+        "{out}"
+    );
+    assert!(out.contains("nvkm_msec(dev, 2000 \n"), "{out}");
+    // On its own line, the whole call goes (an X-macro's list reads so too).
+    assert!(!out.contains("IF_ABR"), "{out}");
+    assert!(
+        out.contains("for (r = 0; r < 2; r++)\n\t\tg(({ int t = r; t; }), \"a;b\");"),
+        "{out}"
+    );
+    let a = crate::analyze_file("f.c", src, &crate::ChunkOptions::default());
+    assert!(a.parse_error.is_none(), "{:?}", a.parse_error);
+}

@@ -1,7 +1,16 @@
 //! The kernel's macros by name, as `patch_c` reads them.
 
 /// Annotations that stand alone: storage, section, checker and inlining attributes.
-pub(super) const ATTRS: [&str; 100] = [
+pub(super) const ATTRS: [&str; 109] = [
+    "__no_kmsan_checks",
+    "__init_or_acpilib",
+    "__efiapi",
+    "I915_SELFTEST_EXPORT",
+    "ACPI_SYSTEM_XFACE",
+    "ACPI_INTERNAL_VAR_XFACE",
+    "ACPI_INIT_FUNCTION",
+    "ACPI_EXTERNAL_XFACE",
+    "__DML_DLL_EXPORT__",
     "__kconfig",
     "__hidden",
     "__arena",
