@@ -92,8 +92,9 @@ fn assembly_first(keyword: &str, condition: &str) -> Option<bool> {
 /// Each conditional that stands inside a body, a list or an unfinished statement read
 /// as its first branch (`#if 0`: its other one) or, `every`, as all its branches in a
 /// row: its directive lines (and the branches not read) become blanks in `out`.
-/// Conditionals between whole declarations are left to the grammar. So are `#define` and
-/// `#undef` lines inside code. Whether any was blanked.
+/// Conditionals between whole declarations are left to the grammar. A `#define` or
+/// `#undef` inside a list (an enum's, an initializer's) becomes blanks too, and so do the
+/// comments inside a multi-line definition. Whether anything was blanked.
 pub(super) fn blank_conditionals(text: &str, out: &mut [u8], every: bool) -> bool {
     let b = text.as_bytes();
     let mut changed = false;
@@ -180,8 +181,8 @@ pub(super) fn blank_conditionals(text: &str, out: &mut [u8], every: bool) -> boo
 }
 
 /// Code read so far (directives and unread lines aside): the braces open, each a list's
-/// (an initializer's or an enum's) or a body's; the last significant byte and word;
-/// whether a block comment is open.
+/// (an initializer's or an enum's) or a body's; the last significant byte; whether an
+/// `enum` was read since the last `;` or brace; whether a block comment is open.
 struct Code {
     braces: Vec<bool>,
     last: u8,
