@@ -55,6 +55,13 @@ fn blank_comments(b: &[u8], out: &mut [u8]) -> bool {
     changed
 }
 
+/// Whether the trimmed line is an assembler directive (`.macro name`, `.endm`, `.irp n,0,1`),
+/// which C never starts a line with between declarations.
+fn assembler_line(line: &str) -> bool {
+    line.strip_prefix('.')
+        .is_some_and(|d| d.starts_with(|c: char| c.is_ascii_lowercase()) && !d.contains('='))
+}
+
 /// Whether the trimmed line is a `#define` or `#undef`.
 fn is_definition(line: &str) -> bool {
     line.strip_prefix('#')
@@ -157,6 +164,17 @@ pub(super) fn blank_conditionals(text: &str, out: &mut [u8], every: bool) -> boo
                 }
             },
             None if dropping => true,
+            // Assembler in a header with no `__ASSEMBLY__` guard: a `.macro` … `.endm`
+            // block, or a line of a directive (`.irp`, `.set`) between declarations.
+            None if !unread && code.braces.is_empty() && assembler_line(line) => {
+                code.assembler =
+                    line.starts_with(".macro") || code.assembler && !line.starts_with(".endm");
+                true
+            }
+            None if code.assembler => {
+                code.assembler = !line.starts_with(".endm");
+                true
+            }
             // A macro defined for a few lines inside code (an X-macro's `#define x(n)`
             // in an enum): the grammar takes a definition between declarations only.
             None if code.in_list() && !unread && is_definition(line) => true,
@@ -188,6 +206,8 @@ struct Code {
     last: u8,
     enum_head: bool,
     comment: bool,
+    /// Inside an assembler `.macro` block.
+    assembler: bool,
 }
 
 impl Default for Code {
@@ -197,6 +217,7 @@ impl Default for Code {
             last: b';',
             enum_head: false,
             comment: false,
+            assembler: false,
         }
     }
 }

@@ -237,6 +237,13 @@ pub(crate) fn patch_c(text: &str, every: bool) -> Option<String> {
                     blank(&mut out[start..=o]);
                     out[comma] = b' ';
                     out[close] = b' ';
+                    // An array type (`unsigned long[4]`) cannot stand before the name: its
+                    // bounds go.
+                    if let Some(lb) = b[o..comma].iter().position(|&c| c == b'[')
+                        && let Some(rb) = b[o + lb..comma].iter().rposition(|&c| c == b']')
+                    {
+                        blank(&mut out[o + lb..=o + lb + rb]);
+                    }
                     changed = true;
                     // Its type is a declaration's now, not an argument.
                     i = o + 1;

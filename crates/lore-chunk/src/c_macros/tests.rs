@@ -185,6 +185,9 @@ fn any_text_keeps_its_length_and_lines() {
         "asm volatile(",
         "LIBBPF_OPTS(",
         "u32 : ",
+        ".macro m\n",
+        ".endm\n",
+        "DEFINE_PER_CPU(long[4], ",
         "\\\n",
     ];
     let mut seed: u64 = 7;
@@ -408,5 +411,21 @@ fn statements_given_to_macros_become_blanks() {
         "{out}"
     );
     let a = crate::analyze_file("f.c", src, &crate::ChunkOptions::default());
+    assert!(a.parse_error.is_none(), "{:?}", a.parse_error);
+}
+
+#[test]
+fn assembler_macros_and_per_cpu_arrays_read_as_c() {
+    let src = ".macro startfn name:req\n\t.globl \\name\n\\name:\n.endm\n.irp n,0,1,2\n.endr\nstatic DEFINE_PER_CPU(unsigned long[4], mask);\nstatic const struct ops o = {\n\t.name = \"x\",\n};\n";
+    let out = patch_c(src, true).unwrap();
+    assert_eq!(out.len(), src.len());
+    assert_eq!(out.lines().count(), src.lines().count());
+    assert!(out.trim_start().starts_with("static"), "{out}");
+    assert!(
+        out.contains("static                unsigned long     mask ;"),
+        "{out}"
+    );
+    assert!(out.contains("\t.name = \"x\","), "{out}");
+    let a = crate::analyze_file("f.h", src, &crate::ChunkOptions::default());
     assert!(a.parse_error.is_none(), "{:?}", a.parse_error);
 }
