@@ -78,8 +78,8 @@ pub(crate) fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/locate", post(locate))
         .route("/api/impact", post(impact))
         .route("/api/results/{id}", get(result).post(open_result))
-        .route("/api/graph", get(graph))
-        .route("/api/grep", get(grep))
+        .route("/api/graph", get(graph).post(graph_body))
+        .route("/api/grep", get(grep).post(grep_body))
         .route("/api/jobs", get(jobs))
         .route("/api/jobs/{id}", get(job))
         .route("/api/jobs/{id}/cancel", post(cancel_job))
@@ -384,6 +384,16 @@ async fn grep(State(app): AppState, Query(query): Query<Vec<(String, String)>>) 
     for (k, v) in query {
         args.insert(k, serde_json::Value::String(v));
     }
+    reply(StatusCode::OK, app.grep(&args).await?)
+}
+
+/// `graph` with its arguments as a JSON body (as `/api/search` takes them).
+async fn graph_body(State(app): AppState, Body(args): Body) -> Rest {
+    reply(StatusCode::OK, app.graph(&args).await?)
+}
+
+/// `grep` with its arguments as a JSON body.
+async fn grep_body(State(app): AppState, Body(args): Body) -> Rest {
     reply(StatusCode::OK, app.grep(&args).await?)
 }
 

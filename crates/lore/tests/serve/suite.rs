@@ -433,6 +433,19 @@ fn jobs_run_report_progress_cancel_and_keep_one_writer() {
     assert_eq!(status, 200, "{graph}");
     assert_eq!(graph["definitions"][0]["path"], "geo/geo.go", "{graph}");
     assert_eq!(get(&server.api("/api/graph?symbol=HaversineKm")).0, 400);
+    // The same questions as JSON bodies, as `/api/search` takes them.
+    let (status, graph) = post(
+        &server.api("/api/graph"),
+        &json!({"symbol": "HaversineKm", "direction": "definition"}),
+    );
+    assert_eq!(graph["definitions"][0]["path"], "geo/geo.go", "{status} {graph}");
+    let (status, grep) = post(
+        &server.api("/api/grep"),
+        &json!({"pattern": "func HaversineKm", "glob": ["geo/*"], "maxLines": 5}),
+    );
+    assert_eq!(grep["units"][0]["path"], "geo/geo.go", "{status} {grep}");
+    let (status, grep) = get(&server.api("/api/grep?pattern=func%20HaversineKm&glob=geo/*"));
+    assert_eq!(grep["lines"], 1, "{status} {grep}");
     assert_eq!(
         get(&server.api("/api/graph?symbol=NoSuchThing&direction=callers")).0,
         404
