@@ -1,5 +1,19 @@
 use super::*;
 
+/// The text patched (every branch), its length and lines kept.
+fn patched(src: &str) -> String {
+    let out = patch_c(src, true).expect("something to patch");
+    assert_eq!(out.len(), src.len(), "{out}");
+    assert_eq!(out.lines().count(), src.lines().count(), "{out}");
+    out
+}
+
+/// The file, as `analyze_file` reads it, has no parse error.
+fn assert_reads_whole(path: &str, src: &str) {
+    let a = crate::analyze_file(path, src, &crate::ChunkOptions::default());
+    assert!(a.parse_error.is_none(), "{path}: {:?}", a.parse_error);
+}
+
 #[test]
 fn kernel_macros_read_as_plain_c_at_the_same_offsets() {
     let src = "static int __init foo(void __user *p) {\n\tlist_for_each_entry(pos, &head, list) {\n\t\tn++;\n\t}\n\treturn 0;\n}\nDEFINE_PER_CPU(struct rq, runqueues);\nvoid __printf(1, 2) log(const char *f, ...);\nstruct e *e = container_of(p, struct e, node);\nconst char *s = \"__init\";\n";
@@ -271,8 +285,7 @@ fn conditionals_inside_code_read_as_every_branch_or_the_first() {
 #[test]
 fn declarations_behind_macros_read_as_c() {
     let src = "void f(void)\n{\n\tDECLARE_SOCKADDR(struct sockaddr_in *, sin, uaddr);\n\tskb_list_walk_safe(segs, segs, nskb) {\n\t\tn++;\n\t}\n\tswitch (x) {\n\t}\n\tx = offsetof(struct s, a.b);\n\tunsafe_memcpy(d, s, n,\n\t\t/* why */);\n\ts.u.__unused = 0;\n}\nINDIRECT_CALLABLE_DECLARE(int udp_rcv(struct sk_buff *));\nstatic_assert(X <= 32);\n";
-    let out = patch_c(src, true).unwrap();
-    assert_eq!(out.len(), src.len());
+    let out = patched(src);
     assert!(
         out.contains("\t                 struct sockaddr_in *  sin        "),
         "{out}"
@@ -287,16 +300,13 @@ fn declarations_behind_macros_read_as_c() {
     assert!(out.contains("s.u.__unused = 0;"), "{out}");
     assert!(out.contains("int udp_rcv(struct sk_buff *) ;"), "{out}");
     assert!(!out.contains("static_assert"), "{out}");
-    let a = crate::analyze_file("f.c", src, &crate::ChunkOptions::default());
-    assert!(a.parse_error.is_none(), "{:?}", a.parse_error);
+    assert_reads_whole("f.c", src);
 }
 
 #[test]
 fn x_macros_operator_arguments_and_labelled_loops_read_as_c() {
     let src = "enum bch_watermark {\n#define x(name)\tBCH_WATERMARK_##name,\n\tBCH_WATERMARKS()\n#undef x\n\tBCH_WATERMARK_NR,\n};\nvoid f(void)\n{\n#define LOCAL 1\n\tASSERTCMP(r, ==, 0);\nfail:\n\tfor_each_possible_cpu(cpu) {\n\t\tput(cpu);\n\t}\n}\nstatic nokprobe_inline int g(void) { return LOCAL; }\n";
-    let out = patch_c(src, true).unwrap();
-    assert_eq!(out.len(), src.len());
-    assert_eq!(out.lines().count(), src.lines().count());
+    let out = patched(src);
     // In a list the definition and the list macro go; in a body the definition stays.
     assert!(
         !out.contains("#define x") && !out.contains("#undef"),
@@ -310,16 +320,13 @@ fn x_macros_operator_arguments_and_labelled_loops_read_as_c() {
         "{out}"
     );
     assert!(out.contains("static                 int g(void)"), "{out}");
-    let a = crate::analyze_file("f.c", src, &crate::ChunkOptions::default());
-    assert!(a.parse_error.is_none(), "{:?}", a.parse_error);
+    assert_reads_whole("f.c", src);
 }
 
 #[test]
 fn strings_joined_with_macros_register_variables_and_field_groups_read_as_c() {
     let src = "#define DRV_NAME \"x\"\nstruct s {\n\tstruct_group(hdr,\n\t\tint a;\n\t\tint b;\n\t);\n\tint c;\n};\nvoid f(void)\n{\n\tregister long r0 asm(\"r0\") = 1;\n\tprintk(KERN_ERR DRV_NAME \": failed %d\\n\", L\"w\");\n\tdesc(\"max \" __stringify(SG_MAX) \")\");\n}\n";
-    let out = patch_c(src, true).unwrap();
-    assert_eq!(out.len(), src.len());
-    assert_eq!(out.lines().count(), src.lines().count());
+    let out = patched(src);
     // A definition's body is the preprocessor's.
     assert!(out.starts_with("#define DRV_NAME \"x\"\n"), "{out}");
     let group = format!("\t{}\n\t\tint a;\n\t\tint b;\n\t  \n", " ".repeat(17));
@@ -334,16 +341,13 @@ fn strings_joined_with_macros_register_variables_and_field_groups_read_as_c() {
         " ".repeat(" __stringify(SG_MAX) ".len())
     );
     assert!(out.contains(&joined), "{out}");
-    let a = crate::analyze_file("f.c", src, &crate::ChunkOptions::default());
-    assert!(a.parse_error.is_none(), "{:?}", a.parse_error);
+    assert_reads_whole("f.c", src);
 }
 
 #[test]
 fn declarations_without_semicolons_assembly_and_definitions_with_comments_read_as_c() {
     let src = "#define PIN(id) \\\n\t{ /* gpio */ \\\n\t\t.id = id, \\\n\t}\n#ifdef __ASSEMBLY__\n.macro kuap_check gpr\n.endm\n#else\nint c_only;\n#endif /* __ASSEMBLY__ */\nstatic DEF_SCSI_QCMD(mesh_queue)\n\nIRQCHIP_MATCH(\"fsl,mu\", init)\nIRQCHIP_PLATFORM_DRIVER_END(mu)\nDECLARE_MSM_GPIO_PINS(0);\nstatic const struct d dfs[] = {\n\tDEFINE_RCG_DFS(clk),\n};\ndefine_machine(board) {\n\t.name = \"board\",\n};\nint last;\n";
-    let out = patch_c(src, true).unwrap();
-    assert_eq!(out.len(), src.len());
-    assert_eq!(out.lines().count(), src.lines().count());
+    let out = patched(src);
     assert!(
         out.starts_with("#define PIN(id) \\\n\t{            \\\n"),
         "{out}"
@@ -359,30 +363,26 @@ fn declarations_without_semicolons_assembly_and_definitions_with_comments_read_a
     assert!(!out.contains("DECLARE_MSM_GPIO_PINS"), "{out}");
     assert!(out.contains("\tDEFINE_RCG_DFS(clk),"), "{out}");
     assert!(out.contains("int            board= {"), "{out}");
-    let a = crate::analyze_file("f.c", src, &crate::ChunkOptions::default());
-    assert!(a.parse_error.is_none(), "{:?}", a.parse_error);
+    assert_reads_whole("f.c", src);
 }
 
 #[test]
 fn inline_assembly_and_option_structs_read_as_c() {
     let src = "__naked void f(void)\n{\n\tasm volatile (\"r0 = 0;\" \"exit;\" :: __imm(bpf_get_stack) : __clobber_all);\n}\nvoid g(void)\n{\n\tLIBBPF_OPTS(bpf_tc_hook, hook, .attach_point = BPF_TC_EGRESS);\n\tLIBBPF_OPTS(bpf_tc_opts, opts);\n\tuse(&hook, &opts);\n}\n";
-    let out = patch_c(src, true).unwrap();
-    assert_eq!(out.len(), src.len());
+    let out = patched(src);
     assert!(!out.contains("asm") && !out.contains("__imm"), "{out}");
     assert!(
         out.contains("bpf_tc_hook  hook={.attach_point = BPF_TC_EGRESS};"),
         "{out}"
     );
     assert!(out.contains("bpf_tc_opts  opts ;"), "{out}");
-    let a = crate::analyze_file("f.c", src, &crate::ChunkOptions::default());
-    assert!(a.parse_error.is_none(), "{:?}", a.parse_error);
+    assert_reads_whole("f.c", src);
 }
 
 #[test]
 fn unnamed_bit_fields_read_with_a_name() {
     let src = "struct s {\n\tu32\t\t: 14;\n\tunsigned int a : 2;\n\tunsigned long : 2;\n};\nint f(int x) { switch (x) { case A : return 1; } return x ? 1 : 2; }\n";
-    let out = patch_c(src, true).unwrap();
-    assert_eq!(out.len(), src.len());
+    let out = patched(src);
     assert!(
         out.contains("\tu32\t_: 14;\n\tunsigned int a : 2;\n\tunsigned long_: 2;"),
         "{out}"
@@ -396,9 +396,7 @@ fn unnamed_bit_fields_read_with_a_name() {
 #[test]
 fn statements_given_to_macros_become_blanks() {
     let src = "int f(int r)\n{\n\tPP_ASSERT_WITH_CODE((0 == r), \"failed\", return r;);\n\tif (nvkm_msec(dev, 2000,\n\t\tif (done(d))\n\t\t\tbreak;\n\t) < 0)\n\t\treturn -1;\n\tIF_ABR(printk(\"x\");)\n\tfor (r = 0; r < 2; r++)\n\t\tg(({ int t = r; t; }), \"a;b\");\n\treturn 0;\n}\n";
-    let out = patch_c(src, true).unwrap();
-    assert_eq!(out.len(), src.len());
-    assert_eq!(out.lines().count(), src.lines().count());
+    let out = patched(src);
     assert!(
         out.contains("PP_ASSERT_WITH_CODE((0 == r), \"failed\"           );"),
         "{out}"
@@ -410,22 +408,18 @@ fn statements_given_to_macros_become_blanks() {
         out.contains("for (r = 0; r < 2; r++)\n\t\tg(({ int t = r; t; }), \"a;b\");"),
         "{out}"
     );
-    let a = crate::analyze_file("f.c", src, &crate::ChunkOptions::default());
-    assert!(a.parse_error.is_none(), "{:?}", a.parse_error);
+    assert_reads_whole("f.c", src);
 }
 
 #[test]
 fn assembler_macros_and_per_cpu_arrays_read_as_c() {
     let src = ".macro startfn name:req\n\t.globl \\name\n\\name:\n.endm\n.irp n,0,1,2\n.endr\nstatic DEFINE_PER_CPU(unsigned long[4], mask);\nstatic const struct ops o = {\n\t.name = \"x\",\n};\n";
-    let out = patch_c(src, true).unwrap();
-    assert_eq!(out.len(), src.len());
-    assert_eq!(out.lines().count(), src.lines().count());
+    let out = patched(src);
     assert!(out.trim_start().starts_with("static"), "{out}");
     assert!(
         out.contains("static                unsigned long     mask ;"),
         "{out}"
     );
     assert!(out.contains("\t.name = \"x\","), "{out}");
-    let a = crate::analyze_file("f.h", src, &crate::ChunkOptions::default());
-    assert!(a.parse_error.is_none(), "{:?}", a.parse_error);
+    assert_reads_whole("f.h", src);
 }
