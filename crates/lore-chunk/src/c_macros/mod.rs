@@ -148,22 +148,13 @@ pub(crate) fn patch_c(text: &str, every: bool) -> Option<String> {
                     prev = b';';
                     continue;
                 } else if matches!(word, "asm" | "__asm__")
-                    && (prev.is_ascii_alphanumeric() || prev == b'_')
-                    && let Some(o) = open
-                    && let Some(close) = matching(b, o)
-                {
-                    // `register long r0 asm("r0") = x;`: a register named for a variable.
-                    blank(&mut out[start..=close]);
-                    changed = true;
-                    i = close + 1;
-                    prev = b')';
-                    continue;
-                } else if matches!(word, "asm" | "__asm__")
-                    && depth > 0
-                    && matches!(prev, b';' | b'{' | b'}' | b'\n' | b':')
+                    && (prev.is_ascii_alphanumeric()
+                        || prev == b'_'
+                        || depth > 0 && matches!(prev, b';' | b'{' | b'}' | b'\n' | b':'))
                     && let Some(close) = asm_operands(text, i)
                 {
-                    // An inline assembly statement: its template and operands are often
+                    // A register named for a variable (`register long r0 asm("r0") = x;`),
+                    // or an inline assembly statement: its template and operands are often
                     // macros (`ALTERNATIVE(…)`, `__imm(f)`) the grammar cannot read, and
                     // nothing in it is a unit or a call.
                     blank(&mut out[start..=close]);
